@@ -1,0 +1,94 @@
+"""Who may see and change what. Every queryset the API or admin serves passes through here.
+
+- admin (superuser or the admin role): everything;
+- compliance officer, floor supervisor: their establishment, and the jurisdiction-wide data of its
+  jurisdiction (e.g. GEGA-002888 for a California card room); compliance officers alone see drafts and
+  may change schedules;
+- regulator: every establishment in their jurisdiction, read-only; published data only;
+- anyone else: nothing.
+"""
+
+from django.db.models import Q
+
+from .models import Establishment, Jurisdiction, Membership, Role
+
+
+class Scope:
+    """What one user may see, computed once per request."""
+
+    def __init__(self, user):
+        self.user = user
+        self.is_admin = False
+        self.staff_establishments = set()  # establishment ids with a staff role
+        self.compliance_establishments = set()
+        self.regulated_jurisdictions = set()  # jurisdiction ids with the regulator role
+        if not (user and user.is_authenticated and user.is_active):
+            return
+        if user.is_superuser:
+            self.is_admin = True
+            return
+        for role, establishment_id, jurisdiction_id in Membership.objects.filter(user=user).values_list(
+            "role", "establishment_id", "jurisdiction_id"
+        ):
+            if role == Role.ADMIN:
+                self.is_admin = True
+            elif role == Role.REGULATOR:
+                self.regulated_jurisdictions.add(jurisdiction_id)
+            else:
+                self.staff_establishments.add(establishment_id)
+                if role == Role.COMPLIANCE_OFFICER:
+                    self.compliance_establishments.add(establishment_id)
+        staff_jurisdictions = set(
+            Establishment.objects.filter(pk__in=self.staff_establishments).values_list("jurisdiction_id", flat=True)
+        )
+        self.jurisdictions = self.regulated_jurisdictions | staff_jurisdictions
+        self.compliance_jurisdictions = set(
+            Establishment.objects.filter(pk__in=self.compliance_establishments).values_list(
+                "jurisdiction_id", flat=True
+            )
+        )
+
+    @property
+    def is_regulator(self):
+        return bool(self.regulated_jurisdictions)
+
+    def establishments_q(self, prefix=""):
+        """Q for rows whose establishment (reached through ``prefix``) this user may see."""
+        if self.is_admin:
+            return Q()
+        return Q(**{f"{prefix}pk__in": self.staff_establishments}) | Q(
+            **{f"{prefix}jurisdiction__in": self.regulated_jurisdictions}
+        )
+
+    def placed_q(self, prefix=""):
+        """Q for rows that belong to an establishment, or to a whole jurisdiction when that is blank."""
+        if self.is_admin:
+            return Q()
+        return self.establishments_q(f"{prefix}establishment__") | Q(
+            **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction__in": self.jurisdictions}
+        )
+
+    def jurisdictions_qs(self):
+        qs = Jurisdiction.objects.all()
+        return qs if self.is_admin else qs.filter(pk__in=self.jurisdictions)
+
+    def games_q(self, prefix=""):
+        """A game is visible where it is approved, scheduled or set up at a table the user may see."""
+        if self.is_admin:
+            return Q()
+        return (
+            self.placed_q(f"{prefix}approvals__")
+            | self.placed_q(f"{prefix}schedules__")
+            | self.establishments_q(f"{prefix}tables__establishment__")
+        )
+
+    def sees_drafts(self):
+        return self.is_admin or bool(self.compliance_establishments)
+
+    def may_edit_schedule(self, document):
+        """Compliance officers maintain their establishment's schedules and their jurisdiction's shared ones."""
+        if self.is_admin:
+            return True
+        if document.establishment_id is not None:
+            return document.establishment_id in self.compliance_establishments
+        return document.jurisdiction_id in self.compliance_jurisdictions

@@ -1,0 +1,25 @@
+from .access import Membership, Role
+from .approvals import Approval, ApprovalCondition
+from .audit import AuditLogEntry
+from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
+from .places import Establishment, Jurisdiction, Table
+from .sources import Cited, Source
+
+__all__ = [
+    "Approval",
+    "ApprovalCondition",
+    "AuditLogEntry",
+    "BetLimit",
+    "Cited",
+    "Establishment",
+    "Game",
+    "GameRules",
+    "Jurisdiction",
+    "Membership",
+    "Paytable",
+    "PaytableLine",
+    "Role",
+    "Source",
+    "StatedHouseEdge",
+    "Table",
+]
