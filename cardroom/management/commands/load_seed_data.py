@@ -1,0 +1,45 @@
+from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from cardroom.audit import log_action
+from cardroom.seed import Loader
+from cardroom.seedfile import SeedError
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the regulatory seed data kept in seed/ (schedules, games, paytables, approvals) and publish it. "
+        "Idempotent: a second run changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--directory", default=str(settings.SEED_DATA_DIR), help="Where the YAML files are.")
+
+    def handle(self, *args, directory, **options):
+        loader = Loader(Path(directory))
+        if not loader.directory.is_dir():
+            raise CommandError(f"No seed directory at {loader.directory}")
+        try:
+            with transaction.atomic():
+                # Each app that owns seed data has a ``seed`` module; apps load in dependency order.
+                for app in apps.get_app_configs():
+                    if find_spec(f"{app.name}.seed") is not None:
+                        import_module(f"{app.name}.seed").load(loader)
+                if loader.created or loader.changed:
+                    log_action("seed.import", actor_label="load_seed_data", data={
+                        "directory": str(loader.directory), "created": loader.created, "changed": loader.changed,
+                    })
+        except SeedError as exc:
+            raise CommandError(str(exc)) from exc
+        for warning in loader.warnings:
+            self.stderr.write(self.style.WARNING(warning))
+        if options["verbosity"]:
+            self.stdout.write(self.style.SUCCESS(
+                f"Seed data loaded: {loader.created} created, {loader.changed} changed."
+            ))
