@@ -1,0 +1,32 @@
+"""Project URLs. The API is one router under /api/v1/; each app registers its own viewsets on it."""
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+import cardroom.api.urls
+import fees.api.urls
+from cardroom.api.errors import json_not_found
+
+router = DefaultRouter()
+for app_api in (cardroom.api.urls, fees.api.urls):
+    app_api.register(router)
+
+api_v1 = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("", include(router.urls)),
+    re_path(r"^.*$", json_not_found),
+]
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/api/v1/", permanent=False)),
+    path("admin/", admin.site.urls),
+    path("api-auth/", include("rest_framework.urls")),
+    path("api/v1/", include(api_v1)),
+]
+
+handler500 = "cardroom.api.errors.handler500"

@@ -1,0 +1,184 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from cardroom.api.errors import Conflict
+from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, scope_of
+from cardroom.audit import log_action
+from cardroom.models import AuditLogEntry
+from fees.models import ScheduleDocument, ScheduleVersion
+
+from . import serializers
+
+AS_OF = OpenApiParameter(
+    "as_of", str, description="Resolve the document as of this date (YYYY-MM-DD); default today.", required=False
+)
+VERSION_PATH = r"versions/(?P<number>[0-9]+)"
+
+
+def options_of(version):
+    return version.options.prefetch_related("tiers")
+
+
+class ScheduleViewSet(ScopedReadOnlyViewSet):
+    """Collection-rate schedules by code. A document resolves to the version in force on ``?as_of=``."""
+
+    queryset = ScheduleDocument.objects.select_related("jurisdiction", "establishment", "source").prefetch_related(
+        "games"
+    )
+    serializer_class = serializers.ScheduleSummarySerializer
+    lookup_field = "code"
+    lookup_value_regex = "[^/]+"
+    filterset_fields = {"jurisdiction__code": ["exact"], "establishment__slug": ["exact", "isnull"],
+                        "games__slug": ["exact"]}
+    ordering_fields = ["code"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.placed_q()).distinct()
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+
+    def visible_versions(self, document):
+        versions = document.versions.select_related("published_by", "created_by", "based_on")
+        if scope_of(self.request).may_edit_schedule(document) and scope_of(self.request).sees_drafts():
+            return versions
+        return versions.filter(status=ScheduleVersion.Status.PUBLISHED)
+
+    def version_in_force(self, document):
+        as_of = as_of_param(self.request)
+        version = document.version_as_of(as_of)
+        if version is None:
+            raise exceptions.NotFound(f"{document.code} has no published version in force on {as_of.isoformat()}.")
+        return as_of, version
+
+    def get_version(self, document, number):
+        return get_object_or_404(self.visible_versions(document), number=number)
+
+    def editable_document(self):
+        document = self.get_object()
+        if not scope_of(self.request).may_edit_schedule(document):
+            raise exceptions.PermissionDenied("Only a compliance officer responsible for this schedule may change it.")
+        return document
+
+    def context_for(self, document, **extra):
+        return {**self.get_serializer_context(), "currency": document.currency, **extra}
+
+    # -- reads -----------------------------------------------------------------------------------------------
+
+    @extend_schema(parameters=[AS_OF], responses=serializers.ScheduleDetailSerializer)
+    def retrieve(self, request, *args, **kwargs):
+        document = self.get_object()
+        as_of, version = self.version_in_force(document)
+        context = self.context_for(document, as_of=as_of, version=version, options=options_of(version),
+                                   visible_versions=self.visible_versions(document))
+        return Response(serializers.ScheduleDetailSerializer(document, context=context).data)
+
+    @extend_schema(parameters=[AS_OF], responses=serializers.FeeOptionSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="options")
+    def option_list(self, request, code=None):
+        """The options, with their tiers, of the version in force on ``?as_of=``."""
+        document = self.get_object()
+        _, version = self.version_in_force(document)
+        page = self.paginate_queryset(options_of(version))
+        data = serializers.FeeOptionSerializer(page, many=True, context=self.context_for(document)).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(parameters=[AS_OF], responses=serializers.FeeOptionSerializer)
+    @action(detail=True, methods=["get"], url_path=r"options/(?P<number>[0-9]+)")
+    def option_detail(self, request, code=None, number=None):
+        document = self.get_object()
+        _, version = self.version_in_force(document)
+        option = get_object_or_404(options_of(version), number=number)
+        return Response(serializers.FeeOptionSerializer(option, context=self.context_for(document)).data)
+
+    @extend_schema(responses=serializers.VersionSummarySerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def versions(self, request, code=None):
+        document = self.get_object()
+        data = serializers.VersionSummarySerializer(self.visible_versions(document), many=True).data
+        return Response(data)
+
+    @extend_schema(responses=serializers.VersionDetailSerializer)
+    @action(detail=True, methods=["get"], url_path=VERSION_PATH)
+    def version(self, request, code=None, number=None):
+        document = self.get_object()
+        version = self.get_version(document, number)
+        return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+
+    @extend_schema(responses=None)
+    @action(detail=True, methods=["get"])
+    def history(self, request, code=None):
+        """Who changed this document's versions, when and why; and every logged action on them."""
+        document = self.get_object()
+        versions = self.visible_versions(document)
+        records = ScheduleVersion.history.filter(id__in=versions.values("id")).select_related("history_user")
+        audit = AuditLogEntry.objects.filter(
+            object_type=ScheduleVersion._meta.label, object_id__in=[str(pk) for pk in versions.values_list("id", flat=True)]
+        )
+        return Response({
+            "changes": [
+                {"version": r.number, "status": r.status, "effective_from": r.effective_from,
+                 "when": r.history_date, "who": r.history_user.get_username() if r.history_user else None,
+                 "why": r.history_change_reason, "type": r.get_history_type_display()}
+                for r in records.order_by("-history_date")
+            ],
+            "actions": [
+                {"when": e.created_at, "who": e.actor_label, "action": e.action, "data": e.data} for e in audit
+            ],
+        })
+
+    # -- writes (compliance officers) ----------------------------------------------------------------------
+
+    @extend_schema(request=serializers.VersionUpdateSerializer, responses=serializers.VersionDetailSerializer)
+    @version.mapping.patch
+    def update_version(self, request, code=None, number=None):
+        """Change a draft's effective date, reason or provisions. A published version answers 409."""
+        document = self.editable_document()
+        version = self.get_version(document, number)
+        if version.is_published:
+            raise Conflict(f"{version} is published and cannot be changed; start a new draft from it instead.")
+        serializer = serializers.VersionUpdateSerializer(version, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        version._change_reason = f"Draft edited through the API by {request.user.get_username()}"
+        serializer.save()
+        return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+
+    @extend_schema(responses={204: None})
+    @version.mapping.delete
+    def delete_version(self, request, code=None, number=None):
+        """Discard a draft. A published version answers 409."""
+        document = self.editable_document()
+        version = self.get_version(document, number)
+        version.delete()
+        log_action("schedule.discard_draft", actor=request.user, obj=document, establishment=document.establishment,
+                   jurisdiction=document.jurisdiction, data={"code": document.code, "version": int(number)})
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=serializers.PublishSerializer, responses=serializers.VersionDetailSerializer)
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publish")
+    def publish(self, request, code=None, number=None):
+        """Publish a draft (it becomes immutable). Publishing a published version answers 409."""
+        document = self.editable_document()
+        serializer = serializers.PublishSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version = self.get_version(document, number)
+        version.publish(user=request.user, reason=serializer.validated_data.get("reason"))
+        return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+
+    @extend_schema(request=serializers.NewDraftSerializer, responses=serializers.VersionDetailSerializer)
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/drafts")
+    def new_draft(self, request, code=None, number=None):
+        """Start a new draft version as a copy of this one, to be edited and then published."""
+        document = self.editable_document()
+        serializer = serializers.NewDraftSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        based_on = self.get_version(document, number)
+        draft = document.new_draft(based_on=based_on, user=request.user, **serializer.validated_data)
+        log_action("schedule.new_draft", actor=request.user, obj=draft, establishment=document.establishment,
+                   jurisdiction=document.jurisdiction, data={"code": document.code, "version": draft.number,
+                                                             "based_on": based_on.number})
+        return Response(serializers.VersionDetailSerializer(draft, context=self.context_for(document)).data,
+                        status=status.HTTP_201_CREATED)
+
