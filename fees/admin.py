@@ -1,0 +1,291 @@
+"""Admin for compliance officers: browse documents, versions, options and tiers; edit drafts; publish with a
+reason; start a new draft from a published version; see who changed what and why."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from cardroom.admin import ScopedAdmin, scope_for
+from cardroom.audit import log_action
+
+from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, StateConflict
+
+
+class ChangeReasonForm(forms.ModelForm):
+    """Every edit of a draft says why; the reason lands in the history."""
+
+    change_reason = forms.CharField(
+        max_length=200, help_text="Why you are making this change (recorded in the history).", required=True
+    )
+
+
+def editable(request, version):
+    """Drafts are edited by those who may change the schedule; published versions by nobody."""
+    if version is None:
+        return True
+    return not version.is_published and scope_for(request).may_edit_schedule(version.document)
+
+
+class ScheduleVersionInline(admin.TabularInline):
+    model = ScheduleVersion
+    fields = ["link", "status", "effective_from", "reason", "published_by", "published_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    @admin.display(description="Version")
+    def link(self, obj):
+        url = reverse("admin:fees_scheduleversion_change", args=[obj.pk])
+        return format_html('<a href="{}">v{}</a>', url, obj.number)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ScheduleDocument)
+class ScheduleDocumentAdmin(ScopedAdmin):
+    list_display = ["code", "title", "jurisdiction", "establishment", "in_force_today"]
+    list_filter = ["jurisdiction", "establishment"]
+    search_fields = ["code", "title", "games__name"]
+    filter_horizontal = ["games"]
+    inlines = [ScheduleVersionInline]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.placed_q()).distinct()
+
+    @admin.display(description="In force today")
+    def in_force_today(self, obj):
+        version = obj.version_as_of(timezone.localdate())
+        return f"v{version.number}" if version else "none"
+
+
+class FeeOptionInline(admin.TabularInline):
+    model = FeeOption
+    fields = ["link", "label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to",
+              "table_limit_low", "table_limit_high", "tier_count"]
+    readonly_fields = ["link", "tier_count"]
+    extra = 0
+    show_change_link = False
+
+    @admin.display(description="Option")
+    def link(self, obj):
+        if obj.pk is None:
+            return "-"
+        return format_html('<a href="{}">Option {}</a>', reverse("admin:fees_feeoption_change", args=[obj.pk]),
+                           obj.number)
+
+    @admin.display(description="Tiers")
+    def tier_count(self, obj):
+        return obj.tiers.count() if obj.pk else 0
+
+    def has_add_permission(self, request, obj=None):
+        return editable(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return editable(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return editable(request, obj)
+
+
+def tiers_table(options):
+    """The whole version as one readable table: option, what is measured, bounds, fee, who pays."""
+    rows = []
+    for option in options:
+        for tier in option.tiers.all():
+            rows.append((option.number, tier.get_fee_kind_display(), tier.get_measure_display(),
+                         tier.printed_bounds or "-", tier.printed_fee, tier.get_payer_display(),
+                         tier.get_taken_display(), tier.note))
+    if not rows:
+        return "No tiers."
+    body = format_html_join("", "<tr>" + "<td>{}</td>" * 8 + "</tr>", rows)
+    head = "".join(f"<th>{h}</th>" for h in ("Option", "Fee", "Measured on", "Bounds", "Fee as printed", "Paid by",
+                                              "Taken", "Note"))
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", format_html(head), body)
+
+
+def history_table(version):
+    """Who changed this version, its options or its tiers, when and why (newest first)."""
+    records = [
+        *ScheduleVersion.history.filter(id=version.pk),
+        *FeeOption.history.filter(version_id=version.pk),
+        *FeeTier.history.filter(option_id__in=FeeOption.objects.filter(version=version).values("pk")),
+    ]
+    records.sort(key=lambda r: r.history_date, reverse=True)
+    rows = [
+        (f"{r.history_date:%Y-%m-%d %H:%M}", r.history_user or "system", r.get_history_type_display(),
+         r.instance_type._meta.verbose_name, str(r.instance), r.history_change_reason or "")
+        for r in records[:200]
+    ]
+    if not rows:
+        return "No changes recorded."
+    body = format_html_join("", "<tr>" + "<td>{}</td>" * 6 + "</tr>", rows)
+    return format_html(
+        "<table><thead><tr><th>When</th><th>Who</th><th>Change</th><th>What</th><th>Row</th><th>Why</th></tr></thead>"
+        "<tbody>{}</tbody></table>", body,
+    )
+
+
+class PublishForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="Why this version is published.")
+
+
+class NewDraftForm(forms.Form):
+    effective_from = forms.DateField(help_text="First day the new version will apply (YYYY-MM-DD).")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}),
+                             help_text="What will change and on whose authority.")
+
+
+@admin.register(ScheduleVersion)
+class ScheduleVersionAdmin(ScopedAdmin):
+    form = ChangeReasonForm
+    list_display = ["__str__", "document", "status", "effective_from", "published_by", "published_at"]
+    list_filter = ["status", "document"]
+    search_fields = ["document__code"]
+    readonly_fields = ["document", "number", "status", "based_on", "created_by", "created_at", "published_by",
+                       "published_at", "all_tiers", "changes"]
+    fields = ["document", "number", "status", "effective_from", "reason", "provisions", "based_on", "created_by",
+              "created_at", "published_by", "published_at", "change_reason", "all_tiers", "changes"]
+    inlines = [FeeOptionInline]
+    change_form_template = "admin/fees/scheduleversion/change_form.html"
+
+    def scope_queryset(self, queryset, scope):
+        queryset = queryset.filter(scope.placed_q("document__"))
+        if not scope.sees_drafts():
+            queryset = queryset.filter(status=ScheduleVersion.Status.PUBLISHED)
+        return queryset
+
+    @admin.display(description="Options and tiers")
+    def all_tiers(self, obj):
+        return tiers_table(obj.options.prefetch_related("tiers")) if obj.pk else "-"
+
+    @admin.display(description="Changes (who, when, why)")
+    def changes(self, obj):
+        return history_table(obj) if obj.pk else "-"
+
+    def get_fields(self, request, obj=None):
+        fields = list(super().get_fields(request, obj))
+        if not editable(request, obj):
+            fields.remove("change_reason")
+        return fields
+
+    def has_add_permission(self, request):
+        return False  # versions start from "New draft from this version", so each has a parent and a reason
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and editable(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and editable(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        obj._change_reason = form.cleaned_data.get("change_reason", "")
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        reason = form.cleaned_data.get("change_reason", "")
+        for instance in formset.save(commit=False):
+            instance._change_reason = reason
+            instance.save()
+        for instance in formset.deleted_objects:
+            instance._change_reason = reason
+            instance.delete()
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/publish/", self.admin_site.admin_view(self.publish_view), name="fees_scheduleversion_publish"),
+            path("<int:pk>/new-draft/", self.admin_site.admin_view(self.new_draft_view),
+                 name="fees_scheduleversion_new_draft"),
+            *super().get_urls(),
+        ]
+
+    def _version_for_action(self, request, pk):
+        version = get_object_or_404(self.get_queryset(request), pk=pk)
+        if not scope_for(request).may_edit_schedule(version.document):
+            raise PermissionDenied
+        return version
+
+    def _action_page(self, request, version, form, title, button):
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": version,
+                   "form": form, "title": title, "button": button}
+        return render(request, "admin/fees/scheduleversion/action.html", context)
+
+    def publish_view(self, request, pk):
+        version = self._version_for_action(request, pk)
+        form = PublishForm(request.POST or None, initial={"reason": version.reason})
+        if request.method == "POST" and form.is_valid():
+            try:
+                version.publish(user=request.user, reason=form.cleaned_data["reason"])
+            except StateConflict as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, f"{version} is published. It can no longer be changed.")
+            return redirect("admin:fees_scheduleversion_change", version.pk)
+        return self._action_page(request, version, form, f"Publish {version}", "Publish")
+
+    def new_draft_view(self, request, pk):
+        version = self._version_for_action(request, pk)
+        form = NewDraftForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            draft = version.document.new_draft(based_on=version, user=request.user, **form.cleaned_data)
+            log_action("schedule.new_draft", actor=request.user, obj=draft,
+                       establishment=version.document.establishment, jurisdiction=version.document.jurisdiction,
+                       data={"code": version.document.code, "version": draft.number, "based_on": version.number})
+            messages.success(request, f"{draft} created from v{version.number}. Edit it, then publish it.")
+            return redirect("admin:fees_scheduleversion_change", draft.pk)
+        return self._action_page(request, version, form, f"New draft from {version}", "Create draft")
+
+
+class FeeTierInline(admin.TabularInline):
+    model = FeeTier
+    extra = 0
+    fields = ["order", "fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds",
+              "printed_fee", "note"]
+
+    def has_add_permission(self, request, obj=None):
+        return editable(request, obj.version if obj else None)
+
+    def has_change_permission(self, request, obj=None):
+        return editable(request, obj.version if obj else None)
+
+    def has_delete_permission(self, request, obj=None):
+        return editable(request, obj.version if obj else None)
+
+
+@admin.register(FeeOption)
+class FeeOptionAdmin(ScopedAdmin):
+    form = ChangeReasonForm
+    list_display = ["__str__", "label", "basis", "version"]
+    list_filter = ["basis", "version__document"]
+    search_fields = ["version__document__code", "label"]
+    readonly_fields = ["version"]
+    inlines = [FeeTierInline]
+
+    def scope_queryset(self, queryset, scope):
+        queryset = queryset.filter(scope.placed_q("version__document__"))
+        if not scope.sees_drafts():
+            queryset = queryset.filter(version__status=ScheduleVersion.Status.PUBLISHED)
+        return queryset
+
+    def get_fields(self, request, obj=None):
+        fields = list(super().get_fields(request, obj))
+        if obj is not None and not editable(request, obj.version):
+            fields.remove("change_reason")
+        return fields
+
+    def has_add_permission(self, request):
+        return False  # options are added from their version's page
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and editable(request, obj.version if obj else None)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and editable(request, obj.version if obj else None)
+
+    save_model = ScheduleVersionAdmin.save_model
+    save_formset = ScheduleVersionAdmin.save_formset
