@@ -1,0 +1,80 @@
+import os
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+
+
+def pytest_sessionstart(session):
+    """When the run is meant for the real services (bin/test's second pass, CI), refuse anything else."""
+    if os.environ.get("CARDROOM_REQUIRE_SERVICES") != "True":
+        return
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if "postgresql" not in engine:
+        pytest.exit(f"CARDROOM_REQUIRE_SERVICES is set but the database engine is {engine}", returncode=3)
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.exit("CARDROOM_REQUIRE_SERVICES is set but CELERY_BROKER_URL is not a Redis URL", returncode=3)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Every test starts from the published seed data; each test's own changes are rolled back."""
+    with django_db_blocker.unblock():
+        call_command("load_seed_data", verbosity=0)
+
+
+@pytest.fixture
+def reseed(django_db_blocker):
+    """For transactional tests: the flush at their end removes the seed data, so load it again."""
+    yield
+    with django_db_blocker.unblock():
+        call_command("load_seed_data", verbosity=0)
+
+
+@pytest.fixture
+def db_vendor():
+    return connection.vendor
+
+
+class People:
+    """One user per role, inside and outside the establishment, as healthchecks' base test case does."""
+
+    def __init__(self):
+        from django.contrib.auth import get_user_model
+
+        from cardroom.models import Establishment, Jurisdiction, Role
+        from cardroom.roles import appoint
+
+        User = get_user_model()
+        self.marysville = Establishment.objects.get(slug="casino-marysville")
+        self.washington = Jurisdiction.objects.get(code="WA")
+        self.wa_room = Establishment.objects.create(
+            slug="test-wa-room", name="Test WA Room", jurisdiction=self.washington, kind="card_room", is_demo=True
+        )
+
+        def make(username, role=None, **where):
+            user = User.objects.create_user(username, password="pw")
+            if role:
+                appoint(user, role, **where)
+            return user
+
+        self.admin = make("t-admin", Role.ADMIN)
+        self.compliance = make("t-compliance", Role.COMPLIANCE_OFFICER, establishment=self.marysville)
+        self.floor = make("t-floor", Role.FLOOR_SUPERVISOR, establishment=self.marysville)
+        self.regulator_ca = make("t-regulator-ca", Role.REGULATOR, jurisdiction=self.marysville.jurisdiction)
+        self.regulator_wa = make("t-regulator-wa", Role.REGULATOR, jurisdiction=self.washington)
+        self.compliance_wa = make("t-compliance-wa", Role.COMPLIANCE_OFFICER, establishment=self.wa_room)
+        self.outsider = make("t-outsider")
+
+
+@pytest.fixture
+def people(db):
+    return People()
+
+
+@pytest.fixture
+def api():
+    from rest_framework.test import APIClient
+
+    return APIClient()
