@@ -98,6 +98,9 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
 LOGIN_URL = "/admin/login/"
 
+# Change reasons ("why") are as long as they need to be.
+SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
+
 # Where the regulatory seed data lives (kept in the repository, never read from ../shared).
 SEED_DATA_DIR = BASE_DIR / "seed"
 
