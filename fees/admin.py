@@ -12,15 +12,36 @@ from django.utils.html import format_html, format_html_join
 from cardroom.admin import ScopedAdmin, scope_for
 from cardroom.audit import log_action
 
-from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, StateConflict
+from cardroom.exceptions import StateConflict
+
+from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
 
 
 class ChangeReasonForm(forms.ModelForm):
     """Every edit of a draft says why; the reason lands in the history."""
 
     change_reason = forms.CharField(
-        max_length=200, help_text="Why you are making this change (recorded in the history).", required=True
+        max_length=500, help_text="Why you are making this change (recorded in the history).", required=True
     )
+
+
+class ReasonedChangesMixin:
+    """Saves the form's change reason on the object and on every inline row it changes."""
+
+    form = ChangeReasonForm
+
+    def save_model(self, request, obj, form, change):
+        obj._change_reason = form.cleaned_data.get("change_reason", "")
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        reason = form.cleaned_data.get("change_reason", "")
+        for instance in formset.save(commit=False):
+            instance._change_reason = reason
+            instance.save()
+        for instance in formset.deleted_objects:
+            instance._change_reason = reason
+            instance.delete()
 
 
 def editable(request, version):
@@ -104,9 +125,9 @@ def tiers_table(options):
     if not rows:
         return "No tiers."
     body = format_html_join("", "<tr>" + "<td>{}</td>" * 8 + "</tr>", rows)
-    head = "".join(f"<th>{h}</th>" for h in ("Option", "Fee", "Measured on", "Bounds", "Fee as printed", "Paid by",
-                                              "Taken", "Note"))
-    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", format_html(head), body)
+    head = format_html_join("", "<th>{}</th>", ((h,) for h in (
+        "Option", "Fee", "Measured on", "Bounds", "Fee as printed", "Paid by", "Taken", "Note")))
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)
 
 
 def history_table(version):
@@ -142,8 +163,7 @@ class NewDraftForm(forms.Form):
 
 
 @admin.register(ScheduleVersion)
-class ScheduleVersionAdmin(ScopedAdmin):
-    form = ChangeReasonForm
+class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
     list_display = ["__str__", "document", "status", "effective_from", "published_by", "published_at"]
     list_filter = ["status", "document"]
     search_fields = ["document__code"]
@@ -182,19 +202,6 @@ class ScheduleVersionAdmin(ScopedAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and editable(request, obj)
-
-    def save_model(self, request, obj, form, change):
-        obj._change_reason = form.cleaned_data.get("change_reason", "")
-        super().save_model(request, obj, form, change)
-
-    def save_formset(self, request, form, formset, change):
-        reason = form.cleaned_data.get("change_reason", "")
-        for instance in formset.save(commit=False):
-            instance._change_reason = reason
-            instance.save()
-        for instance in formset.deleted_objects:
-            instance._change_reason = reason
-            instance.delete()
 
     def get_urls(self):
         return [
@@ -258,8 +265,7 @@ class FeeTierInline(admin.TabularInline):
 
 
 @admin.register(FeeOption)
-class FeeOptionAdmin(ScopedAdmin):
-    form = ChangeReasonForm
+class FeeOptionAdmin(ReasonedChangesMixin, ScopedAdmin):
     list_display = ["__str__", "label", "basis", "version"]
     list_filter = ["basis", "version__document"]
     search_fields = ["version__document__code", "label"]
@@ -286,6 +292,3 @@ class FeeOptionAdmin(ScopedAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and editable(request, obj.version if obj else None)
-
-    save_model = ScheduleVersionAdmin.save_model
-    save_formset = ScheduleVersionAdmin.save_formset
