@@ -1,0 +1,242 @@
+"""Quotes from stored schedules: the bridge between the database and the pure fee engine.
+
+The API, the ``quote_fee`` command and the ledger all come through here, so a request is read, checked and
+priced the same way everywhere. Request and response shapes are documented in docs/fees.md.
+"""
+
+import datetime
+
+from django.db.models import F, Q
+
+from . import engine
+from .engine import QuoteError
+from .models import ScheduleVersion
+
+# Published versions never change, so their engine snapshots are cached for the life of the process.
+_snapshots = {}
+
+
+def snapshot(version):
+    """The immutable engine view of one published version."""
+    cached = _snapshots.get(version.pk)
+    if cached is not None:
+        return cached
+    document = version.document
+    options = tuple(
+        engine.Option(
+            number=option.number, basis=option.basis, label=option.label, citation=option.citation,
+            interval_minutes=option.interval_minutes,
+            tiers=tuple(
+                engine.Tier(
+                    order=t.order, fee_kind=t.fee_kind, payer=t.payer, measure=t.measure, lower=t.lower,
+                    upper=t.upper, fee=t.fee, taken=t.taken, printed_bounds=t.printed_bounds,
+                    printed_fee=t.printed_fee,
+                )
+                for t in option.tiers.all()
+            ),
+        )
+        for option in version.options.prefetch_related("tiers")
+    )
+    schedule = engine.Schedule(
+        code=document.code, title=document.title, version=version.number, effective_from=version.effective_from,
+        currency=document.currency, citation=f"{document.source.title}, {document.citation}", options=options,
+    )
+    if version.is_published:
+        _snapshots[version.pk] = schedule
+    return schedule
+
+
+def version_in_force(code, as_of, documents=None):
+    """The published version of schedule ``code`` in force on ``as_of``, among ``documents`` if given."""
+    versions = ScheduleVersion.objects.filter(
+        document__code=code, status=ScheduleVersion.Status.PUBLISHED
+    ).filter(Q(effective_from__lte=as_of) | Q(effective_from__isnull=True))
+    if documents is not None:
+        versions = versions.filter(document__in=documents)
+    version = (
+        versions.select_related("document__source")
+        .order_by(F("effective_from").desc(nulls_last=True), "-number")
+        .first()
+    )
+    if version is None:
+        exists = ScheduleVersion.objects.filter(document__code=code)
+        if documents is not None:
+            exists = exists.filter(document__in=documents)
+        if not exists.exists():
+            raise QuoteError(f"Unknown schedule {code!r}.")
+        raise QuoteError(f"{code} has no published version in force on {as_of.isoformat()}.")
+    return version
+
+
+def schedule_snapshot(code, as_of, documents=None):
+    return snapshot(version_in_force(code, as_of, documents))
+
+
+# -- reading a request -------------------------------------------------------------------------------------
+
+def _field(data, key, what=None):
+    if key not in data:
+        raise QuoteError(f"{what or key} is required.")
+    return data[key]
+
+
+def _boolean(data, key):
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise QuoteError(f"{key} must be true or false, not {value!r}.")
+    return value
+
+
+def _integer(value, what):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QuoteError(f"{what} must be a whole number, not {value!r}.")
+    return value
+
+
+def _text(value, what):
+    if not isinstance(value, str) or not value.strip():
+        raise QuoteError(f"{what} must be a non-empty string, not {value!r}.")
+    return value
+
+
+def _moment(value, what):
+    if not isinstance(value, str):
+        raise QuoteError(f"{what} must be a date and time like 2026-11-21T20:00:00-08:00, not {value!r}.")
+    try:
+        moment = datetime.datetime.fromisoformat(value)
+    except ValueError:
+        raise QuoteError(f"{what} must be a date and time like 2026-11-21T20:00:00-08:00, not {value!r}.") from None
+    if moment.tzinfo is None:
+        raise QuoteError(f"{what} must include its time zone offset, e.g. 2026-11-21T20:00:00-08:00.")
+    return moment
+
+
+def read_as_of(value, default):
+    if value in (None, ""):
+        return default
+    if not isinstance(value, str):
+        raise QuoteError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.")
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise QuoteError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.") from None
+
+
+def kind_of(facts):
+    """Which family a request is: California wagers, a poker hand, or a time-collection period."""
+    if not isinstance(facts, dict):
+        raise QuoteError("The request body must be a JSON object.")
+    if "wagers" in facts:
+        return "california"
+    if "game_started_at" in facts or "game_ended_at" in facts:
+        return "time"
+    if "players" in facts:
+        return "poker"
+    raise QuoteError(
+        "Say what was played: 'wagers' for a California game, 'players' with 'reached_flop' for a poker hand, "
+        "or 'game_started_at', 'game_ended_at' and 'players' for time collection."
+    )
+
+
+def quote_facts(schedule, option_number, facts):
+    """Price one round (or time-collection period) of ``schedule``'s option from request facts."""
+    kind = kind_of(facts)
+    if kind == "california":
+        wagers = _field(facts, "wagers")
+        if not isinstance(wagers, list) or not wagers:
+            raise QuoteError("wagers must be a non-empty list of betting spots.")
+        spots = []
+        for i, spot in enumerate(wagers):
+            where = f"wagers[{i}]"
+            if not isinstance(spot, dict):
+                raise QuoteError(f"{where} must be an object with player and base.")
+            unknown = set(spot) - {"player", "base", "bonus", "backline"}
+            if unknown:
+                raise QuoteError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
+            spots.append(engine.Wager(
+                player=_text(_field(spot, "player", f"{where}.player"), f"{where}.player"),
+                base=engine.money(_field(spot, "base", f"{where}.base"), f"{where}.base"),
+                bonus=engine.money(spot.get("bonus", "0"), f"{where}.bonus"),
+                backline=_boolean(spot, "backline"),
+            ))
+        return engine.quote_california(schedule, option_number, spots)
+    if kind == "poker":
+        return engine.quote_poker(
+            schedule, option_number, players=_integer(facts["players"], "players"),
+            reached_flop=_boolean(facts, "reached_flop"), reached_river=_boolean(facts, "reached_river"),
+        )
+    seats = _field(facts, "players", "players (who was seated, and when)")
+    if not isinstance(seats, list) or not seats:
+        raise QuoteError("players must be a non-empty list of {player, seated_from, seated_to}.")
+    return engine.quote_time(
+        schedule, option_number,
+        game_started_at=_moment(_field(facts, "game_started_at"), "game_started_at"),
+        game_ended_at=_moment(_field(facts, "game_ended_at"), "game_ended_at"),
+        seats=[_seat(seat, f"players[{i}]") for i, seat in enumerate(seats)],
+    )
+
+
+def _seat(seat, where):
+    if not isinstance(seat, dict):
+        raise QuoteError(f"{where} must be an object with player, seated_from and seated_to.")
+    return engine.Seat(
+        player=_text(_field(seat, "player", f"{where}.player"), f"{where}.player"),
+        seated_from=_moment(_field(seat, "seated_from", f"{where}.seated_from"), f"{where}.seated_from"),
+        seated_to=_moment(_field(seat, "seated_to", f"{where}.seated_to"), f"{where}.seated_to"),
+    )
+
+
+def quote_posting(posting, facts, at):
+    """Price a round played at ``posting``'s table at moment ``at``."""
+    schedule = snapshot(version_in_force(posting.schedule.code, at.date()))
+    option = schedule.option(posting.option_number)
+    return schedule, option, quote_facts(schedule, option.number, facts)
+
+
+explain = engine.explain
+
+
+# -- the response ------------------------------------------------------------------------------------------
+
+def _cents(amount):
+    return f"{amount:.2f}"
+
+
+def response(schedule, option, quote, as_of):
+    """The quote as JSON-ready data: amounts as decimal strings, the currency named, the work shown."""
+    body = {"schedule": schedule.code, "version": schedule.version, "option": option.number,
+            "as_of": as_of.isoformat(), "currency": schedule.currency}
+    if isinstance(quote, engine.CaliforniaQuote):
+        body.update({
+            "player_fees": [{"player": player, "fee": _cents(fee)} for player, fee in quote.player_fees],
+            "player_dealer_fee": _cents(quote.player_dealer_fee),
+            "total_table_action": _cents(quote.total_table_action),
+        })
+    elif isinstance(quote, engine.PokerQuote):
+        body.update({
+            "collection_fee": _cents(quote.collection_fee),
+            "designated_table_fee": _cents(quote.designated_table_fee),
+            "jackpot_fee": _cents(quote.jackpot_fee),
+        })
+    else:
+        body["player_fees"] = [
+            {"player": player, "fee": _cents(fee), "collections": collections}
+            for player, fee, collections in quote.player_fees
+        ]
+    body["total"] = _cents(quote.total)
+    body["explanation"] = engine.explain(schedule, option, quote, as_of=as_of)
+    return body
+
+
+def quote_request(data, *, today, documents=None):
+    """A whole quote request (the API's JSON body) to its JSON response. Raises QuoteError on bad input."""
+    if not isinstance(data, dict):
+        raise QuoteError("The request body must be a JSON object.")
+    code = _text(_field(data, "schedule"), "schedule")
+    option_number = _integer(_field(data, "option"), "option")
+    as_of = read_as_of(data.get("as_of"), today)
+    facts = {key: value for key, value in data.items() if key not in ("schedule", "option", "as_of")}
+    kind_of(facts)  # say what is missing before looking anything up
+    schedule = schedule_snapshot(code, as_of, documents)
+    option = schedule.option(option_number)
+    return response(schedule, option, quote_facts(schedule, option.number, facts), as_of)
