@@ -10,7 +10,7 @@
 
 from django.db.models import Q
 
-from .models import Establishment, Jurisdiction, Membership, Role
+from .models import Jurisdiction, Membership, Role
 
 
 class Scope:
@@ -22,30 +22,40 @@ class Scope:
         self.staff_establishments = set()  # establishment ids with a staff role
         self.compliance_establishments = set()
         self.regulated_jurisdictions = set()  # jurisdiction ids with the regulator role
+        self.jurisdictions = set()
+        self.compliance_jurisdictions = set()
         if not (user and user.is_authenticated and user.is_active):
             return
         if user.is_superuser:
             self.is_admin = True
             return
-        for role, establishment_id, jurisdiction_id in Membership.objects.filter(user=user).values_list(
-            "role", "establishment_id", "jurisdiction_id"
-        ):
+        staff_jurisdictions = set()
+        self.compliance_jurisdictions = set()
+        # One query: this runs on every API request.
+        for role, establishment_id, jurisdiction_id, establishment_jurisdiction_id in Membership.objects.filter(
+            user=user
+        ).values_list("role", "establishment_id", "jurisdiction_id", "establishment__jurisdiction_id"):
             if role == Role.ADMIN:
                 self.is_admin = True
             elif role == Role.REGULATOR:
                 self.regulated_jurisdictions.add(jurisdiction_id)
             else:
                 self.staff_establishments.add(establishment_id)
+                staff_jurisdictions.add(establishment_jurisdiction_id)
                 if role == Role.COMPLIANCE_OFFICER:
                     self.compliance_establishments.add(establishment_id)
-        staff_jurisdictions = set(
-            Establishment.objects.filter(pk__in=self.staff_establishments).values_list("jurisdiction_id", flat=True)
-        )
+                    self.compliance_jurisdictions.add(establishment_jurisdiction_id)
         self.jurisdictions = self.regulated_jurisdictions | staff_jurisdictions
-        self.compliance_jurisdictions = set(
-            Establishment.objects.filter(pk__in=self.compliance_establishments).values_list(
-                "jurisdiction_id", flat=True
-            )
+
+    def sees_placed(self, establishment_id, establishment_jurisdiction_id, jurisdiction_id):
+        """``placed_q`` for one row already in hand: an establishment's row, or a jurisdiction-wide one."""
+        if self.is_admin:
+            return True
+        if establishment_id is None:
+            return jurisdiction_id in self.jurisdictions
+        return (
+            establishment_id in self.staff_establishments
+            or establishment_jurisdiction_id in self.regulated_jurisdictions
         )
 
     @property

@@ -8,7 +8,6 @@ from rest_framework.views import APIView
 from cardroom.api.base import scope_of
 from fees import quoting
 from fees.engine import QuoteError
-from fees.models import ScheduleDocument
 
 EXAMPLES = [
     OpenApiExample("California game", request_only=True, value={
@@ -33,10 +32,8 @@ class QuoteView(APIView):
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, examples=EXAMPLES)
     def post(self, request):
-        scope = scope_of(request)
-        visible = ScheduleDocument.objects.filter(scope.placed_q())
         try:
-            body = quoting.quote_request(request.data, today=timezone.localdate(), documents=visible)
+            body = quoting.quote_request(request.data, today=timezone.localdate(), scope=scope_of(request))
         except QuoteError as exc:
             raise exceptions.ValidationError({"detail": str(exc)}) from None
         return Response(body)

@@ -1,0 +1,127 @@
+"""API throughput: POST /api/v1/fees/quote under wrk against gunicorn, on PostgreSQL.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench .venv/bin/python benchmarks/api_quotes.py
+
+Creates (if needed) and migrates the benchmark database, loads the seed data, makes a token for a floor
+supervisor, starts gunicorn with DEBUG=False, and runs wrk (Debian package `wrk`) for a fixed time with a
+6-spot California round. Prints requests/s and latency percentiles beside the targets (500 quotes/s, p99
+under 50 ms). Load goes only to 127.0.0.1 and stops by itself.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
+os.environ["DATABASE_URL"] = DATABASE_URL
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+PORT = int(os.environ.get("BENCH_PORT", "8021"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "4"))
+DURATION = os.environ.get("BENCH_DURATION", "20s")
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "8"))
+# A 6-spot round on an option with an open-ended top, so every amount is covered.
+ROUND = {
+    "schedule": "GEGA-002888", "option": 46,
+    "wagers": [{"player": f"p{i}", "base": str(150 * i - 25), "bonus": "5"} for i in range(1, 7)],
+}
+
+
+def ensure_database():
+    import psycopg
+
+    url = urlsplit(DATABASE_URL)
+    name = url.path.lstrip("/")
+    admin_url = DATABASE_URL.replace(url.path, "/postgres")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare():
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from cardroom.models import Establishment, Role
+    from cardroom.roles import appoint
+
+    call_command("migrate", verbosity=0)
+    call_command("load_seed_data", verbosity=0)
+    user, _ = get_user_model().objects.get_or_create(username="bench-floor")
+    appoint(user, Role.FLOOR_SUPERVISOR, establishment=Establishment.objects.get(slug="casino-marysville"))
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def wait_for(url, token, timeout=30):
+    deadline = time.monotonic() + timeout
+    request = urllib.request.Request(url, data=json.dumps(ROUND).encode(), method="POST", headers={
+        "Authorization": f"Token {token}", "Content-Type": "application/json"})
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(request) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as exc:
+            raise SystemExit(f"The quote was refused ({exc.code}): {exc.read().decode()}") from None
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"gunicorn did not answer on {url}")
+
+
+def main():
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is not installed (apt-get install wrk)")
+    ensure_database()
+    token = prepare()
+    url = f"http://127.0.0.1:{PORT}/api/v1/fees/quote"
+    env = {**os.environ, "DEBUG": "False", "SECRET_KEY": "benchmark-only", "ALLOWED_HOSTS": "127.0.0.1",
+           "LOG_LEVEL": "ERROR"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "cardroom.wsgi", "--workers", str(WORKERS), "--bind",
+         f"127.0.0.1:{PORT}", "--log-level", "warning"], cwd=ROOT, env=env,
+    )
+    try:
+        sample = wait_for(url, token)
+        assert sample["total"], sample
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+            script.write(
+                'wrk.method = "POST"\n'
+                f"wrk.body = {json.dumps(json.dumps(ROUND))}\n"
+                'wrk.headers["Content-Type"] = "application/json"\n'
+                f'wrk.headers["Authorization"] = "Token {token}"\n'
+            )
+        # Warm up every worker (snapshot caches, connections), then measure.
+        subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", "-d3s", "-s", script.name, url], capture_output=True)
+        result = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{DURATION}", "--latency", "-s", script.name,
+                                 url], capture_output=True, text=True, check=True)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    out = result.stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    print(out)
+    print(f"gunicorn workers: {WORKERS}, wrk connections: {CONNECTIONS}, duration: {DURATION}, 2-core machine")
+    print(f"quotes/s: {rate:.0f} (target >= 500: {'met' if rate >= 500 else 'NOT met'})")
+    print(f"p99 latency: {p99_ms:.1f} ms (target < 50 ms: {'met' if p99_ms < 50 else 'NOT met'})")
+    print(f"non-2xx responses: {errors.group(1) if errors else 0}")
+
+
+if __name__ == "__main__":
+    main()
