@@ -1,3 +1,5 @@
+from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Reconciliation, RoundOfPlay
+from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
 from .schedules import (
     FeeOption,
     FeeTier,
@@ -11,6 +13,14 @@ from .schedules import (
 # VersionRowGuard is a base of migrated models, so migrations import it from here.
 
 __all__ = [
+    "CollectionEntry",
+    "LedgerConflict",
+    "LedgerImmutableError",
+    "Reconciliation",
+    "RoundOfPlay",
+    "PostingBonusLimit",
+    "PostingImmutableError",
+    "TablePosting",
     "FeeOption",
     "FeeTier",
     "ImmutableVersionError",
