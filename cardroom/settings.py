@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "simple_history",
@@ -108,6 +110,8 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
+        # For machines (floor terminals, integrations): "Authorization: Token <key>".
+        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": [
@@ -146,7 +150,14 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE = {}
+# Run `celery -A cardroom beat` beside the worker for these.
+CELERY_BEAT_SCHEDULE = {
+    # Nightly, after the gaming day closes: reconcile every table with activity on the previous gaming day.
+    "ledger-reconcile-previous-gaming-day": {
+        "task": "fees.tasks.reconcile_previous_gaming_day",
+        "schedule": crontab(hour=7, minute=0),
+    },
+}
 
 LOGGING = {
     "version": 1,

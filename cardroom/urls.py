@@ -18,6 +18,7 @@ api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    *fees.api.urls.urlpatterns,
     path("", include(router.urls)),
     re_path(r"^.*$", json_not_found),
 ]

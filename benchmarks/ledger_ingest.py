@@ -1,0 +1,187 @@
+"""Bulk ledger ingest: collection entries into PostgreSQL through POST /api/v1/ledger/entries/bulk/.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench .venv/bin/python benchmarks/ledger_ingest.py
+
+Creates (if needed) and migrates the benchmark database, loads the seed data, makes 50 benchmark tables at
+Casino Marysville and a floor supervisor, then posts BENCH_ROWS rows (default 1,000,000) in batches of
+BENCH_BATCH (default 10,000) through the API in-process (DRF's APIClient: JSON parsing, the whole-batch
+check, COPY into a temporary table, INSERT ... ON CONFLICT DO NOTHING). Each request body is encoded before
+its clock starts, so the figure is the server's work. Then it re-posts one batch (a retry: nothing is
+recorded twice) and, for comparison, times the portable path (bulk_create) on BENCH_PORTABLE_ROWS rows.
+Prints rows/s and elapsed beside the target (>= 20,000 rows/s) and deletes every row it made.
+"""
+
+import datetime
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
+os.environ["DATABASE_URL"] = DATABASE_URL
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
+BATCH = int(os.environ.get("BENCH_BATCH", "10000"))
+PORTABLE_ROWS = int(os.environ.get("BENCH_PORTABLE_ROWS", "100000"))
+TABLES = 50
+DAYS = 30
+FIRST_DAY = datetime.date(2026, 1, 1)
+TARGET = 20_000
+USERNAME = "bench-ledger"
+
+
+def ensure_database():
+    import psycopg
+
+    url = urlsplit(DATABASE_URL)
+    if not url.scheme.startswith("postgres"):
+        raise SystemExit("The ledger benchmarks measure PostgreSQL: set DATABASE_URL=postgres://...")
+    name = url.path.lstrip("/")
+    admin_url = DATABASE_URL.replace(url.path, "/postgres")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare():
+    """Django set up on the benchmark database: migrated, seeded, 50 posted tables and a floor supervisor."""
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from cardroom.models import Establishment, Game, Role, Table
+    from cardroom.roles import appoint
+    from fees.models import ScheduleDocument, TablePosting
+
+    call_command("migrate", verbosity=0)
+    call_command("load_seed_data", verbosity=0)
+    marysville = Establishment.objects.get(slug="casino-marysville")
+    user, _ = get_user_model().objects.get_or_create(username=USERNAME)
+    appoint(user, Role.FLOOR_SUPERVISOR, establishment=marysville)
+    game = Game.objects.get(slug="face-up-pai-gow-poker")
+    schedule = ScheduleDocument.objects.get(code="GEGA-002888")
+    tables = []
+    for number in range(1, TABLES + 1):
+        table, _ = Table.objects.get_or_create(establishment=marysville, label=f"BENCH-{number:02d}",
+                                               defaults={"seats": 7, "game": game})
+        if not TablePosting.objects.filter(table=table).exists():
+            TablePosting.objects.create(
+                table=table, game=game, schedule=schedule, option_number=43, seats=7,
+                effective_from=datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+            )
+        tables.append(table)
+    cleanup(tables)
+    return user, tables
+
+
+def cleanup(tables):
+    """Remove every ledger row at the benchmark tables (raw SQL: the application never deletes them)."""
+    from django.db import connection
+
+    from cardroom.models import AuditLogEntry
+    from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+
+    ids = [t.pk for t in tables]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {AuditLogEntry._meta.db_table} WHERE action = 'ledger.reconcile' AND object_id IN "
+            f"(SELECT id::text FROM {Reconciliation._meta.db_table} WHERE table_id = ANY(%s))", [ids])
+        for model in (Reconciliation, RoundOfPlay, CollectionEntry):
+            cursor.execute(f"DELETE FROM {model._meta.db_table} WHERE table_id = ANY(%s)", [ids])
+        for model in (Reconciliation, RoundOfPlay, CollectionEntry):
+            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
+
+
+PAYERS = [("player", "player"), ("player", "player"), ("player_dealer", "player_dealer")]
+
+
+def entry_rows(tables, start, count, prefix):
+    """``count`` entries: three per round (two players, the player-dealer), spread over 50 tables and 30 days."""
+    rows = []
+    for i in range(start, start + count):
+        hand, slot = divmod(i, 3)
+        table = tables[hand % TABLES]
+        day = FIRST_DAY + datetime.timedelta(days=(hand // TABLES) % DAYS)
+        payer, fee_kind = PAYERS[slot]
+        rows.append({
+            "idempotency_key": f"{prefix}-{i}", "table": table.pk, "gaming_day": day.isoformat(),
+            "reference": f"H-{hand // (TABLES * DAYS)}", "collected_at": f"{day.isoformat()}T{10 + slot}:00:00-08:00",
+            "payer": payer, "seat": slot + 1 if payer == "player" else None, "fee_kind": fee_kind,
+            "amount": "3.00" if slot != 1 else "1.00",
+        })
+    return rows
+
+
+def main():
+    user, tables = prepare()
+    from django.db import connection, transaction
+    from rest_framework.test import APIClient
+
+    from cardroom.access import Scope
+    from fees import ledger
+    from fees.models import CollectionEntry
+
+    client = APIClient()
+    client.force_authenticate(user)
+    url = "/api/v1/ledger/entries/bulk/"
+    prefix = f"bench-{int(time.time())}"
+    try:
+        posting, created = 0.0, 0
+        wall = time.perf_counter()
+        for start in range(0, ROWS, BATCH):
+            body = json.dumps({"entries": entry_rows(tables, start, min(BATCH, ROWS - start), prefix)})
+            began = time.perf_counter()
+            response = client.post(url, body, content_type="application/json")
+            posting += time.perf_counter() - began
+            if response.status_code != 201:
+                raise SystemExit(f"batch at {start}: {response.status_code} {response.content[:500]!r}")
+            created += response.json()["created"]
+        wall = time.perf_counter() - wall
+        stored = CollectionEntry.objects.filter(idempotency_key__startswith=prefix).count()
+        assert created == stored == ROWS, (created, stored)
+
+        # A retry of one batch: everything already recorded, nothing written.
+        body = json.dumps({"entries": entry_rows(tables, 0, BATCH, prefix)})
+        began = time.perf_counter()
+        retry = client.post(url, body, content_type="application/json")
+        retry_s = time.perf_counter() - began
+        assert retry.status_code == 200 and retry.json()["created"] == 0, retry.content[:300]
+
+        # The portable path (bulk_create) on PostgreSQL, for comparison: same checks, no COPY.
+        scope = Scope(user)
+        rows = entry_rows(tables, 0, PORTABLE_ROWS, prefix + "-portable")
+        began = time.perf_counter()
+        for start in range(0, PORTABLE_ROWS, BATCH):
+            batch = rows[start:start + BATCH]
+            cleaned = ledger._clean_rows(batch, tables=ledger.writable_tables(scope).in_bulk([t.pk for t in tables]),
+                                         originals=ledger._Originals(batch, ledger.writable_tables(scope)),
+                                         batch_key=None, label=lambda i: f"entries[{i}]")
+            with transaction.atomic():
+                ledger._insert_portable(cleaned, user.pk, datetime.datetime.now(datetime.timezone.utc), chunk=2000)
+        portable_s = time.perf_counter() - began
+    finally:
+        began = time.perf_counter()
+        cleanup(tables)
+        cleanup_s = time.perf_counter() - began
+
+    rate = ROWS / posting
+    print(f"PostgreSQL {connection.pg_version // 10000}, {os.cpu_count()} CPUs; {TABLES} tables, {DAYS} gaming days")
+    print(f"ingest through POST {url}: {ROWS:,} rows in batches of {BATCH:,}")
+    print(f"  server time {posting:.1f} s -> {rate:,.0f} rows/s (target >= {TARGET:,}: "
+          f"{'met' if rate >= TARGET else 'NOT met'}); wall time incl. generating the JSON {wall:.1f} s")
+    print(f"  retry of one {BATCH:,}-row batch: {retry_s * 1000:.0f} ms, created 0, already recorded {BATCH:,}")
+    print(f"portable path (bulk_create) on PostgreSQL, {PORTABLE_ROWS:,} rows: {portable_s:.1f} s -> "
+          f"{PORTABLE_ROWS / portable_s:,.0f} rows/s")
+    print(f"clean-up (delete + vacuum): {cleanup_s:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

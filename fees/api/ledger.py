@@ -1,0 +1,333 @@
+"""The ledger API: collection entries (single and bulk), rounds of play, reconciliations.
+
+Floor supervisors and compliance officers of a table's establishment record entries and rounds and run
+reconciliations there; regulators read everything in their jurisdiction; nobody else sees anything. Rows are
+never changed or deleted (PUT, PATCH and DELETE are not offered): a correction is a new entry.
+"""
+
+import datetime
+
+import django_filters
+from celery.result import EagerResult
+from django import forms
+from django.db.models import OuterRef, Subquery
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from cardroom.api.base import ScopedReadOnlyViewSet, scope_of
+from fees import ledger
+from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", str, location=OpenApiParameter.HEADER, required=False,
+    description="Key of the entry (single) or of the batch (bulk), when the body does not give one.",
+)
+
+
+def bad_request(error):
+    """A LedgerInputError (or the engine's QuoteError) as a 400 answer."""
+    return exceptions.ValidationError(str(error))
+
+
+def require_recorder(request):
+    scope = scope_of(request)
+    if not ledger.may_record(scope):
+        raise exceptions.PermissionDenied(
+            "Only floor supervisors and compliance officers of the table's establishment may record collections, "
+            "rounds and reconciliations."
+        )
+    return scope
+
+
+def writable_table(scope, value, field="table"):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise exceptions.ValidationError({field: f"must be a table id (a whole number), not {value!r}."})
+    table = ledger.writable_tables(scope).filter(pk=value).first() if ledger.is_id(value) else None
+    if table is None:
+        raise exceptions.ValidationError({field: f"no table {value} among the tables you may record at."})
+    return table
+
+
+# -- serializers ---------------------------------------------------------------------------------------------
+
+class PlacedSerializer(serializers.ModelSerializer):
+    table_label = serializers.CharField(source="table.label", read_only=True)
+    establishment = serializers.CharField(source="table.establishment.slug", read_only=True)
+
+
+class CollectionEntrySerializer(PlacedSerializer):
+    corrected_by = serializers.IntegerField(read_only=True, allow_null=True,
+                                            help_text="The entry that corrects this one, if any.")
+    effective = serializers.SerializerMethodField(help_text="Counted in reconciliation: no entry corrects it.")
+    recorded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = CollectionEntry
+        fields = ["id", "idempotency_key", "table", "table_label", "establishment", "gaming_day", "reference",
+                  "collected_at", "payer", "seat", "player", "fee_kind", "amount", "currency", "corrects",
+                  "corrected_by", "effective", "reason", "recorded_by", "recorded_at"]
+
+    def get_effective(self, entry) -> bool:
+        return getattr(entry, "corrected_by", None) is None
+
+
+class EntryInputSerializer(serializers.Serializer):
+    """One collection entry as posted (documentation; the ledger service reads and checks the body)."""
+
+    idempotency_key = serializers.CharField(max_length=100, help_text="Or the Idempotency-Key header.")
+    table = serializers.IntegerField(required=False, help_text="Table id (not needed for a correction).")
+    gaming_day = serializers.DateField(required=False, help_text="Default: the local date of collected_at.")
+    reference = serializers.CharField(max_length=64, required=False, help_text="Hand or round reference.")
+    collected_at = serializers.DateTimeField(required=False,
+                                             help_text="With its offset, e.g. 2026-03-03T02:30:00-08:00")
+    payer = serializers.ChoiceField(choices=CollectionEntry.Payer.choices, required=False)
+    seat = serializers.IntegerField(required=False, allow_null=True)
+    player = serializers.CharField(required=False, allow_blank=True)
+    fee_kind = serializers.ChoiceField(choices=CollectionEntry.FeeKind.choices, required=False)
+    amount = serializers.DecimalField(max_digits=12, decimal_places=2, help_text="Decimal string, e.g. \"3.00\".")
+    currency = serializers.CharField(required=False, help_text="If given, must be the table's currency.")
+    corrects = serializers.IntegerField(required=False, help_text="Id of the entry this one corrects.")
+    corrects_key = serializers.CharField(required=False, help_text="Or its idempotency key.")
+    reason = serializers.CharField(required=False, help_text="Required for a correction.")
+
+
+class BulkInputSerializer(serializers.Serializer):
+    idempotency_key = serializers.CharField(
+        required=False, help_text="Batch key: a row without its own key gets '<batch key>:<row index>'."
+    )
+    entries = EntryInputSerializer(many=True)
+
+
+class BulkResultSerializer(serializers.Serializer):
+    received = serializers.IntegerField()
+    created = serializers.IntegerField()
+    already_recorded = serializers.IntegerField()
+
+
+class RoundSerializer(PlacedSerializer):
+    schedule = serializers.CharField(source="schedule_code", read_only=True)
+    option = serializers.IntegerField(source="option_number", read_only=True)
+    recorded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = RoundOfPlay
+        fields = ["id", "table", "table_label", "establishment", "gaming_day", "reference", "played_at", "facts",
+                  "posting", "schedule", "schedule_version", "option", "expected_total", "currency",
+                  "expected_by_payer", "expected_lines", "explanation", "recorded_by", "recorded_at"]
+
+
+class RoundInputSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    gaming_day = serializers.DateField(required=False, help_text="Default: the local date of played_at.")
+    reference = serializers.CharField(max_length=64, help_text="Hand or round reference, unique per table and day.")
+    played_at = serializers.DateTimeField()
+    facts = serializers.JSONField(help_text=(
+        "As in the quote API: {'wagers': [...]} (California), {'players', 'reached_flop', 'reached_river'} "
+        "(poker) or {'game_started_at', 'game_ended_at', 'players': [...]} (time collection)."
+    ))
+
+    def validate_played_at(self, value):
+        raw = self.initial_data.get("played_at")
+        try:
+            naive = isinstance(raw, str) and datetime.datetime.fromisoformat(raw).tzinfo is None
+        except ValueError:
+            naive = False  # a form DRF reads but Python does not; DRF has made it aware already
+        if naive:
+            raise serializers.ValidationError("must include its time zone offset, e.g. 2026-03-03T02:30:00-08:00.")
+        return value
+
+    def validate(self, attrs):
+        unknown = set(self.initial_data) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError(
+                f"unknown field(s): {', '.join(sorted(unknown))}; what was played goes under 'facts'."
+            )
+        if not isinstance(attrs["facts"], dict):
+            raise serializers.ValidationError({"facts": "must be an object: wagers, poker facts or a time period."})
+        return attrs
+
+
+class ReconciliationSerializer(PlacedSerializer):
+    run_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Reconciliation
+        fields = ["id", "table", "table_label", "establishment", "gaming_day", "trigger", "status", "currency",
+                  "expected_total", "collected_total", "difference", "rounds", "entries", "hands", "hands_balanced",
+                  "hands_with_variance", "variances", "run_by", "run_at"]
+
+
+class RunInputSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    gaming_day = serializers.DateField()
+
+
+# -- filters -------------------------------------------------------------------------------------------------
+
+class IdFilter(django_filters.NumberFilter):
+    """A row id: a whole number within what the database can hold (anything else is a 400)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", ledger.MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class PlacedFilter(django_filters.FilterSet):
+    table = IdFilter(field_name="table_id")
+    establishment = django_filters.CharFilter(field_name="table__establishment__slug")
+    gaming_day = django_filters.DateFilter()
+    gaming_day_from = django_filters.DateFilter(field_name="gaming_day", lookup_expr="gte")
+    gaming_day_to = django_filters.DateFilter(field_name="gaming_day", lookup_expr="lte")
+
+
+class EntryFilter(PlacedFilter):
+    reference = django_filters.CharFilter()
+    payer = django_filters.ChoiceFilter(choices=CollectionEntry.Payer.choices)
+    fee_kind = django_filters.ChoiceFilter(choices=CollectionEntry.FeeKind.choices)
+    effective = django_filters.BooleanFilter(field_name="corrected_by", lookup_expr="isnull")
+
+    class Meta:
+        model = CollectionEntry
+        fields = []
+
+
+class RoundFilter(PlacedFilter):
+    reference = django_filters.CharFilter()
+
+    class Meta:
+        model = RoundOfPlay
+        fields = []
+
+
+class ReconciliationFilter(PlacedFilter):
+    status = django_filters.ChoiceFilter(choices=Reconciliation.Status.choices)
+    trigger = django_filters.ChoiceFilter(choices=Reconciliation.Trigger.choices)
+
+    class Meta:
+        model = Reconciliation
+        fields = []
+
+
+# -- viewsets ------------------------------------------------------------------------------------------------
+
+class LedgerViewSet(ScopedReadOnlyViewSet):
+    lookup_value_regex = "[0-9]{1,18}"
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.establishments_q("table__establishment__"))
+
+
+class CollectionEntryViewSet(LedgerViewSet):
+    """What was collected at the tables. ``POST`` one entry here, or thousands to ``bulk/``."""
+
+    queryset = CollectionEntry.objects.select_related("table__establishment", "recorded_by").annotate(
+        corrected_by=Subquery(CollectionEntry.objects.filter(corrects=OuterRef("pk")).values("pk")[:1])
+    )
+    serializer_class = CollectionEntrySerializer
+    filterset_class = EntryFilter
+    ordering_fields = ["id", "collected_at", "gaming_day"]
+
+    @extend_schema(request=EntryInputSerializer, parameters=[IDEMPOTENCY_HEADER],
+                   responses={201: CollectionEntrySerializer, 200: CollectionEntrySerializer})
+    def create(self, request, *args, **kwargs):
+        """Record one entry (201), or return the one already recorded under its idempotency key (200)."""
+        scope = require_recorder(request)
+        try:
+            entry, created = ledger.record_entry(request.data, scope=scope, user=request.user,
+                                                 key=request.headers.get("Idempotency-Key"))
+        except ledger.LedgerInputError as error:
+            raise bad_request(error) from None
+        entry = self.get_queryset().get(pk=entry.pk)
+        return Response(self.get_serializer(entry).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @extend_schema(request=BulkInputSerializer, parameters=[IDEMPOTENCY_HEADER],
+                   responses={201: BulkResultSerializer, 200: BulkResultSerializer})
+    @action(detail=False, methods=["post"])
+    def bulk(self, request):
+        """Record a batch, all or nothing: one bad row rejects it (400 naming the row) and nothing is saved.
+
+        Retrying a batch records nothing twice: the answer counts rows created and rows already recorded.
+        201 when anything was created, 200 when everything was already recorded.
+        """
+        scope = require_recorder(request)
+        body = request.data
+        if not isinstance(body, dict):
+            raise exceptions.ValidationError('The body must be an object: {"idempotency_key": ..., "entries": [...]}.')
+        unknown = set(body) - {"idempotency_key", "entries"}
+        if unknown:
+            raise exceptions.ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}; the rows go under "
+                                             "'entries'.")
+        batch_key = body.get("idempotency_key", request.headers.get("Idempotency-Key"))
+        try:
+            result = ledger.record_entries(body.get("entries"), scope=scope, user=request.user, batch_key=batch_key)
+        except ledger.LedgerInputError as error:
+            raise bad_request(error) from None
+        return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class RoundViewSet(LedgerViewSet):
+    """Rounds of play with the fee the engine expected against the posting in force at the table."""
+
+    queryset = RoundOfPlay.objects.select_related("table__establishment", "recorded_by")
+    serializer_class = RoundSerializer
+    filterset_class = RoundFilter
+    ordering_fields = ["id", "played_at", "gaming_day"]
+
+    @extend_schema(request=RoundInputSerializer, responses={201: RoundSerializer, 200: RoundSerializer})
+    def create(self, request, *args, **kwargs):
+        """Record a round (201); the same table, day and reference with the same facts returns it (200)."""
+        scope = require_recorder(request)
+        data = RoundInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        table = writable_table(scope, values["table"])
+        try:
+            round_, created = ledger.record_round(
+                table=table, gaming_day=values.get("gaming_day"), reference=values["reference"].strip(),
+                played_at=values["played_at"], facts=values["facts"], user=request.user,
+            )
+        except ledger.LedgerInputError as error:
+            raise bad_request(error) from None
+        round_ = self.get_queryset().get(pk=round_.pk)
+        return Response(self.get_serializer(round_).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class ReconciliationViewSet(LedgerViewSet):
+    """Reconciliations per table and gaming day: expected against collected, with the variances hand by hand."""
+
+    queryset = Reconciliation.objects.select_related("table__establishment", "run_by")
+    serializer_class = ReconciliationSerializer
+    filterset_class = ReconciliationFilter
+    ordering_fields = ["run_at", "gaming_day"]
+
+    @extend_schema(
+        request=RunInputSerializer,
+        responses={201: ReconciliationSerializer, 202: inline_serializer("ReconciliationQueued", {
+            "task_id": serializers.CharField(), "table": serializers.IntegerField(),
+            "gaming_day": serializers.DateField(), "status": serializers.CharField()})},
+    )
+    @action(detail=False, methods=["post"])
+    def run(self, request):
+        """Reconcile one table and gaming day now (through the task queue). 201 with the result when the task
+        ran in-process; 202 with the task id when a worker will run it."""
+        from fees import tasks
+
+        scope = require_recorder(request)
+        data = RunInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = writable_table(scope, data.validated_data["table"])
+        day = data.validated_data["gaming_day"]
+        result = tasks.reconcile_table_day.delay(table.pk, day.isoformat(), request.user.pk)
+        if isinstance(result, EagerResult):
+            reconciliation = self.get_queryset().get(pk=result.get())
+            return Response(self.get_serializer(reconciliation).data, status=status.HTTP_201_CREATED)
+        return Response({"task_id": result.id, "table": table.pk, "gaming_day": day.isoformat(), "status": "queued"},
+                        status=status.HTTP_202_ACCEPTED)
+

@@ -1,0 +1,198 @@
+"""The collection ledger: what was collected at a table, what should have been, and how the two compare.
+
+- ``CollectionEntry``: one amount taken at a table (from a seat, the player-dealer, the pot or a timed
+  player) for one hand or round. Append-only: a mistake is put right by a new entry that ``corrects`` it and
+  states the amount really collected (replacement semantics). An entry counts in reconciliation only while
+  no later entry corrects it; an entry is corrected at most once, so corrections form a chain.
+- ``RoundOfPlay``: a hand or round with its facts (wagers, poker facts or a time-collection period) and the
+  fee the engine expected for it against the posting in force at that table at that moment.
+- ``Reconciliation``: one run comparing the two for a table and gaming day, with the variances hand by hand.
+
+None of these rows is ever updated or deleted by the application.
+"""
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.db.models import Q
+
+from cardroom.exceptions import StateConflict
+
+from .schedules import MONEY, FeeTier
+
+
+class LedgerImmutableError(StateConflict):
+    """Ledger rows (entries, rounds, reconciliations) are never changed or removed."""
+
+
+class LedgerConflict(StateConflict):
+    """A request that contradicts what the ledger already holds (a reused key, a second correction)."""
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    what = "Ledger rows"
+
+    def update(self, **kwargs):
+        raise LedgerImmutableError(f"{self.what} are append-only: they are never updated; record a correction.")
+
+    def delete(self):
+        raise LedgerImmutableError(f"{self.what} are append-only: they are never deleted; record a correction.")
+
+
+class EntryQuerySet(AppendOnlyQuerySet):
+    what = "Collection entries"
+
+    def effective(self):
+        """Entries no later entry corrects: the ones reconciliation counts."""
+        return self.filter(corrections__isnull=True)
+
+
+class RoundQuerySet(AppendOnlyQuerySet):
+    what = "Recorded rounds"
+
+
+class ReconciliationQuerySet(AppendOnlyQuerySet):
+    what = "Reconciliations"
+
+
+class AppendOnly(models.Model):
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise LedgerImmutableError(f"{self._meta.verbose_name_plural.capitalize()} are append-only: "
+                                       f"{self} cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerImmutableError(f"{self._meta.verbose_name_plural.capitalize()} are append-only: "
+                                   f"{self} cannot be deleted.")
+
+
+class CollectionEntry(AppendOnly):
+    """One amount collected at a table for one hand or round."""
+
+    Payer = FeeTier.Payer
+    FeeKind = FeeTier.FeeKind
+
+    idempotency_key = models.CharField(
+        max_length=100, help_text="Chosen by the recorder; a retried submission with the same key records nothing new."
+    )
+    table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    gaming_day = models.DateField()
+    reference = models.CharField(max_length=64, help_text="The hand or round the amount was collected for.")
+    collected_at = models.DateTimeField()
+    payer = models.CharField(max_length=16, choices=Payer.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Betting position, where known.")
+    player = models.CharField(max_length=64, blank=True, help_text="Player, e.g. for time collection.")
+    fee_kind = models.CharField(max_length=20, choices=FeeKind.choices)
+    amount = models.DecimalField(**MONEY)
+    currency = models.CharField(max_length=3)
+    corrects = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False,
+        help_text="The entry this one corrects; this entry states the amount really collected.",
+    )
+    reason = models.CharField(max_length=500, blank=True, help_text="Why a correction was made.")
+    # No database-level constraint here: checking it costs PostgreSQL about a third of the bulk insert, the
+    # recorder is always the authenticated user of the request, and Django's PROTECT still guards deletion.
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False,
+        db_constraint=False,
+    )
+    recorded_at = models.DateTimeField()
+
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "collection entries"
+        constraints = [
+            # Declared as constraints, not unique=True, so PostgreSQL keeps one index each (no LIKE index).
+            models.UniqueConstraint(fields=["idempotency_key"], name="ledger_entry_idempotency_key"),
+            models.UniqueConstraint(
+                fields=["corrects"], condition=Q(corrects__isnull=False), name="ledger_entry_corrected_once"
+            ),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="ledger_entry_amount_not_negative"),
+        ]
+        indexes = [models.Index(fields=["gaming_day", "table"], name="ledger_entry_day_table")]
+
+    def __str__(self):
+        return f"entry {self.pk}: {self.reference} {self.fee_kind} {self.amount} {self.currency}"
+
+
+class RoundOfPlay(AppendOnly):
+    """A hand or round played at a table, priced by the engine against the posting in force."""
+
+    table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    gaming_day = models.DateField()
+    reference = models.CharField(max_length=64, help_text="The hand or round reference, unique per table and day.")
+    played_at = models.DateTimeField()
+    facts = models.JSONField(help_text="What was played, in the quote API's shape (wagers, poker facts or time).")
+    posting = models.ForeignKey("fees.TablePosting", on_delete=models.PROTECT, related_name="+")
+    schedule_code = models.CharField(max_length=40)
+    schedule_version = models.PositiveIntegerField()
+    option_number = models.PositiveIntegerField()
+    expected_total = models.DecimalField(**MONEY)
+    currency = models.CharField(max_length=3)
+    expected_by_payer = models.JSONField(default=list, encoder=DjangoJSONEncoder)
+    expected_lines = models.JSONField(default=list, encoder=DjangoJSONEncoder)
+    explanation = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RoundQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = "round of play"
+        verbose_name_plural = "rounds of play"
+        constraints = [
+            models.UniqueConstraint(fields=["gaming_day", "table", "reference"], name="ledger_round_reference")
+        ]
+
+    def __str__(self):
+        return f"round {self.reference} on {self.gaming_day}: expected {self.expected_total} {self.currency}"
+
+
+class Reconciliation(AppendOnly):
+    """Expected against collected for one table and gaming day, as found by one run."""
+
+    class Trigger(models.TextChoices):
+        ON_DEMAND = "on_demand", "On demand"
+        NIGHTLY = "nightly", "Nightly"
+
+    class Status(models.TextChoices):
+        BALANCED = "balanced", "Balanced"
+        VARIANCE = "variance", "Variance"
+
+    table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    trigger = models.CharField(max_length=12, choices=Trigger.choices)
+    status = models.CharField(max_length=12, choices=Status.choices)
+    currency = models.CharField(max_length=3)
+    expected_total = models.DecimalField(**MONEY)
+    collected_total = models.DecimalField(**MONEY)
+    difference = models.DecimalField(**MONEY, help_text="Collected minus expected.")
+    rounds = models.PositiveIntegerField(help_text="Rounds recorded.")
+    entries = models.PositiveIntegerField(help_text="Collection entries counted (those no later entry corrects).")
+    hands = models.PositiveIntegerField(help_text="Distinct references seen in rounds or entries.")
+    hands_balanced = models.PositiveIntegerField()
+    hands_with_variance = models.PositiveIntegerField()
+    variances = models.JSONField(default=list, encoder=DjangoJSONEncoder,
+                                 help_text="Per reference: expected, collected, difference, status.")
+    run_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
+    run_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ReconciliationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-run_at", "-id"]
+        indexes = [models.Index(fields=["gaming_day", "table"], name="ledger_recon_day_table")]
+
+    def __str__(self):
+        return f"reconciliation of table {self.table_id} on {self.gaming_day}: {self.status}"

@@ -1,0 +1,35 @@
+"""Ledger tasks: reconcile a table's gaming day on demand, and every table with activity each night.
+
+With no broker configured (the embedded default) ``.delay()`` runs these in-process.
+"""
+
+import datetime
+
+from celery import shared_task
+from django.contrib.auth import get_user_model
+
+from . import ledger
+from .models import Reconciliation
+
+
+@shared_task
+def reconcile_table_day(table_id, gaming_day, user_id=None):
+    """Reconcile one table's gaming day (YYYY-MM-DD); returns the stored reconciliation's id."""
+    user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+    day = datetime.date.fromisoformat(gaming_day)
+    (reconciliation,) = ledger.reconcile(day, table_ids=[table_id], user=user,
+                                         trigger=Reconciliation.Trigger.ON_DEMAND)
+    return reconciliation.pk
+
+
+@shared_task
+def reconcile_previous_gaming_day(gaming_day=None):
+    """Nightly: reconcile every table with rounds or entries on the previous gaming day (or ``gaming_day``)."""
+    day = datetime.date.fromisoformat(gaming_day) if gaming_day else ledger.previous_gaming_day()
+    stored = ledger.reconcile(day, trigger=Reconciliation.Trigger.NIGHTLY)
+    return {
+        "gaming_day": day.isoformat(),
+        "reconciled": len(stored),
+        "with_variance": sum(1 for r in stored if r.status == Reconciliation.Status.VARIANCE),
+        "reconciliations": [r.pk for r in stored],
+    }
