@@ -87,8 +87,7 @@ class ScheduleDocumentAdmin(ScopedAdmin):
 
 class FeeOptionInline(admin.TabularInline):
     model = FeeOption
-    fields = ["link", "label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to",
-              "table_limit_low", "table_limit_high", "tier_count"]
+    fields = ["link", "label", "basis", "tier_count"]
     readonly_fields = ["link", "tier_count"]
     extra = 0
     show_change_link = False
@@ -139,7 +138,7 @@ def history_table(version):
     ]
     records.sort(key=lambda r: r.history_date, reverse=True)
     rows = [
-        (f"{r.history_date:%Y-%m-%d %H:%M}", r.history_user or "system", r.get_history_type_display(),
+        (f"{timezone.localtime(r.history_date):%Y-%m-%d %H:%M}", r.history_user or "system", r.get_history_type_display(),
          r.instance_type._meta.verbose_name, str(r.instance), r.history_change_reason or "")
         for r in records[:200]
     ]

@@ -54,7 +54,7 @@ class People:
         )
 
         def make(username, role=None, **where):
-            user = User.objects.create_user(username, password="pw")
+            user = User.objects.create_user(username)  # no password: tests log in with force_login
             if role:
                 appoint(user, role, **where)
             return user

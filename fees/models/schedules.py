@@ -68,19 +68,24 @@ class ScheduleDocument(Cited):
     def new_draft(self, *, based_on, user=None, reason="", effective_from=None):
         """A new draft version holding a copy of ``based_on``'s options and tiers, ready to edit."""
         number = (self.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-        draft = ScheduleVersion.objects.create(
+        why = f"New draft v{number}" + (f" from v{based_on.number}" if based_on else "") + f": {reason}"
+        draft = ScheduleVersion(
             document=self, number=number, based_on=based_on, reason=reason, effective_from=effective_from,
             provisions=list(based_on.provisions) if based_on else [], created_by=user,
         )
+        draft._change_reason = why
+        draft.save()
         if based_on is not None:
             for option in based_on.options.prefetch_related("tiers"):
                 tiers = list(option.tiers.all())
                 option.pk = None
                 option.version = draft
+                option._change_reason = why
                 option.save()
                 for tier in tiers:
                     tier.pk = None
                     tier.option = option
+                    tier._change_reason = why
                     tier.save()
         return draft
 
