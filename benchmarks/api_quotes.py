@@ -28,7 +28,7 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:543
 os.environ["DATABASE_URL"] = DATABASE_URL
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
 PORT = int(os.environ.get("BENCH_PORT", "8021"))
-WORKERS = int(os.environ.get("BENCH_WORKERS", "4"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))  # one per core measured best on this 2-core machine
 DURATION = os.environ.get("BENCH_DURATION", "20s")
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "8"))
 # A 6-spot round on an option with an open-ended top, so every amount is covered.

@@ -6,7 +6,7 @@ priced the same way everywhere. Request and response shapes are documented in do
 
 import datetime
 
-from django.db.models import F, Q
+from django.db import connection
 
 from . import engine
 from .engine import QuoteError
@@ -46,19 +46,27 @@ def snapshot(version):
     return schedule
 
 
+VERSION_IN_FORCE_SQL = """
+    SELECT v.id, d.establishment_id, e.jurisdiction_id, d.jurisdiction_id
+    FROM fees_scheduleversion v
+    JOIN fees_scheduledocument d ON d.id = v.document_id
+    LEFT JOIN cardroom_establishment e ON e.id = d.establishment_id
+    WHERE d.code = %s AND v.status = %s AND (v.effective_from <= %s OR v.effective_from IS NULL)
+    ORDER BY v.effective_from DESC NULLS LAST, v.number DESC
+    LIMIT 1
+"""
+
+
 def schedule_snapshot(code, as_of, scope=None):
     """The engine view of schedule ``code`` as of ``as_of``; with a ``scope``, only if that user may see it.
 
     One flat query per call (this is on the hot path of every quote); the snapshot itself is cached.
     """
-    row = (
-        ScheduleVersion.objects.filter(document__code=code, status=ScheduleVersion.Status.PUBLISHED)
-        .filter(Q(effective_from__lte=as_of) | Q(effective_from__isnull=True))
-        .order_by(F("effective_from").desc(nulls_last=True), "-number")
-        .values_list("id", "document__establishment_id", "document__establishment__jurisdiction_id",
-                     "document__jurisdiction_id")
-        .first()
-    )
+    # Written as SQL because it runs on every quote: the ORM spent longer compiling it than the database
+    # spent answering. Same meaning as ScheduleDocument.version_as_of.
+    with connection.cursor() as cursor:
+        cursor.execute(VERSION_IN_FORCE_SQL, [code, ScheduleVersion.Status.PUBLISHED, as_of])
+        row = cursor.fetchone()
     if row is not None and (scope is None or scope.sees_placed(*row[1:])):
         cached = _snapshots.get(row[0])
         return cached or snapshot(ScheduleVersion.objects.select_related("document__source").get(pk=row[0]))
