@@ -20,7 +20,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from support import ensure_postgres_database  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,14 +40,7 @@ ROUND = {
 
 
 def ensure_database():
-    import psycopg
-
-    url = urlsplit(DATABASE_URL)
-    name = url.path.lstrip("/")
-    admin_url = DATABASE_URL.replace(url.path, "/postgres")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
+    ensure_postgres_database(DATABASE_URL)
 
 
 def prepare():

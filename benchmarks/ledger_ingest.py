@@ -17,7 +17,8 @@ import os
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from support import ensure_postgres_database  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,16 +37,7 @@ USERNAME = "bench-ledger"
 
 
 def ensure_database():
-    import psycopg
-
-    url = urlsplit(DATABASE_URL)
-    if not url.scheme.startswith("postgres"):
-        raise SystemExit("The ledger benchmarks measure PostgreSQL: set DATABASE_URL=postgres://...")
-    name = url.path.lstrip("/")
-    admin_url = DATABASE_URL.replace(url.path, "/postgres")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
+    ensure_postgres_database(DATABASE_URL)
 
 
 def prepare():
