@@ -143,9 +143,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: with no broker configured, tasks run in-process (eagerly) so the embedded default needs nothing.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
+# The in-memory broker is never used when tasks run eagerly; naming it keeps kombu from guessing a host.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "" if CELERY_TASK_ALWAYS_EAGER else CELERY_BROKER_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -1,3 +1,7 @@
+import datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -6,6 +10,7 @@ from django.db import transaction
 
 from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
 from cardroom.roles import appoint
+from fees.models import ScheduleDocument, TablePosting
 
 # Development-only accounts, documented in the README. Never load these on a real installation.
 DEMO_USERS = [
@@ -17,6 +22,10 @@ DEMO_USERS = [
     ("compliance-wa", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "demo-evergreen-card-room", None),
     ("regulator-wa", "regulator-dev-only", Role.REGULATOR, None, "WA"),
 ]
+# When the demo postings start: the beginning of the seeded data's first demo gaming day.
+DEMO_POSTED_FROM = datetime.datetime(2026, 1, 1, 8, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
+# Table minimum and maximum where the option states no table limit of its own.
+DEMO_LIMITS = (Decimal("5"), Decimal("500"))
 # Seats per table by game category (betting positions, the player-dealer's included).
 SEATS = {"player_dealer": 7, "poker_drop": 9, "time_collection": 8, "house_banked": 6}
 
@@ -50,6 +59,7 @@ class Command(BaseCommand):
         for label in ("OFM-1", "OFM-2"):
             Table.objects.get_or_create(establishment=evergreen, label=label,
                                         defaults={"game": one_for_the_money, "seats": SEATS["house_banked"]})
+        self.post_tables(Table.objects.filter(establishment=marysville))
         User = get_user_model()
         for username, password, role, establishment, jurisdiction in DEMO_USERS:
             user, created = User.objects.get_or_create(username=username)
@@ -63,6 +73,35 @@ class Command(BaseCommand):
             )
         if options["verbosity"]:
             tables = Table.objects.filter(establishment__in=[marysville, evergreen]).count()
+            posted = TablePosting.objects.filter(table__establishment=marysville).count()
             self.stdout.write(self.style.SUCCESS(
-                f"Demo floor ready: {tables} tables; users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
+                f"Demo floor ready: {tables} tables ({posted} posted); users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
             ))
+
+    def post_tables(self, tables):
+        """Post each demo table on the first option with fees of a schedule listed for its game (the
+        Bureau's own GEGA codes first), so rounds can be priced. Limits come from the option where stated."""
+        for table in tables:
+            if TablePosting.objects.filter(table=table).exists():
+                continue
+            documents = ScheduleDocument.objects.filter(games=table.game).order_by("-code")
+            option = None
+            for document in sorted(documents, key=lambda d: not d.code.startswith("GEGA-")):
+                version = document.version_as_of(DEMO_POSTED_FROM.date())
+                option = version and version.options.filter(tiers__isnull=False).order_by("number").first()
+                if option:
+                    break
+            if option is None:
+                continue
+            if option.table_limit_high:
+                limits = (option.table_limit_low, option.table_limit_high)
+            elif option.largest_game_high:  # poker and lowball: the smallest and largest games allowed
+                limits = (option.smallest_game_low, option.largest_game_high)
+            else:
+                limits = DEMO_LIMITS
+            TablePosting.objects.create(
+                table=table, game=table.game, schedule=option.version.document, option_number=option.number,
+                min_wager=limits[0], max_wager=limits[1], seats=table.seats, effective_from=DEMO_POSTED_FROM,
+                notes="Demo posting.",
+            )
+
