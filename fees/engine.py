@@ -934,6 +934,10 @@ def quote_poker(schedule: Schedule, option_number: int, *, players: int, reached
 # -- time collection -----------------------------------------------------------------------------------
 
 
+# Marks are listed one by one, so the period is bounded: a week of half-hours is 336 marks.
+LONGEST_TIME_COLLECTION = timedelta(days=7)
+
+
 def _collections(game_started_at, game_ended_at, interval_minutes: int, seats: Sequence[Seat]):
     """The collection marks and, per player in order of first appearance, the marks they pay at.
 
@@ -960,6 +964,11 @@ def _collections(game_started_at, game_ended_at, interval_minutes: int, seats: S
         raise QuoteError(
             f"The game must end after it starts; it starts {game_started_at.isoformat()} and ends "
             f"{game_ended_at.isoformat()}."
+        )
+    if end - start > LONGEST_TIME_COLLECTION:
+        raise QuoteError(
+            f"A time-collection period can be at most {LONGEST_TIME_COLLECTION.days} days long; this one runs from "
+            f"{game_started_at.isoformat()} to {game_ended_at.isoformat()}. Quote each gaming day on its own."
         )
     if not seats:
         raise QuoteError("A time collection needs at least one player's seat.")

@@ -43,7 +43,7 @@ def exception_handler(exc, context):
     if response is None:
         return None  # an unexpected error: Django's handler500 answers (JSON for the API, see below)
     detail = response.data
-    code = getattr(exc, "default_code", "error")
+    code = {404: "not_found", 403: "permission_denied"}.get(response.status_code, "error")
     if isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else code
