@@ -158,6 +158,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "fees.tasks.reconcile_previous_gaming_day",
         "schedule": crontab(hour=7, minute=0),
     },
+    # Nightly: validate every table's current posting, every approval and every published schedule version.
+    "compliance-validate-everything": {
+        "task": "compliance.tasks.validate_everything",
+        "schedule": crontab(hour=7, minute=30),
+    },
 }
 
 LOGGING = {

@@ -7,11 +7,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 import cardroom.api.urls
+import compliance.urls
 import fees.api.urls
 from cardroom.api.errors import json_not_found
 
 router = DefaultRouter()
-for app_api in (cardroom.api.urls, fees.api.urls):
+for app_api in (cardroom.api.urls, fees.api.urls, compliance.urls):
     app_api.register(router)
 
 api_v1 = [
@@ -19,6 +20,7 @@ api_v1 = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     *fees.api.urls.urlpatterns,
+    *compliance.urls.urlpatterns,
     path("", include(router.urls)),
     re_path(r"^.*$", json_not_found),
 ]

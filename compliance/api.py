@@ -1,0 +1,229 @@
+"""Compliance API: check a proposed posting (saves nothing), stored validation runs and their findings."""
+
+import datetime
+
+from django.db.models import Q
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cardroom.api.base import ScopedReadOnlyViewSet, scope_of
+from cardroom.models import Establishment
+from fees.models import ScheduleVersion
+
+from . import checking
+from .models import Finding, RuleParameter, ValidationRun
+
+EXAMPLE = {
+    "jurisdiction": "CA", "game": "GEGR-002247", "schedule": "GEGA-002888", "option": 7, "min_wager": "5",
+    "max_wager": "500", "seats": 6, "bonus_limits": {"pair_plus": "100"}, "as_of": "2026-11-21",
+}
+
+
+class CheckView(APIView):
+    """Check a proposed table posting against the rules in force on ``as_of``. Nothing is saved."""
+
+    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT,
+                   examples=[OpenApiExample("California posting", request_only=True, value=EXAMPLE)])
+    def post(self, request):
+        try:
+            body = checking.check_request(request.data, scope=scope_of(request), today=timezone.localdate())
+        except checking.CheckError as exc:
+            raise exceptions.ValidationError({"detail": str(exc)}) from None
+        return Response(body)
+
+
+def may_run(scope, establishment=None):
+    """Compliance officers run validations for their establishment; administrators anywhere."""
+    if scope.is_admin:
+        return True
+    return establishment is not None and establishment.pk in scope.compliance_establishments
+
+
+class FindingSerializer(serializers.ModelSerializer):
+    acknowledged = serializers.BooleanField(read_only=True)
+    table = serializers.SerializerMethodField()
+    schedule = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Finding
+        fields = ["id", "run", "rule", "severity", "subject_type", "subject", "message", "citation", "parameters",
+                  "establishment", "table", "schedule", "option_number", "acknowledged", "acknowledged_at",
+                  "acknowledged_by", "acknowledgement_reason"]
+
+    def get_table(self, obj) -> str | None:
+        return obj.table.label if obj.table_id else None
+
+    def get_schedule(self, obj) -> str | None:
+        return obj.schedule.code if obj.schedule_id else None
+
+
+class RunSerializer(serializers.ModelSerializer):
+    ok = serializers.BooleanField(read_only=True)
+    establishment = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    schedule_version = serializers.StringRelatedField()
+
+    class Meta:
+        model = ValidationRun
+        fields = ["id", "kind", "trigger", "as_of", "establishment", "schedule_version", "created_at",
+                  "postings_checked", "options_linted", "errors", "warnings", "infos", "ok"]
+
+
+class RunInputSerializer(serializers.Serializer):
+    establishment = serializers.CharField(required=False)
+    schedule = serializers.CharField(required=False)
+    version = serializers.IntegerField(required=False, min_value=1)
+    everything = serializers.BooleanField(required=False, default=False)
+    as_of = serializers.DateField(required=False)
+
+
+class ParameterSerializer(serializers.ModelSerializer):
+    jurisdiction = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    source = serializers.SlugRelatedField(slug_field="key", read_only=True)
+
+    class Meta:
+        model = RuleParameter
+        fields = ["id", "jurisdiction", "key", "value", "unit", "effective_from", "status", "source", "citation",
+                  "note"]
+
+
+def runs_q(scope):
+    """Runs over an establishment or a schedule the user may see; runs over everything: administrators only
+    (their findings are still visible, one by one, to everyone who may see each place)."""
+    if scope.is_admin:
+        return Q()
+    return (
+        Q(establishment__isnull=False) & scope.establishments_q("establishment__")
+        | Q(schedule_version__isnull=False) & scope.placed_q("schedule_version__document__")
+    )
+
+
+class RunViewSet(ScopedReadOnlyViewSet):
+    """Validation runs you may see; ``POST run/`` starts one (compliance officers and administrators)."""
+
+    queryset = ValidationRun.objects.select_related("establishment", "schedule_version__document")
+    serializer_class = RunSerializer
+    filterset_fields = ["kind", "trigger", "establishment__slug"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(runs_q(scope)).distinct()
+
+    @extend_schema(request=RunInputSerializer, responses=RunSerializer)
+    @action(detail=False, methods=["post"])
+    def run(self, request):
+        scope = scope_of(request)
+        data = RunInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        as_of = values.get("as_of") or timezone.localdate()
+        if values.get("establishment"):
+            key = values["establishment"]
+            qs = Establishment.objects.filter(scope.establishments_q())
+            establishment = (qs.filter(pk=int(key)).first() if key.isdigit() else None) or qs.filter(slug=key).first()
+            if establishment is None:
+                raise exceptions.ValidationError({"establishment": f"Unknown establishment {key!r}."})
+            if not may_run(scope, establishment):
+                raise exceptions.PermissionDenied("Only a compliance officer of this establishment may start a run.")
+            run = checking.run_establishment(establishment, as_of=as_of, user=request.user)
+        elif values.get("schedule"):
+            version = ScheduleVersion.objects.filter(
+                document__code=values["schedule"], status=ScheduleVersion.Status.PUBLISHED,
+                **({"number": values["version"]} if values.get("version") else {}),
+            ).filter(scope.placed_q("document__")).order_by("-number").first()
+            if version is None:
+                raise exceptions.ValidationError({"schedule": f"Unknown published schedule {values['schedule']!r}."})
+            document = version.document
+            allowed = scope.is_admin or (scope.compliance_establishments and scope.may_edit_schedule(document))
+            if not allowed:
+                raise exceptions.PermissionDenied("Only compliance officers may start a run.")
+            run = checking.run_schedule(version, as_of=as_of, user=request.user)
+        elif values.get("everything"):
+            if not scope.is_admin:
+                raise exceptions.PermissionDenied("Only an administrator may validate everything.")
+            run = checking.run_everything(as_of=as_of, user=request.user)
+        else:
+            raise exceptions.ValidationError({"detail": "Say what to validate: establishment, schedule or everything."})
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class AcknowledgeSerializer(serializers.Serializer):
+    reason = serializers.CharField(min_length=3)
+
+
+class FindingViewSet(ScopedReadOnlyViewSet):
+    """Stored findings you may see; filter by run, severity, rule, table, schedule or acknowledged."""
+
+    queryset = Finding.objects.select_related("table", "schedule")
+    serializer_class = FindingSerializer
+    filterset_fields = {"run": ["exact"], "severity": ["exact"], "rule": ["exact"], "table": ["exact"],
+                        "schedule__code": ["exact"], "establishment__slug": ["exact"],
+                        "acknowledged_at": ["isnull"]}
+
+    def scope_queryset(self, queryset, scope):
+        if scope.is_admin:
+            return queryset
+        return queryset.filter(
+            scope.establishments_q("establishment__")
+            | Q(establishment__isnull=True, jurisdiction__in=scope.jurisdictions)
+        )
+
+    @extend_schema(request=AcknowledgeSerializer, responses=FindingSerializer)
+    @action(detail=True, methods=["post"])
+    def acknowledge(self, request, pk=None):
+        finding = self.get_object()
+        scope = scope_of(request)
+        allowed = scope.is_admin or (
+            finding.establishment_id in scope.compliance_establishments if finding.establishment_id
+            else finding.jurisdiction_id in scope.compliance_jurisdictions
+        )
+        if not allowed:
+            raise exceptions.PermissionDenied("Only a compliance officer may acknowledge a finding.")
+        data = AcknowledgeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if finding.acknowledged_at is not None:
+            from cardroom.api.errors import Conflict
+
+            raise Conflict(f"Finding {finding.pk} was acknowledged on {finding.acknowledged_at:%Y-%m-%d}.")
+        finding.acknowledged_at = timezone.now()
+        finding.acknowledged_by = request.user
+        finding.acknowledgement_reason = data.validated_data["reason"]
+        finding._change_reason = f"Acknowledged: {finding.acknowledgement_reason}"
+        finding.save()
+        return Response(FindingSerializer(finding).data)
+
+
+class ParameterViewSet(ScopedReadOnlyViewSet):
+    """Rule parameters (dated, cited values), for the jurisdictions you may see."""
+
+    queryset = RuleParameter.objects.select_related("jurisdiction", "source")
+    serializer_class = ParameterSerializer
+    filterset_fields = ["key", "status", "jurisdiction__code"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset if scope.is_admin else queryset.filter(jurisdiction__in=scope.jurisdictions)
+
+
+class LintView(APIView):
+    """Schedule lint over every published version you may see (or ``?schedule=CODE``). Nothing is saved."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request):
+        scope = scope_of(request)
+        versions = [v for v in checking.published_versions() if scope.sees_placed(
+            v.document.establishment_id,
+            v.document.establishment.jurisdiction_id if v.document.establishment_id else None,
+            v.document.jurisdiction_id)]
+        code = request.query_params.get("schedule")
+        from .facts import document_facts
+        from .rules import lint_documents
+
+        documents = [document_facts(v) for v in versions]
+        findings = lint_documents(documents)
+        if code:
+            findings = [f for f in findings if f.subject.get("schedule") == code
+                        or f.subject.get("other", {}).get("schedule") == code]
+        return Response({"as_of": datetime.date.today().isoformat(), "findings": [f.as_dict() for f in findings]})

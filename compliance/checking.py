@@ -1,0 +1,363 @@
+"""Posting checks from requests and stored postings, schedule lint, and stored validation runs.
+
+``check_request`` reads the API's JSON body (docs/compliance.md), checks it and returns the findings; it
+saves nothing. ``run_establishment`` / ``run_schedule`` / ``run_everything`` check and store.
+"""
+
+import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from cardroom.models import Establishment, Jurisdiction, Table
+from fees import engine
+from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
+
+from .facts import Catalog, document_facts, documents_queryset
+from .models import Finding, ValidationRun
+from .rules import ERROR, INFO, WARNING, check_posting, lint_approvals, lint_documents, pack_for
+from .rules.lint import TableFacts
+from .rules.postings import HouseFee, PostingFacts
+
+
+class CheckError(ValueError):
+    """A request that cannot be checked; the message says what is wrong (becomes a 400)."""
+
+
+FIELDS = {"jurisdiction", "establishment", "game", "schedule", "option", "min_wager", "max_wager", "seats",
+          "bonus_limits", "as_of", "fees", "class_f", "wagers_per_hand"}
+FEE_KINDS = ("time", "per_hand", "rake")
+
+
+def _money(value, what):
+    try:
+        return engine.money(value, what)
+    except engine.QuoteError as exc:
+        raise CheckError(str(exc)) from None
+
+
+def _whole(value, what, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise CheckError(f"{what} must be a whole number of at least {minimum}, not {value!r}.")
+    return value
+
+
+def _day(value, today):
+    if value in (None, ""):
+        return today
+    if not isinstance(value, str):
+        raise CheckError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.")
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise CheckError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.") from None
+
+
+def _establishment(value, scope):
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or value == "":
+        raise CheckError(f"establishment must be an id or a slug, not {value!r}.")
+    qs = Establishment.objects.select_related("jurisdiction").filter(scope.establishments_q())
+    found = qs.filter(pk=value).first() if isinstance(value, int) or str(value).isdigit() else None
+    found = found or qs.filter(slug=str(value)).first()
+    if found is None:
+        raise CheckError(f"Unknown establishment {value!r}.")
+    return found
+
+
+def read_request(data, *, scope, today, catalog):
+    """The request body as PostingFacts, or a CheckError saying what is wrong."""
+    if not isinstance(data, dict):
+        raise CheckError("The request body must be a JSON object.")
+    unknown = sorted(set(data) - FIELDS)
+    if unknown:
+        raise CheckError(f"Unknown field(s): {', '.join(unknown)}. Allowed: {', '.join(sorted(FIELDS))}.")
+    establishment = None
+    if data.get("establishment") not in (None, ""):
+        establishment = _establishment(data["establishment"], scope)
+    code = data.get("jurisdiction")
+    if code in (None, ""):
+        if establishment is None:
+            raise CheckError("Say where: jurisdiction (CA, WA, GB) or establishment (id or slug) is required.")
+        jurisdiction = establishment.jurisdiction
+    else:
+        if not isinstance(code, str):
+            raise CheckError(f"jurisdiction must be a code such as CA, WA or GB, not {code!r}.")
+        jurisdiction = scope.jurisdictions_qs().filter(code=code.strip().upper()).first()
+        if jurisdiction is None:
+            raise CheckError(f"Unknown jurisdiction {code!r}.")
+        if establishment is not None and establishment.jurisdiction_id != jurisdiction.pk:
+            raise CheckError(f"{establishment.name} is in {establishment.jurisdiction.code}, not {jurisdiction.code}.")
+    if "game" not in data:
+        raise CheckError("game is required (its registration number, e.g. GEGR-002247, or its slug).")
+    game = catalog.game(data["game"])
+    if game is None:
+        raise CheckError(f"Unknown game {data['game']!r}.")
+    as_of = _day(data.get("as_of"), today)
+    schedule = option = None
+    if data.get("schedule") not in (None, ""):
+        if not isinstance(data["schedule"], str):
+            raise CheckError(f"schedule must be a schedule code such as GEGA-002888, not {data['schedule']!r}.")
+        document = documents_queryset().filter(code=data["schedule"].strip()).first()
+        if document is None or not scope.sees_placed(
+            document.establishment_id, document.establishment.jurisdiction_id if document.establishment_id else None,
+            document.jurisdiction_id,
+        ):
+            raise CheckError(f"Unknown schedule {data['schedule']!r}.")
+        found = catalog.schedule_as_of(document, as_of)
+        if found is None:
+            raise CheckError(f"{document.code} has no published version in force on {as_of.isoformat()}.")
+        schedule = found[1]
+        if "option" not in data:
+            raise CheckError(f"option is required with a schedule (the option number of {document.code}).")
+        option = _whole(data["option"], "option")
+    elif data.get("option") is not None:
+        raise CheckError("option was given without a schedule.")
+    min_wager = _money(data["min_wager"], "min_wager") if data.get("min_wager") is not None else None
+    max_wager = _money(data["max_wager"], "max_wager") if data.get("max_wager") is not None else None
+    seats = _whole(data.get("seats", 1), "seats")
+    bonus = data.get("bonus_limits") or {}
+    if not isinstance(bonus, dict):
+        raise CheckError('bonus_limits must be an object of bet name to maximum, e.g. {"pair_plus": "100"}.')
+    bonus_limits = tuple((str(name), _money(value, f"bonus_limits.{name}")) for name, value in bonus.items())
+    fees = []
+    raw_fees = data.get("fees") or []
+    if not isinstance(raw_fees, list):
+        raise CheckError("fees must be a list of {kind, amount | percent, cap}.")
+    for i, fee in enumerate(raw_fees):
+        if not isinstance(fee, dict) or fee.get("kind") not in FEE_KINDS:
+            raise CheckError(f"fees[{i}] must be an object whose kind is one of {', '.join(FEE_KINDS)}.")
+        extra = set(fee) - {"kind", "amount", "percent", "cap"}
+        if extra:
+            raise CheckError(f"fees[{i}] has unknown field(s): {', '.join(sorted(extra))}.")
+        fees.append(HouseFee(
+            kind=fee["kind"],
+            amount=_money(fee["amount"], f"fees[{i}].amount") if fee.get("amount") is not None else None,
+            percent=_money(fee["percent"], f"fees[{i}].percent") if fee.get("percent") is not None else None,
+            cap=_money(fee["cap"], f"fees[{i}].cap") if fee.get("cap") is not None else None,
+        ))
+    class_f = data.get("class_f", False)
+    if not isinstance(class_f, bool):
+        raise CheckError(f"class_f must be true or false, not {class_f!r}.")
+    wagers_per_hand = data.get("wagers_per_hand")
+    if wagers_per_hand is not None:
+        wagers_per_hand = _whole(wagers_per_hand, "wagers_per_hand")
+    subject = {"type": "posting", "game": game.slug, "jurisdiction": jurisdiction.code,
+               **({"establishment": establishment.slug} if establishment else {}),
+               **({"schedule": schedule.code, "option": option} if schedule else {})}
+    return PostingFacts(
+        subject=subject, jurisdiction=jurisdiction.code, as_of=as_of, game=catalog.games[game.pk],
+        establishment=establishment.slug if establishment else None,
+        establishment_kind=establishment.kind if establishment else None,
+        schedule=schedule, option_number=option, min_wager=min_wager, max_wager=max_wager, seats=seats,
+        bonus_limits=bonus_limits, approvals=catalog.approvals_for(game.slug),
+        bet_limits=catalog.bet_limits_for(game.slug), fees=tuple(fees), class_f=class_f,
+        wagers_per_hand=wagers_per_hand,
+    )
+
+
+def summary(findings):
+    return {
+        "ok": not any(f.severity == ERROR for f in findings),
+        "counts": {s: sum(1 for f in findings if f.severity == s) for s in (ERROR, WARNING, INFO)},
+    }
+
+
+def check_request(data, *, scope, today, catalog=None):
+    """Check a proposed posting (the API's body). Saves nothing; raises CheckError on bad input."""
+    catalog = catalog or Catalog()
+    facts = read_request(data, scope=scope, today=today, catalog=catalog)
+    findings = check_posting(facts, catalog.params)
+    return {
+        **summary(findings), "as_of": facts.as_of.isoformat(), "jurisdiction": facts.jurisdiction,
+        "rule_pack": pack_for(facts.jurisdiction, facts.establishment_kind),
+        "findings": [f.as_dict() for f in findings],
+    }
+
+
+# -- stored postings and runs ------------------------------------------------------------------------------
+
+
+def posting_facts(posting, day, catalog):
+    table = posting.table
+    establishment = table.establishment
+    found = catalog.schedule_as_of(posting.schedule, day)
+    game = catalog.games[posting.game_id]
+    subject = {"type": "posting", "posting": posting.pk, "table": table.label, "establishment": establishment.slug,
+               "game": game.slug, "schedule": posting.schedule.code, "option": posting.option_number}
+    return PostingFacts(
+        subject=subject, jurisdiction=establishment.jurisdiction.code, as_of=day, game=game,
+        establishment=establishment.slug, establishment_kind=establishment.kind,
+        schedule=found[1] if found else None, option_number=posting.option_number,
+        min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
+        bonus_limits=tuple((b.bet, b.maximum) for b in posting.bonus_limits.all()),
+        approvals=catalog.approvals_for(game.slug), bet_limits=catalog.bet_limits_for(game.slug),
+    )
+
+
+def current_postings(tables, at):
+    """The posting in force at each table at moment ``at`` (tables with none are left out)."""
+    postings = []
+    for table in tables:
+        posting = (TablePosting.objects.filter(table=table, effective_from__lte=at)
+                   .select_related("schedule__jurisdiction", "schedule__establishment", "schedule__source")
+                   .prefetch_related("bonus_limits").order_by("-effective_from", "-id").first())
+        if posting is not None:
+            posting.table = table
+            postings.append(posting)
+    return postings
+
+
+def _table_facts(tables, catalog):
+    return [
+        TableFacts(establishment=t.establishment.slug, establishment_kind=t.establishment.kind,
+                   jurisdiction=t.establishment.jurisdiction.code, label=t.label, game=t.game.slug,
+                   game_name=t.game.name)
+        for t in tables if t.game_id is not None
+    ]
+
+
+class _Recorder:
+    def __init__(self, run, catalog):
+        self.run = run
+        self.catalog = catalog
+        self.rows = []
+        self.tables = {}
+        self.documents = {}
+        self.versions = {}
+        self.jurisdictions = {j.code: j for j in Jurisdiction.objects.all()}
+        self.establishments = {}
+
+    def add(self, finding, *, table=None, posting=None, establishment=None):
+        subject = finding.subject
+        document = version = None
+        if "schedule" in subject:
+            document = self.documents.get(subject["schedule"])
+            if document is None:
+                document = ScheduleDocument.objects.filter(code=subject["schedule"]).first()
+                self.documents[subject["schedule"]] = document
+            if document is not None and subject.get("version"):
+                key = (document.pk, subject["version"])
+                if key not in self.versions:
+                    self.versions[key] = document.versions.filter(number=subject["version"]).first()
+                version = self.versions[key]
+        slug = subject.get("establishment")
+        if establishment is None and slug:
+            if slug not in self.establishments:
+                self.establishments[slug] = Establishment.objects.filter(slug=slug).first()
+            establishment = self.establishments[slug]
+        jurisdiction = (establishment.jurisdiction if establishment is not None
+                        else document.jurisdiction if document is not None
+                        else self.jurisdictions.get(subject.get("jurisdiction")))
+        approval_id = self.catalog.approval_ids.get(subject.get("approval"))
+        if table is None and subject.get("type") == "table" and establishment is not None:
+            table = Table.objects.filter(establishment=establishment, label=subject.get("table")).first()
+        self.rows.append(Finding(
+            run=self.run, rule=finding.rule, severity=finding.severity, subject_type=subject.get("type", ""),
+            subject=subject, message=finding.message, citation=finding.citation[:500],
+            parameters=[p.as_dict() for p in finding.parameters], jurisdiction=jurisdiction,
+            establishment=establishment, table=table, posting=posting, schedule=document, schedule_version=version,
+            option_number=subject.get("option"), approval_id=approval_id,
+        ))
+
+    def save(self):
+        Finding.objects.bulk_create(self.rows, batch_size=500)
+        run = self.run
+        run.errors = sum(1 for r in self.rows if r.severity == ERROR)
+        run.warnings = sum(1 for r in self.rows if r.severity == WARNING)
+        run.infos = sum(1 for r in self.rows if r.severity == INFO)
+        run.save(update_fields=["errors", "warnings", "infos", "postings_checked", "options_linted"])
+        return run
+
+
+def _check_tables(recorder, tables, day, at):
+    catalog = recorder.catalog
+    for posting in current_postings(tables, at):
+        recorder.run.postings_checked += 1
+        for finding in check_posting(posting_facts(posting, day, catalog), catalog.params):
+            recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment)
+    approvals = [a for items in catalog.approvals.values() for a in items]
+    for finding in lint_approvals(approvals, _table_facts(tables, catalog), day):
+        if finding.subject.get("type") == "table":
+            recorder.add(finding)
+
+
+def _lint_versions(recorder, versions):
+    documents = [document_facts(v) for v in versions]
+    recorder.run.options_linted += sum(len(d.options) for d in documents)
+    for finding in lint_documents(documents):
+        recorder.add(finding)
+
+
+def _moment(day):
+    """End of ``day`` in the service's time zone: the postings shown that day, latest first."""
+    end = datetime.datetime.combine(day, datetime.time.max)
+    return timezone.make_aware(end) if timezone.is_naive(end) else end
+
+
+def _tables(queryset):
+    return list(queryset.filter(active=True).select_related("establishment__jurisdiction", "game"))
+
+
+@transaction.atomic
+def run_establishment(establishment, *, as_of=None, user=None, trigger=ValidationRun.Trigger.ON_DEMAND):
+    day = as_of or timezone.localdate()
+    run = ValidationRun.objects.create(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment,
+                                       as_of=day, started_by=user, trigger=trigger)
+    recorder = _Recorder(run, Catalog())
+    _check_tables(recorder, _tables(Table.objects.filter(establishment=establishment)), day, _moment(day))
+    approvals = [a for items in recorder.catalog.approvals.values() for a in items
+                 if a.establishment == establishment.slug
+                 or (a.establishment is None and a.jurisdiction == establishment.jurisdiction.code)]
+    for finding in lint_approvals(approvals, [], day):
+        recorder.add(finding, establishment=establishment)
+    return recorder.save()
+
+
+@transaction.atomic
+def run_schedule(version, *, as_of=None, user=None, trigger=ValidationRun.Trigger.ON_DEMAND):
+    """Lint one schedule version, and compare it with every other published version in force."""
+    day = as_of or timezone.localdate()
+    run = ValidationRun.objects.create(kind=ValidationRun.Kind.SCHEDULE, schedule_version=version, as_of=day,
+                                       started_by=user, trigger=trigger)
+    recorder = _Recorder(run, Catalog())
+    others = [v for v in published_versions() if v.pk != version.pk]
+    documents = [document_facts(version)]
+    recorder.run.options_linted = len(documents[0].options)
+    from .rules.lint import lint_consistency, lint_option
+
+    for option in documents[0].options:
+        for finding in lint_option(documents[0].code, documents[0].version, option):
+            recorder.add(finding)
+    mine = (documents[0].code, documents[0].version)
+    for finding in lint_consistency(documents + [document_facts(v) for v in others]):
+        other = finding.subject.get("other", {})
+        if (finding.subject["schedule"], finding.subject["version"]) == mine or \
+                (other.get("schedule"), other.get("version")) == mine:
+            recorder.add(finding)
+    return recorder.save()
+
+
+def published_versions():
+    return list(ScheduleVersion.objects.filter(status=ScheduleVersion.Status.PUBLISHED)
+                .select_related("document__jurisdiction", "document__establishment", "document__source")
+                .order_by("document__code", "number"))
+
+
+@transaction.atomic
+def run_everything(*, as_of=None, user=None, trigger=ValidationRun.Trigger.ON_DEMAND):
+    day = as_of or timezone.localdate()
+    run = ValidationRun.objects.create(kind=ValidationRun.Kind.EVERYTHING, as_of=day, started_by=user,
+                                       trigger=trigger)
+    recorder = _Recorder(run, Catalog())
+    tables = _tables(Table.objects.all())
+    _check_tables(recorder, tables, day, _moment(day))
+    approvals = [a for items in recorder.catalog.approvals.values() for a in items]
+    for finding in lint_approvals(approvals, [], day):
+        recorder.add(finding)
+    _lint_versions(recorder, published_versions())
+    return recorder.save()
+
+
+def lint_all(as_of=None):
+    """Findings (not stored) of the lint over every published version: for the command and the benchmark."""
+    return lint_documents([document_facts(v) for v in published_versions()])

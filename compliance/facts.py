@@ -1,0 +1,146 @@
+"""The bridge from the database to the pure rules: facts and parameters, read once and reused.
+
+A ``Catalog`` holds what every posting check needs (rule parameters, games, approvals with their
+conditions, bet limits, and the schedule versions asked for, as engine options); a run or the benchmark
+builds one and checks thousands of postings against it without another query per posting.
+"""
+
+from fees import quoting
+from fees.models import FeeOption, ScheduleDocument
+
+from cardroom.models import Approval, BetLimit, Game
+
+from .models import RuleParameter
+from .rules import Parameter, ParameterSet
+from .rules.lint import DocumentFacts
+from .rules.postings import ApprovalFacts, BetLimitFacts, Condition, GameFacts, OptionFacts, ScheduleFacts
+
+OPTION_LIMITS = ("min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low",
+                 "table_limit_high")
+
+
+def parameter_set():
+    return ParameterSet(
+        Parameter(
+            jurisdiction=p.jurisdiction.code, key=p.key, value=p.value, unit=p.unit, effective_from=p.effective_from,
+            status=p.status, citation=p.citation, note=p.note,
+        )
+        for p in RuleParameter.objects.select_related("jurisdiction")
+    )
+
+
+def game_facts(game):
+    return GameFacts(
+        slug=game.slug, name=game.name, registration_number=game.registration_number, category=game.category,
+        max_collection_rates=game.max_collection_rates,
+        max_collection_rates_citation=game.max_collection_rates_citation,
+    )
+
+
+def approval_facts(approval):
+    return ApprovalFacts(
+        key=approval.key, game=approval.game.slug, game_name=approval.game.name,
+        jurisdiction=approval.jurisdiction.code,
+        establishment=approval.establishment.slug if approval.establishment_id else None,
+        scope=approval.scope, status=approval.status, reference=approval.reference, decided_on=approval.decided_on,
+        effective_from=approval.effective_from, expires_on=approval.expires_on,
+        trial_ends_on=approval.trial_ends_on, citation=f"{approval.source.title}, {approval.citation}",
+        conditions=tuple(Condition(c.text, c.applies_to, c.status, c.citation) for c in approval.conditions.all()),
+    )
+
+
+class Catalog:
+    """Games, approvals, bet limits and parameters, loaded once; schedule versions loaded as asked for."""
+
+    def __init__(self):
+        self.params = parameter_set()
+        self.games = {}
+        self.game_ids = {}
+        self.games_by_key = {}
+        for game in Game.objects.all():
+            facts = game_facts(game)
+            self.games[game.pk] = facts
+            self.game_ids[game.slug] = game.pk
+            self.games_by_key[game.slug] = game
+            if game.registration_number:
+                self.games_by_key[game.registration_number.upper()] = game
+        self.approvals = {}
+        self.approval_ids = {}
+        for approval in Approval.objects.select_related("game", "jurisdiction", "establishment", "source") \
+                .prefetch_related("conditions"):
+            facts = approval_facts(approval)
+            self.approvals.setdefault(approval.game.slug, []).append(facts)
+            self.approval_ids[approval.key] = approval.pk
+        self.bet_limits = {}
+        gaming_activity_limits = []
+        for limit in BetLimit.objects.select_related("game", "source"):
+            facts = BetLimitFacts(
+                game=limit.game.slug, bet=limit.bet, minimum=limit.minimum, maximum=limit.maximum,
+                maximum_is_lesser_of_base_wager=limit.maximum_is_lesser_of_base_wager,
+                citation=f"{limit.source.title}, {limit.citation}",
+            )
+            self.bet_limits.setdefault(limit.game.slug, []).append(facts)
+            if limit.game.category == Game.Category.GAMING_ACTIVITY:
+                gaming_activity_limits.append(facts)
+        # A gaming activity (a bonus bet offered on other games) carries its cap wherever it is offered.
+        self.gaming_activity_limits = tuple(gaming_activity_limits)
+        self._schedules = {}
+        self._versions = {}
+
+    def game(self, key):
+        """A game by slug or registration number (case-insensitive for the number)."""
+        if not isinstance(key, str):
+            return None
+        return self.games_by_key.get(key) or self.games_by_key.get(key.strip().upper())
+
+    def approvals_for(self, game_slug):
+        return tuple(self.approvals.get(game_slug, ()))
+
+    def bet_limits_for(self, game_slug):
+        return tuple(self.bet_limits.get(game_slug, ())) + self.gaming_activity_limits
+
+    def schedule(self, document, version):
+        """ScheduleFacts for one (published) version; cached per version."""
+        cached = self._schedules.get(version.pk)
+        if cached is not None:
+            return cached
+        snapshot = quoting.snapshot(version)
+        limits = {
+            row["number"]: row
+            for row in FeeOption.objects.filter(version=version).values("number", *OPTION_LIMITS)
+        }
+        options = {
+            option.number: OptionFacts(option=option, **{k: limits[option.number][k] for k in OPTION_LIMITS})
+            for option in snapshot.options
+        }
+        facts = ScheduleFacts(
+            code=document.code, version=version.number, jurisdiction=document.jurisdiction.code,
+            establishment=document.establishment.slug if document.establishment_id else None,
+            games=frozenset(document.games.values_list("slug", flat=True)),
+            citation=f"{document.source.title}, {document.citation}", options=options,
+        )
+        if version.is_published:
+            self._schedules[version.pk] = facts
+        return facts
+
+    def schedule_as_of(self, document, day):
+        key = (document.pk, day)
+        if key not in self._versions:
+            self._versions[key] = document.version_as_of(day)
+        version = self._versions[key]
+        return None if version is None else (version, self.schedule(document, version))
+
+
+def document_facts(version):
+    snapshot = quoting.snapshot(version)
+    document = version.document
+    return DocumentFacts(
+        code=document.code, version=version.number, effective_from=version.effective_from,
+        jurisdiction=document.jurisdiction.code,
+        establishment=document.establishment.slug if document.establishment_id else None,
+        citation=f"{document.source.title}, {document.citation}", options=snapshot.options,
+    )
+
+
+def documents_queryset():
+    return ScheduleDocument.objects.select_related("jurisdiction", "establishment", "source")

@@ -1,0 +1,54 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from cardroom.models import Establishment
+from compliance import checking
+from compliance.models import ValidationRun
+
+
+class Command(BaseCommand):
+    help = (
+        "Validate an establishment's current table postings (--establishment), or everything: postings, approvals "
+        "and every published schedule version. Stores the run and its findings."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--establishment", help="Slug or id; default: everything.")
+        parser.add_argument("--as-of", help="YYYY-MM-DD; default today.")
+        parser.add_argument("--json", action="store_true", help="Print the run and its findings as JSON.")
+
+    def handle(self, *args, establishment=None, as_of=None, json=False, **options):
+        try:
+            day = timezone.localdate() if not as_of else __import__("datetime").date.fromisoformat(as_of)
+        except ValueError:
+            raise CommandError(f"--as-of must be a date written YYYY-MM-DD, not {as_of!r}") from None
+        if establishment:
+            place = (Establishment.objects.filter(pk=int(establishment)).first() if establishment.isdigit() else None) \
+                or Establishment.objects.filter(slug=establishment).first()
+            if place is None:
+                raise CommandError(f"Unknown establishment {establishment!r}")
+            run = checking.run_establishment(place, as_of=day, trigger=ValidationRun.Trigger.ON_DEMAND)
+        else:
+            run = checking.run_everything(as_of=day, trigger=ValidationRun.Trigger.ON_DEMAND)
+        findings = list(run.findings.order_by("id"))
+        if json:
+            self.stdout.write(_json({
+                "run": run.pk, "kind": run.kind, "as_of": run.as_of.isoformat(), "ok": run.ok,
+                "counts": {"error": run.errors, "warning": run.warnings, "info": run.infos},
+                "findings": [{"id": f.pk, "rule": f.rule, "severity": f.severity, "subject": f.subject,
+                              "message": f.message, "citation": f.citation, "parameters": f.parameters}
+                             for f in findings],
+            }))
+            return
+        for f in findings:
+            self.stdout.write(f"{f.severity.upper():8} {f.rule:34} {f.message}  [{f.citation}]")
+        self.stdout.write(self.style.SUCCESS(
+            f"Run {run.pk} as of {run.as_of}: {run.postings_checked} posting(s), {run.options_linted} option(s); "
+            f"{run.errors} error(s), {run.warnings} warning(s), {run.infos} info."
+        ))
+
+
+def _json(data):
+    return json.dumps(data, indent=2, default=str)

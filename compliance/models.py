@@ -1,0 +1,128 @@
+"""Compliance data: dated rule parameters, stored validation runs and their findings.
+
+- ``RuleParameter``: one dated value of a rule's limit, count or cap (e.g. Washington's maximum single wager
+  in a house-banked game, $300 from 2009), with its citation and how sure we are of it. Changing a limit is
+  a new row with a later ``effective_from``, never a code change.
+- ``ValidationRun``: one run of the rules over an establishment's postings, a schedule version or everything.
+- ``Finding``: what the run found. Findings are never changed except to be acknowledged, with a reason, by a
+  compliance officer; the history table keeps who did it and when.
+"""
+
+from django.conf import settings
+from django.db import models
+from simple_history.models import HistoricalRecords
+
+from cardroom.models import Cited
+
+
+class RuleParameter(Cited):
+    class Status(models.TextChoices):
+        CONFIRMED = "confirmed", "Confirmed in the regulation's text"
+        SECONDARY = "secondary", "From a secondary source"
+        CHECK = "check", "To be checked"
+
+    jurisdiction = models.ForeignKey("cardroom.Jurisdiction", on_delete=models.PROTECT, related_name="+")
+    key = models.SlugField(max_length=60, help_text="e.g. house_banked_max_wager")
+    value = models.DecimalField(max_digits=12, decimal_places=2)
+    unit = models.CharField(max_length=12, help_text="USD, count or percent.")
+    effective_from = models.DateField(help_text="In force from this day until the next value's date.")
+    status = models.CharField(max_length=12, choices=Status.choices)
+    note = models.TextField(blank=True, help_text="e.g. 'the day is not stated; 2009-01-01 used'.")
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["jurisdiction", "key", "effective_from"]
+        constraints = [
+            models.UniqueConstraint(fields=["jurisdiction", "key", "effective_from"], name="unique_parameter_value")
+        ]
+
+    def __str__(self):
+        return f"{self.jurisdiction.code} {self.key} = {self.value} {self.unit} from {self.effective_from}"
+
+
+class ValidationRun(models.Model):
+    class Kind(models.TextChoices):
+        ESTABLISHMENT = "establishment", "An establishment's table postings"
+        SCHEDULE = "schedule", "A schedule version"
+        EVERYTHING = "everything", "Everything"
+
+    class Trigger(models.TextChoices):
+        ON_DEMAND = "on_demand", "On demand"
+        NIGHTLY = "nightly", "Nightly"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    trigger = models.CharField(max_length=12, choices=Trigger.choices, default=Trigger.ON_DEMAND)
+    as_of = models.DateField(help_text="The day the rules were applied for.")
+    establishment = models.ForeignKey(
+        "cardroom.Establishment", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    schedule_version = models.ForeignKey(
+        "fees.ScheduleVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    postings_checked = models.PositiveIntegerField(default=0)
+    options_linted = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    warnings = models.PositiveIntegerField(default=0)
+    infos = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        what = self.establishment or self.schedule_version or "everything"
+        return f"run {self.pk} over {what} as of {self.as_of}: {self.errors} error(s), {self.warnings} warning(s)"
+
+    @property
+    def ok(self):
+        return self.errors == 0
+
+
+class Finding(models.Model):
+    class Severity(models.TextChoices):
+        ERROR = "error", "Error"
+        WARNING = "warning", "Warning"
+        INFO = "info", "Info"
+
+    run = models.ForeignKey(ValidationRun, on_delete=models.CASCADE, related_name="findings")
+    rule = models.CharField(max_length=60, db_index=True)
+    severity = models.CharField(max_length=8, choices=Severity.choices)
+    subject_type = models.CharField(max_length=24, help_text="posting, schedule_option, approval or table.")
+    subject = models.JSONField(default=dict)
+    message = models.TextField()
+    citation = models.CharField(max_length=500)
+    parameters = models.JSONField(default=list, blank=True, help_text="The dated values used, with their status.")
+    # Where it belongs, for scoping and for the admin's per-table and per-schedule lists.
+    jurisdiction = models.ForeignKey("cardroom.Jurisdiction", null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    establishment = models.ForeignKey("cardroom.Establishment", null=True, blank=True, on_delete=models.PROTECT,
+                                      related_name="+")
+    table = models.ForeignKey("cardroom.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    posting = models.ForeignKey("fees.TablePosting", null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="+")
+    schedule = models.ForeignKey("fees.ScheduleDocument", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+")
+    schedule_version = models.ForeignKey("fees.ScheduleVersion", null=True, blank=True, on_delete=models.PROTECT,
+                                         related_name="+")
+    option_number = models.PositiveIntegerField(null=True, blank=True)
+    approval = models.ForeignKey("cardroom.Approval", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+")
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    acknowledgement_reason = models.TextField(blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["run", "id"]
+
+    def __str__(self):
+        return f"{self.get_severity_display()} {self.rule}: {self.message[:80]}"
+
+    @property
+    def acknowledged(self):
+        return self.acknowledged_at is not None

@@ -1,0 +1,272 @@
+"""Schedule lint and approval lint: what is wrong or unclear in the data itself. Pure Python.
+
+A regulator can run ``lint_documents`` over any document versions: each option's tiers are checked
+(ascending, contiguous, non-negative, in cents, open-ended at the top, unambiguous), then options are compared
+across documents and versions (same tiers, a different fee in some cell). ``lint_approvals`` looks at
+approvals (conditions outstanding, expired or expiring) and at the tables that offer a game without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from fees import engine
+
+from .base import ERROR, INFO, WARNING, Finding, dollars, finding
+from .postings import (
+    EXPIRING_WITHIN,
+    ApprovalFacts,
+    approval_findings,
+    approval_state,
+    relevant_approvals,
+    scopes_for,
+)
+
+CENT = Decimal("0.01")
+_BANDED = {"base_wager", "player_wager", "total_table_action", "players"}
+_UNCLEAR = {"unstated", "wager_unspecified"}
+_KIND_NAMES = {
+    "player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
+    "jackpot": "jackpot fee", "designated_table": "designated table fee", "time": "time collection",
+}
+
+
+@dataclass(frozen=True)
+class DocumentFacts:
+    code: str
+    version: int
+    effective_from: date | None
+    jurisdiction: str
+    establishment: str | None
+    citation: str
+    options: tuple[engine.Option, ...]
+
+
+def option_subject(code, version, number):
+    return {"type": "schedule_option", "schedule": code, "version": version, "option": number}
+
+
+def _amount(value, measure):
+    if value is None:
+        return "open"
+    return f"{value.normalize()} players" if measure == "players" else dollars(value)
+
+
+def _in_cents(value):
+    return value is None or value == value.quantize(CENT)
+
+
+def _reading_order(tiers):
+    """Tiers in ascending order of their bounds, or None when they are in neither order."""
+    def key(t):
+        return Decimal("Infinity") if t.upper is None else t.upper
+    uppers = [key(t) for t in tiers]
+    if all(a < b for a, b in zip(uppers, uppers[1:])):
+        return list(tiers)
+    if all(a > b for a, b in zip(uppers, uppers[1:])):
+        return list(reversed(tiers))  # printed from the top band down (poker tables)
+    return None
+
+
+def lint_option(code: str, version: int, option: engine.Option, citation: str = "") -> list[Finding]:
+    subject = option_subject(code, version, option.number)
+    where = f"{code} v{version} option {option.number}"
+    cite = f"{code} option {option.number}: {option.citation}" if option.citation else code
+    out: list[Finding] = []
+    if not option.tiers:
+        return [finding("lint.no_fees", INFO, subject, f"{where} prints no fees (blank fee cells).", cite)]
+    groups: dict[str, list] = {}
+    for tier in option.tiers:
+        groups.setdefault(tier.fee_kind, []).append(tier)
+    for kind, tiers in groups.items():
+        name = _KIND_NAMES.get(kind, kind)
+        measures = {t.measure for t in tiers}
+        measure = tiers[0].measure
+        for t in tiers:
+            for label, value in (("lower bound", t.lower), ("upper bound", t.upper), ("fee", t.fee)):
+                if value is not None and value < 0:
+                    out.append(finding("lint.negative", ERROR, subject,
+                                       f"{where}: the {name} row {t.order} has a negative {label} ({value}).", cite))
+                if not _in_cents(value):
+                    out.append(finding("lint.cents", ERROR, subject,
+                                       f"{where}: the {name} row {t.order} has a {label} of {value}, not a whole "
+                                       "number of cents.", cite))
+            if t.lower is not None and t.upper is not None and t.lower > t.upper:
+                out.append(finding("lint.ascending", ERROR, subject,
+                                   f"{where}: the {name} row {t.order} runs from {_amount(t.lower, measure)} down to "
+                                   f"{_amount(t.upper, measure)}.", cite))
+        if measures & _UNCLEAR or len(measures) > 1:
+            out.append(finding("lint.ambiguous", WARNING, subject,
+                               f"{where}: the {name} does not state what it is measured on "
+                               f"({', '.join(sorted(measures))}); it cannot be charged without guessing.", cite))
+        if measure == "flat" or measure in _UNCLEAR:
+            if len(tiers) > 1 and all(t.lower is None and t.upper is None for t in tiers):
+                fees = ", ".join(t.printed_fee or dollars(t.fee) for t in tiers)
+                out.append(finding("lint.ambiguous", WARNING, subject,
+                                   f"{where}: the {name} cell holds {len(tiers)} values ({fees}) with nothing to "
+                                   "choose between them.", cite))
+                continue
+        if not (measure in _BANDED or measure in _UNCLEAR) or all(t.upper is None and t.lower is None for t in tiers):
+            continue
+        ordered = _reading_order(tiers)
+        if ordered is None:
+            out.append(finding("lint.ascending", ERROR, subject,
+                               f"{where}: the {name} rows are in neither ascending nor descending order of their "
+                               "bounds.", cite))
+            continue
+        step = Decimal(1) if all(t.upper is None or t.upper == t.upper.to_integral_value() for t in ordered) else CENT
+        for before, after in zip(ordered, ordered[1:]):
+            if before.upper is None:
+                continue  # already reported as out of order
+            if after.lower is None or after.lower <= before.upper:
+                out.append(finding("lint.contiguous", ERROR, subject,
+                                   f"{where}: the {name} rows overlap: {before.printed_bounds or before.upper} and "
+                                   f"{after.printed_bounds or after.lower} both cover "
+                                   f"{_amount(after.lower if after.lower is not None else before.upper, measure)}.",
+                                   cite))
+            elif after.lower > before.upper + step:
+                out.append(finding("lint.contiguous", ERROR, subject,
+                                   f"{where}: the {name} has a gap: nothing covers "
+                                   f"{_amount(before.upper + step, measure)} to {_amount(after.lower - step, measure)} "
+                                   f"(between {before.printed_bounds or before.upper} and "
+                                   f"{after.printed_bounds or after.lower}).", cite))
+        top = ordered[-1]
+        if top.upper is not None:
+            out.append(finding("lint.closed_top", WARNING, subject,
+                               f"{where}: the {name} stops at {_amount(top.upper, measure)} "
+                               f"({top.printed_bounds or 'last row'}); above {_amount(top.upper, measure)} no fee is "
+                               "stated, so a table using this option must keep below it.", cite))
+    return out
+
+
+def _charged(option: engine.Option):
+    """The rows that can charge something: a flat $0 row (GEGA-002888 options 1-38's player fee) charges nothing."""
+    return tuple(t for t in option.tiers if not (t.measure == "flat" and t.fee == 0))
+
+
+def _signature(option: engine.Option):
+    """The option's rows without their fees: what it measures and where its bounds are."""
+    return tuple((t.fee_kind, t.measure, t.lower, t.upper) for t in _charged(option))
+
+
+def _fees(option: engine.Option):
+    return tuple(t.fee for t in _charged(option))
+
+
+def lint_consistency(documents) -> list[Finding]:
+    """The same option (same rows and bounds) in two documents or versions, with a different fee in a cell.
+
+    Options count as the same when every row and bound matches and the fees differ in fewer than half of the
+    cells that carry a fee (more than that is a different option with the same bands, e.g. GEGA-002888
+    options 1-3), and the other document has no option with exactly those fees. Each pair is reported once,
+    naming both places and the differing cells.
+    """
+    entries = []
+    for doc in documents:
+        for option in doc.options:
+            if _charged(option):
+                entries.append((doc, option, _signature(option), _fees(option)))
+    by_signature: dict = {}
+    for entry in entries:
+        by_signature.setdefault(entry[2], []).append(entry)
+    out = []
+    seen = set()
+    for group in by_signature.values():
+        for i, (doc_a, opt_a, _, fees_a) in enumerate(group):
+            for doc_b, opt_b, _, fees_b in group[i + 1:]:
+                if (doc_a.code, doc_a.version) == (doc_b.code, doc_b.version) or fees_a == fees_b:
+                    continue
+                if doc_a.code == doc_b.code and opt_a.number != opt_b.number:
+                    continue  # two options of one document that share bands are different options
+                cells = [k for k, (x, y) in enumerate(zip(fees_a, fees_b)) if x != y]
+                charged = sum(1 for x, y in zip(fees_a, fees_b) if x or y)
+                if not cells or len(cells) * 2 >= charged:
+                    continue
+                exact_a = any(s == group[0][2] and f == fees_a and d.code == doc_b.code and d.version == doc_b.version
+                              for d, _, s, f in group)
+                exact_b = any(s == group[0][2] and f == fees_b and d.code == doc_a.code and d.version == doc_a.version
+                              for d, _, s, f in group)
+                if exact_a or exact_b:
+                    continue
+                key = tuple(sorted([(doc_a.code, doc_a.version, opt_a.number), (doc_b.code, doc_b.version, opt_b.number)]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                rows_a = _charged(opt_a)
+                differing = "; ".join(
+                    f"{_KIND_NAMES.get(rows_a[k].fee_kind, rows_a[k].fee_kind)} "
+                    f"{rows_a[k].printed_bounds or _amount(rows_a[k].upper, rows_a[k].measure)}: "
+                    f"{dollars(fees_a[k])} in {doc_a.code} option {opt_a.number}, {dollars(fees_b[k])} in "
+                    f"{doc_b.code} option {opt_b.number}"
+                    for k in cells
+                )
+                subject = {
+                    "type": "schedule_option", "schedule": doc_a.code, "version": doc_a.version, "option": opt_a.number,
+                    "other": {"schedule": doc_b.code, "version": doc_b.version, "option": opt_b.number},
+                    "cells": [rows_a[k].order for k in cells],
+                }
+                out.append(finding("lint.consistency", WARNING, subject,
+                                   f"{doc_a.code} v{doc_a.version} option {opt_a.number} and {doc_b.code} "
+                                   f"v{doc_b.version} option {opt_b.number} have the same tiers but different fees "
+                                   f"({differing}).",
+                                   f"{doc_a.code} option {opt_a.number}: {opt_a.citation}; {doc_b.code} option "
+                                   f"{opt_b.number}: {opt_b.citation}"))
+    return out
+
+
+def lint_documents(documents) -> list[Finding]:
+    out = []
+    for doc in documents:
+        for option in doc.options:
+            out.extend(lint_option(doc.code, doc.version, option))
+    out.extend(lint_consistency(documents))
+    return out
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    establishment: str
+    establishment_kind: str
+    jurisdiction: str
+    label: str
+    game: str
+    game_name: str
+
+
+def lint_approvals(approvals, tables, day: date) -> list[Finding]:
+    """Approvals with conditions outstanding, expired or expiring; tables offering a game with no approval."""
+    out = []
+    for a in approvals:
+        subject = {"type": "approval", "approval": a.key, "game": a.game, "establishment": a.establishment,
+                   "jurisdiction": a.jurisdiction}
+        label = f"The approval of {a.game_name} ({a.reference or a.key})"
+        outstanding = [c for c in a.conditions if c.status == "outstanding"]
+        if outstanding:
+            out.append(finding("approval.conditions_outstanding", WARNING, subject,
+                               f"{label} has {len(outstanding)} condition(s) not recorded as met, e.g. "
+                               f"\"{outstanding[0].text.rstrip('.')}\".", outstanding[0].citation))
+        state = approval_state(a, day)
+        if not state.in_force and a.status not in ("pending",):
+            out.append(finding("approval.expired", ERROR if a.status != "withdrawn" else WARNING, subject,
+                               f"{label}: {state.why}.", a.citation))
+        elif a.expires_on is not None and day <= a.expires_on <= day + EXPIRING_WITHIN:
+            out.append(finding("approval.expiring", WARNING, subject,
+                               f"{label} expires on {a.expires_on.isoformat()}, within 30 days.", a.citation))
+        if a.status == "trial" and a.trial_ends_on is not None and day <= a.trial_ends_on <= day + EXPIRING_WITHIN:
+            out.append(finding("approval.expiring", WARNING, subject,
+                               f"{label}: the trial ends on {a.trial_ends_on.isoformat()}, within 30 days.",
+                               a.citation))
+    for t in tables:
+        subject = {"type": "table", "establishment": t.establishment, "table": t.label, "game": t.game}
+        found = relevant_approvals(approvals, t.game, t.jurisdiction, t.establishment, t.establishment_kind)
+        errors = [f for f in approval_findings(subject, found, t.game_name, t.jurisdiction, t.establishment,
+                                               t.establishment_kind, day, rule="approval.table_game")
+                  if f.severity == ERROR]
+        out.extend(errors)
+    return out
+
+
+__all__ = ["ApprovalFacts", "DocumentFacts", "TableFacts", "lint_approvals", "lint_consistency", "lint_documents",
+           "lint_option", "scopes_for"]
