@@ -13,9 +13,10 @@ from cardroom.models import Establishment, Jurisdiction, Table
 from fees import engine
 from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
 
-from .facts import Catalog, document_facts, documents_queryset
+from .facts import Catalog, document_facts, documents_queryset, table_rounds
 from .models import Finding, ValidationRun
-from .rules import ERROR, INFO, WARNING, check_posting, lint_approvals, lint_documents, pack_for
+from .rules import (ERROR, INFO, WARNING, check_posting, lint_approvals, lint_documents, pack_for,
+                    rule_player_dealer_rotation)
 from .rules.lint import TableFacts
 from .rules.postings import HouseFee, PostingFacts
 
@@ -279,6 +280,14 @@ def _check_tables(recorder, tables, day, at):
     for finding in lint_approvals(approvals, _table_facts(tables, catalog), day):
         if finding.subject.get("type") == "table":
             recorder.add(finding)
+    _check_rounds(recorder, tables, day)
+
+
+def _check_rounds(recorder, tables, day):
+    """Rules over the rounds recorded at each table on gaming day ``day`` (player-dealer rotation)."""
+    for table, rounds in table_rounds(tables, day):
+        for finding in rule_player_dealer_rotation(rounds, recorder.catalog.params):
+            recorder.add(finding, table=table, establishment=table.establishment)
 
 
 def _lint_versions(recorder, versions):

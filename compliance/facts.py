@@ -6,7 +6,7 @@ builds one and checks thousands of postings against it without another query per
 """
 
 from fees import quoting
-from fees.models import FeeOption, ScheduleDocument
+from fees.models import FeeOption, RoundOfPlay, ScheduleDocument
 
 from cardroom.models import Approval, BetLimit, Game
 
@@ -14,6 +14,7 @@ from .models import RuleParameter
 from .rules import Parameter, ParameterSet
 from .rules.lint import DocumentFacts
 from .rules.postings import ApprovalFacts, BetLimitFacts, Condition, GameFacts, OptionFacts, ScheduleFacts
+from .rules.rounds import Hand, TableRounds
 
 OPTION_LIMITS = ("min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low",
                  "table_limit_high")
@@ -144,3 +145,33 @@ def document_facts(version):
 
 def documents_queryset():
     return ScheduleDocument.objects.select_related("jurisdiction", "establishment", "source")
+
+
+def player_dealer(facts):
+    """Who held the player-dealer position in a round's facts (``player_dealer``), or None if not recorded."""
+    value = facts.get("player_dealer") if isinstance(facts, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    value = str(value).strip()
+    return value or None
+
+
+def table_rounds(tables, day):
+    """TableRounds of ``day`` (gaming day) for each table that recorded California rounds (facts with
+    ``wagers``) that day; poker hands and time-collection periods have no player-dealer position."""
+    by_table = {t.pk: t for t in tables}
+    hands = {}
+    rows = (RoundOfPlay.objects.filter(table_id__in=list(by_table), gaming_day=day)
+            .order_by("table_id", "played_at", "id").values_list("id", "table_id", "reference", "played_at", "facts"))
+    for pk, table_id, reference, played_at, facts in rows.iterator():
+        if isinstance(facts, dict) and "wagers" in facts:
+            hands.setdefault(table_id, []).append(Hand(reference, played_at, player_dealer(facts), pk))
+    out = []
+    for table_id, held in hands.items():
+        table = by_table[table_id]
+        establishment = table.establishment
+        out.append((table, TableRounds(
+            subject={"type": "table", "table": table.label, "establishment": establishment.slug},
+            jurisdiction=establishment.jurisdiction.code, table=table.label, gaming_day=day, hands=tuple(held),
+        )))
+    return out

@@ -200,7 +200,9 @@ def test_schedule_run_and_command_and_task(api, people, capsys):
     call_command("check_compliance", "--establishment", "casino-marysville", "--json")
     assert '"kind": "establishment"' in capsys.readouterr().out
     from compliance.tasks import validate_everything
+    from fees.ledger import previous_gaming_day
 
     result = validate_everything()  # the task body; run in-process so no worker is needed
     nightly = ValidationRun.objects.get(pk=result["run"])
     assert nightly.trigger == "nightly" and nightly.options_linted > 100
+    assert nightly.as_of == previous_gaming_day()  # the gaming day that just ended
