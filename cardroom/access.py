@@ -58,10 +58,6 @@ class Scope:
             or establishment_jurisdiction_id in self.regulated_jurisdictions
         )
 
-    @property
-    def is_regulator(self):
-        return bool(self.regulated_jurisdictions)
-
     def establishments_q(self, prefix=""):
         """Q for rows whose establishment (reached through ``prefix``) this user may see."""
         if self.is_admin:

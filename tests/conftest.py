@@ -3,7 +3,6 @@ import os
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.db import connection
 
 
 def pytest_sessionstart(session):
@@ -30,11 +29,6 @@ def reseed(django_db_blocker):
     yield
     with django_db_blocker.unblock():
         call_command("load_seed_data", verbosity=0)
-
-
-@pytest.fixture
-def db_vendor():
-    return connection.vendor
 
 
 class People:

@@ -3,7 +3,6 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
 from rest_framework import exceptions, status
-from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from cardroom.exceptions import StateConflict
@@ -56,10 +55,6 @@ def exception_handler(exc, context):
         }
     }
     return response
-
-
-def error_response(status_code, code, message):
-    return Response({"error": {"status": status_code, "code": code, "message": message}}, status=status_code)
 
 
 def json_not_found(request, *args, **kwargs):

@@ -30,7 +30,3 @@ class Cited(models.Model):
 
     class Meta:
         abstract = True
-
-    @property
-    def cited_as(self):
-        return f"{self.source.title}, {self.citation}"
