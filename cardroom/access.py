@@ -13,6 +13,13 @@ from django.db.models import Q
 from .models import Jurisdiction, Membership, Role
 
 
+def scope_of(request):
+    """The requesting user's Scope, computed once per request (admin and API alike)."""
+    if not hasattr(request, "_cardroom_scope"):
+        request._cardroom_scope = Scope(request.user)
+    return request._cardroom_scope
+
+
 class Scope:
     """What one user may see, computed once per request."""
 

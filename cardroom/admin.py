@@ -1,7 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from .access import Scope
+from .access import scope_of
 from .models import (
     Approval,
     ApprovalCondition,
@@ -24,12 +24,6 @@ admin.site.site_title = "cardroom"
 admin.site.index_title = "Schedules, games, approvals and the audit log"
 
 
-def scope_for(request):
-    if not hasattr(request, "_cardroom_scope"):
-        request._cardroom_scope = Scope(request.user)
-    return request._cardroom_scope
-
-
 class ScopedAdmin(SimpleHistoryAdmin):
     """Lists only the rows the user may see (see cardroom.access)."""
 
@@ -37,7 +31,7 @@ class ScopedAdmin(SimpleHistoryAdmin):
         return queryset
 
     def get_queryset(self, request):
-        return self.scope_queryset(super().get_queryset(request), scope_for(request))
+        return self.scope_queryset(super().get_queryset(request), scope_of(request))
 
 
 @admin.register(Jurisdiction)
@@ -166,7 +160,7 @@ class AuditLogAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
 
     def get_queryset(self, request):
-        scope = scope_for(request)
+        scope = scope_of(request)
         queryset = super().get_queryset(request)
         return queryset if scope.is_admin else queryset.filter(scope.placed_q())
 

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.db.models import Q
 from django.utils import timezone
 
-from cardroom.admin import ScopedAdmin, scope_for
+from cardroom.admin import ScopedAdmin, scope_of
 
 from .models import Finding, RuleParameter, ValidationRun
 
@@ -90,7 +90,7 @@ class FindingAdmin(ScopedAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        scope = scope_for(request)
+        scope = scope_of(request)
         if obj is None:
             return scope.is_admin or bool(scope.compliance_establishments)
         if obj.acknowledged_at is not None:

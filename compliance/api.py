@@ -11,7 +11,8 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom.api.base import ScopedReadOnlyViewSet, scope_of
+from cardroom.access import scope_of
+from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.models import Establishment
 from fees.models import ScheduleVersion
 

@@ -9,14 +9,23 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from cardroom import values
 from cardroom.models import Establishment, Jurisdiction, Table
 from fees import engine
 from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
 
 from .facts import Catalog, document_facts, documents_queryset, table_rounds
 from .models import Finding, ValidationRun
-from .rules import (ERROR, INFO, WARNING, check_posting, lint_approvals, lint_documents, pack_for,
-                    rule_player_dealer_rotation)
+from .rules import (
+    ERROR,
+    INFO,
+    WARNING,
+    check_posting,
+    lint_approvals,
+    lint_documents,
+    pack_for,
+    rule_player_dealer_rotation,
+)
 from .rules.lint import TableFacts
 from .rules.postings import HouseFee, PostingFacts
 
@@ -46,12 +55,10 @@ def _whole(value, what, minimum=1):
 def _day(value, today):
     if value in (None, ""):
         return today
-    if not isinstance(value, str):
-        raise CheckError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.")
     try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise CheckError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.") from None
+        return values.day(value)
+    except values.Invalid as exc:
+        raise CheckError(f"as_of {exc}") from None
 
 
 def _establishment(value, scope):
@@ -199,9 +206,9 @@ def current_postings(tables, at):
     """The posting in force at each table at moment ``at`` (tables with none are left out)."""
     postings = []
     for table in tables:
-        posting = (TablePosting.objects.filter(table=table, effective_from__lte=at)
+        posting = (TablePosting.objects
                    .select_related("schedule__jurisdiction", "schedule__establishment", "schedule__source")
-                   .prefetch_related("bonus_limits").order_by("-effective_from", "-id").first())
+                   .prefetch_related("bonus_limits").in_force(table, at))
         if posting is not None:
             posting.table = table
             postings.append(posting)

@@ -5,10 +5,9 @@ conditions, bet limits, and the schedule versions asked for, as engine options);
 builds one and checks thousands of postings against it without another query per posting.
 """
 
+from cardroom.models import Approval, BetLimit, Game
 from fees import quoting
 from fees.models import FeeOption, RoundOfPlay, ScheduleDocument
-
-from cardroom.models import Approval, BetLimit, Game
 
 from .models import RuleParameter
 from .rules import Parameter, ParameterSet

@@ -9,9 +9,8 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from cardroom.admin import ScopedAdmin, scope_for
+from cardroom.admin import ScopedAdmin, scope_of
 from cardroom.audit import log_action
-
 from cardroom.exceptions import StateConflict
 
 from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
@@ -48,7 +47,7 @@ def editable(request, version):
     """Drafts are edited by those who may change the schedule; published versions by nobody."""
     if version is None:
         return True
-    return not version.is_published and scope_for(request).may_edit_schedule(version.document)
+    return not version.is_published and scope_of(request).may_edit_schedule(version.document)
 
 
 class ScheduleVersionInline(admin.TabularInline):
@@ -212,7 +211,7 @@ class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
 
     def _version_for_action(self, request, pk):
         version = get_object_or_404(self.get_queryset(request), pk=pk)
-        if not scope_for(request).may_edit_schedule(version.document):
+        if not scope_of(request).may_edit_schedule(version.document):
             raise PermissionDenied
         return version
 

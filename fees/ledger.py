@@ -26,6 +26,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from cardroom import values
 from cardroom.audit import log_action
 from cardroom.models import Table
 
@@ -113,31 +114,23 @@ def _text(row, key, *, required, max_length, default="", single_line=True):
     return value
 
 
+def _read(read, value, key, *args):
+    try:
+        return read(value, *args)
+    except values.Invalid as exc:
+        raise _RowError(key, str(exc)) from None
+
+
 def _integer(value, key):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _RowError(key, f"must be a whole number, not {value!r}.")
-    return value
+    return _read(values.whole, value, key)
 
 
 def _moment(value, key):
-    if not isinstance(value, str):
-        raise _RowError(key, f"must be a date and time like {MOMENT_EXAMPLE}, not {value!r}.")
-    try:
-        moment = datetime.datetime.fromisoformat(value)
-    except ValueError:
-        raise _RowError(key, f"must be a date and time like {MOMENT_EXAMPLE}, not {value!r}.") from None
-    if moment.tzinfo is None:
-        raise _RowError(key, f"must include its time zone offset, e.g. {MOMENT_EXAMPLE}.")
-    return moment
+    return _read(values.moment, value, key, MOMENT_EXAMPLE)
 
 
 def _day(value, key):
-    if not isinstance(value, str):
-        raise _RowError(key, f"must be a date written YYYY-MM-DD, not {value!r}.")
-    try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise _RowError(key, f"must be a date written YYYY-MM-DD, not {value!r}.") from None
+    return _read(values.day, value, key)
 
 
 def _amount(value):
@@ -436,10 +429,10 @@ def _insert_portable(rows, user_id, now, chunk=500):
     existing = {}
     keys = [row[1] for row in rows]
     for start in range(0, len(keys), chunk):
-        for values in CollectionEntry.objects.filter(idempotency_key__in=keys[start:start + chunk]).values_list(
+        for stored_row in CollectionEntry.objects.filter(idempotency_key__in=keys[start:start + chunk]).values_list(
             "idempotency_key", "id", *SAME_ENTRY
         ):
-            existing[values[0]] = values[1:]
+            existing[stored_row[0]] = stored_row[1:]
     fresh, reused = [], []
     for row in rows:
         index, key, table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount, \

@@ -4,9 +4,9 @@ The API, the ``quote_fee`` command and the ledger all come through here, so a re
 priced the same way everywhere. Request and response shapes are documented in docs/fees.md.
 """
 
-import datetime
-
 from django.db import connection
+
+from cardroom import values
 
 from . import engine
 from .engine import QuoteError
@@ -95,9 +95,10 @@ def _boolean(data, key):
 
 
 def _integer(value, what):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise QuoteError(f"{what} must be a whole number, not {value!r}.")
-    return value
+    try:
+        return values.whole(value)
+    except values.Invalid as exc:
+        raise QuoteError(f"{what} {exc}") from None
 
 
 def _text(value, what):
@@ -107,26 +108,19 @@ def _text(value, what):
 
 
 def _moment(value, what):
-    if not isinstance(value, str):
-        raise QuoteError(f"{what} must be a date and time like 2026-11-21T20:00:00-08:00, not {value!r}.")
     try:
-        moment = datetime.datetime.fromisoformat(value)
-    except ValueError:
-        raise QuoteError(f"{what} must be a date and time like 2026-11-21T20:00:00-08:00, not {value!r}.") from None
-    if moment.tzinfo is None:
-        raise QuoteError(f"{what} must include its time zone offset, e.g. 2026-11-21T20:00:00-08:00.")
-    return moment
+        return values.moment(value)
+    except values.Invalid as exc:
+        raise QuoteError(f"{what} {exc}") from None
 
 
 def read_as_of(value, default):
     if value in (None, ""):
         return default
-    if not isinstance(value, str):
-        raise QuoteError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.")
     try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise QuoteError(f"as_of must be a date written YYYY-MM-DD, not {value!r}.") from None
+        return values.day(value)
+    except values.Invalid as exc:
+        raise QuoteError(f"as_of {exc}") from None
 
 
 def kind_of(facts):

@@ -1,19 +1,12 @@
 """Shared pieces of the API: scoped read-only viewsets, citations, date parameters."""
 
-import datetime
-
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers, viewsets
 
-from cardroom.access import Scope
-
-
-def scope_of(request):
-    if not hasattr(request, "_cardroom_scope"):
-        request._cardroom_scope = Scope(request.user)
-    return request._cardroom_scope
+from cardroom import values
+from cardroom.access import scope_of
 
 
 def as_of_param(request, name="as_of"):
@@ -22,9 +15,9 @@ def as_of_param(request, name="as_of"):
     if raw in (None, ""):
         return timezone.localdate()
     try:
-        return datetime.date.fromisoformat(raw)
-    except ValueError:
-        raise exceptions.ValidationError({name: f"must be a date written YYYY-MM-DD, not {raw!r}."}) from None
+        return values.day(raw)
+    except values.Invalid as exc:
+        raise exceptions.ValidationError({name: str(exc)}) from None
 
 
 @extend_schema_field(OpenApiTypes.OBJECT)

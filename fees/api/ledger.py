@@ -16,7 +16,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from cardroom.api.base import ScopedReadOnlyViewSet, scope_of
+from cardroom.access import scope_of
+from cardroom.api.base import ScopedReadOnlyViewSet
 from fees import ledger
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 

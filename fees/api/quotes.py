@@ -5,7 +5,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom.api.base import scope_of
+from cardroom.access import scope_of
 from fees import quoting
 from fees.engine import QuoteError
 

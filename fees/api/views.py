@@ -4,8 +4,9 @@ from rest_framework import exceptions, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from cardroom.access import scope_of
+from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
 from cardroom.api.errors import Conflict
-from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, scope_of
 from cardroom.audit import log_action
 from cardroom.models import AuditLogEntry
 from fees.models import ScheduleDocument, ScheduleVersion
