@@ -98,6 +98,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
+# Files made by jobs (sign batches, export bundles). With several hosts, point this at shared storage.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "var" / "media")
+MEDIA_URL = "media/"
 LOGIN_URL = "/admin/login/"
 
 # Change reasons ("why") are as long as they need to be.

@@ -1,6 +1,7 @@
 from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition
 from .audit import AuditLogEntry
+from .jobs import Job
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
 from .places import Establishment, Jurisdiction, Table
 from .sources import Cited, Source
@@ -14,6 +15,7 @@ __all__ = [
     "Establishment",
     "Game",
     "GameRules",
+    "Job",
     "Jurisdiction",
     "Membership",
     "Paytable",
