@@ -143,6 +143,8 @@ CASES = [
      "$10,000", "GEGA-002888 provisions"),
     ("CA maximum above $10,000", ca(max_wager=D("20000")), "ca.wager_limits", ERROR, "outside the allowed $100 to "
      "$10,000", "GEGA-002888 provisions"),
+    ("CA poker game: GEGA-002888's wagering limits do not apply", ca(game=HOLDEM, max_wager=D("20")),
+     "ca.wager_limits", None, "", ""),
     ("CA option's own range", ca(schedule=schedule(option(1, OPEN_TTA, max_wager_from=D("200"), max_wager_to=D("500")))),
      "ca.wager_limits", ERROR, "outside the allowed $200 to $500", "option 1"),
     ("within the table limit", ca(schedule=schedule(option(1, OPEN_TTA, table_limit_low=D("5"),

@@ -13,9 +13,21 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from fees import engine  # pure Python: the tier rule is the engine's, never a second copy
+from fees import (
+    engine,  # pure Python: the tier rule is the engine's, never a second copy
+)
 
-from .base import CONFIRMED, ERROR, INFO, WARNING, Finding, MissingParameter, ParameterSet, dollars, finding
+from .base import (
+    CONFIRMED,
+    ERROR,
+    INFO,
+    WARNING,
+    Finding,
+    MissingParameter,
+    ParameterSet,
+    dollars,
+    finding,
+)
 
 # -- facts ---------------------------------------------------------------------------------------------
 
@@ -271,6 +283,10 @@ def rule_schedule_option(f: PostingFacts, params: ParameterSet):
 
 def rule_ca_wager_limits(f: PostingFacts, params: ParameterSet):
     rule = "ca.wager_limits"
+    if f.game.category != "player_dealer":
+        # The $1-$1,000 / $100-$10,000 wagering limits are GEGA-002888's, for California games; a $2-$20
+        # poker or lowball game is limited by its own schedule's games, not by them.
+        return []
     option = f.option
     out = []
     checks = (
