@@ -1,7 +1,7 @@
 """Posting checks from requests and stored postings, schedule lint, and stored validation runs.
 
 ``check_request`` reads the API's JSON body (docs/compliance.md), checks it and returns the findings; it
-saves nothing. ``run_establishment`` / ``run_schedule`` / ``run_everything`` check and store.
+saves nothing. ``run_posting`` / ``run_establishment`` / ``run_schedule`` / ``run_everything`` check and store.
 """
 
 import datetime
@@ -350,6 +350,20 @@ def run_schedule(version, *, as_of=None, user=None, trigger=ValidationRun.Trigge
         if (finding.subject["schedule"], finding.subject["version"]) == mine or \
                 (other.get("schedule"), other.get("version")) == mine:
             recorder.add(finding)
+    return recorder.save()
+
+
+@transaction.atomic
+def run_posting(posting, *, user=None):
+    """Check one table posting as it is saved, as of the day it takes effect; the run is kept with the posting."""
+    day = timezone.localdate(posting.effective_from)
+    establishment = posting.table.establishment
+    run = ValidationRun.objects.create(kind=ValidationRun.Kind.POSTING, posting=posting, establishment=establishment,
+                                       as_of=day, started_by=user)
+    recorder = _Recorder(run, Catalog())
+    run.postings_checked = 1
+    for finding in check_posting(posting_facts(posting, day, recorder.catalog), recorder.catalog.params):
+        recorder.add(finding, table=posting.table, posting=posting, establishment=establishment)
     return recorder.save()
 
 

@@ -44,6 +44,7 @@ class ValidationRun(models.Model):
     class Kind(models.TextChoices):
         ESTABLISHMENT = "establishment", "An establishment's table postings"
         SCHEDULE = "schedule", "A schedule version"
+        POSTING = "posting", "A table posting, when it was saved"
         EVERYTHING = "everything", "Everything"
 
     class Trigger(models.TextChoices):
@@ -58,6 +59,9 @@ class ValidationRun(models.Model):
     )
     schedule_version = models.ForeignKey(
         "fees.ScheduleVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    posting = models.ForeignKey(
+        "fees.TablePosting", null=True, blank=True, on_delete=models.PROTECT, related_name="validation_runs"
     )
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -4,6 +4,8 @@ A posting is never edited: a change is a new posting with a later ``effective_fr
 before it. "What was posted at table 7 at 02:30 on 3 March" is ``TablePosting.objects.in_force(table, at)``.
 """
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from simple_history.models import HistoricalRecords
@@ -17,10 +19,21 @@ class PostingImmutableError(StateConflict):
     """A posting, once made, is not changed; post a new one."""
 
 
+def new_public_token():
+    return secrets.token_urlsafe(16)  # 128 random bits
+
+
 class PostingQuerySet(models.QuerySet):
     def in_force(self, table, at):
         """The posting shown at ``table`` at the moment ``at`` (None before the first posting)."""
         return self.filter(table=table, effective_from__lte=at).order_by("-effective_from", "-id").first()
+
+    def in_force_at(self, at):
+        """Every table's posting in force at moment ``at``, in one query."""
+        later = TablePosting.objects.filter(
+            table=models.OuterRef("table"), effective_from__gt=models.OuterRef("effective_from"), effective_from__lte=at
+        )
+        return self.filter(effective_from__lte=at).exclude(models.Exists(later))
 
     def update(self, **kwargs):
         raise PostingImmutableError("Postings are not changed; post a new one.")
@@ -40,6 +53,10 @@ class TablePosting(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    public_token = models.CharField(
+        max_length=32, unique=True, default=new_public_token, editable=False,
+        help_text="Random key of the public verification page the sign's QR code opens (not guessable).",
+    )
     history = HistoricalRecords()
 
     objects = PostingQuerySet.as_manager()
