@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from .access import scope_of
@@ -10,6 +11,7 @@ from .models import (
     Establishment,
     Game,
     GameRules,
+    Job,
     Jurisdiction,
     Membership,
     Paytable,
@@ -154,10 +156,15 @@ class MembershipAdmin(SimpleHistoryAdmin):
 class AuditLogAdmin(admin.ModelAdmin):
     """Read-only for everybody: the log is append-only."""
 
-    list_display = ["created_at", "actor_label", "action", "object_repr", "establishment", "jurisdiction"]
+    list_display = ["created_at", "actor_label", "action", "object_repr", "establishment", "jurisdiction",
+                    "sequence", "short_hash"]
     list_filter = ["action"]
     search_fields = ["object_repr", "actor_label", "action"]
     date_hierarchy = "created_at"
+
+    @admin.display(description="hash")
+    def short_hash(self, obj):
+        return obj.entry_hash[:12]
 
     def get_queryset(self, request):
         scope = scope_of(request)
@@ -172,3 +179,49 @@ class AuditLogAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    """Background jobs (sign batches, audit exports): progress while they run, the file when done."""
+
+    list_display = ["created_at", "kind", "establishment", "requested_label", "status", "progress", "download"]
+    list_filter = ["kind", "status"]
+    readonly_fields = ["uuid", "kind", "status", "establishment", "jurisdiction", "params", "requested_label",
+                       "progress", "stage", "error", "result", "download", "created_at", "started_at", "finished_at"]
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        from .api.jobs import visible_jobs
+
+        return visible_jobs(scope_of(request))
+
+    @admin.display(description="Progress")
+    def progress(self, obj):
+        return f"{obj.percent}% ({obj.done} of {obj.total})" if obj.total else obj.get_status_display()
+
+    @admin.display(description="File")
+    def download(self, obj):
+        if obj.status != Job.Status.DONE or not obj.file:
+            return "-"
+        return format_html('<a href="{}">{}</a>', f"/api/v1/jobs/{obj.uuid}/download/",
+                           obj.file.name.rsplit("/", 1)[-1])
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        response = super().change_view(request, object_id, form_url, extra_context)
+        job = self.get_queryset(request).filter(pk=object_id).first()
+        if job is not None and job.status in (Job.Status.QUEUED, Job.Status.RUNNING):
+            response["Refresh"] = "2"  # follow the progress without pressing reload
+        return response
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff

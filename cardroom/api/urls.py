@@ -1,6 +1,6 @@
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import jobs, views
 
 
 def register(router: DefaultRouter):
@@ -10,3 +10,4 @@ def register(router: DefaultRouter):
     router.register("games", views.GameViewSet)
     router.register("paytables", views.PaytableViewSet)
     router.register("approvals", views.ApprovalViewSet)
+    router.register("jobs", jobs.JobViewSet)

@@ -63,6 +63,11 @@ class Job(models.Model):
         self.status, self.total, self.done, self.started_at = self.Status.RUNNING, total, 0, timezone.now()
         self.save(update_fields=["status", "total", "done", "started_at"])
 
+    def plan(self, total, stage=""):
+        """Say how many units the job has, once it knows."""
+        Job.objects.filter(pk=self.pk).update(total=total, stage=stage)
+        self.total, self.stage = total, stage
+
     def advance(self, done, stage=""):
         # A plain UPDATE so API readers see progress while the task's own transaction is still open elsewhere.
         Job.objects.filter(pk=self.pk).update(done=done, stage=stage)

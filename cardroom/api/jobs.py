@@ -1,0 +1,68 @@
+"""Long jobs (sign batches, audit exports): progress while they run, the file when they are done."""
+
+from django.db.models import Q
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.decorators import action
+
+from cardroom.models import Job
+
+from .base import ScopedReadOnlyViewSet
+
+
+class JobSerializer(serializers.ModelSerializer):
+    establishment = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    jurisdiction = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    percent = serializers.IntegerField(read_only=True)
+    download = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Job
+        fields = ["uuid", "kind", "status", "establishment", "jurisdiction", "params", "requested_label", "total",
+                  "done", "percent", "stage", "error", "result", "created_at", "started_at", "finished_at",
+                  "download"]
+
+    def get_download(self, job) -> str | None:
+        if job.status != Job.Status.DONE or not job.file:
+            return None
+        request = self.context.get("request")
+        path = f"/api/v1/jobs/{job.uuid}/download/"
+        return request.build_absolute_uri(path) if request else path
+
+
+def visible_jobs(scope):
+    jobs = Job.objects.select_related("establishment", "jurisdiction")
+    if scope.is_admin:
+        return jobs
+    return jobs.filter(
+        Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments)
+        | Q(establishment__jurisdiction__in=scope.regulated_jurisdictions)
+        | Q(establishment__isnull=True, jurisdiction__in=scope.regulated_jurisdictions)
+    )
+
+
+class JobViewSet(ScopedReadOnlyViewSet):
+    """Jobs you asked for, or of the establishments (or, for regulators, jurisdictions) you may see."""
+
+    queryset = Job.objects.all()
+    serializer_class = JobSerializer
+    lookup_field = "uuid"
+    filterset_fields = {"kind": ["exact"], "status": ["exact"], "establishment__slug": ["exact"]}
+
+    def scope_queryset(self, queryset, scope):
+        return visible_jobs(scope)
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"])
+    def download(self, request, uuid=None):
+        """The job's file (a PDF of signs, a zip bundle), once the job is done."""
+        job = self.get_object()
+        if job.status != Job.Status.DONE or not job.file:
+            raise exceptions.NotFound(f"Job {job.uuid} has no file yet: it is {job.status} ({job.percent}% done).")
+        name = job.file.name.rsplit("/", 1)[-1]
+        return FileResponse(job.file.open("rb"), as_attachment=True, filename=name)
+
+
+__all__ = ["JobSerializer", "JobViewSet", "visible_jobs"]
