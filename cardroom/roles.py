@@ -6,13 +6,15 @@ from django.db import transaction
 
 from .models import Membership, Role
 
-VIEW_ALL_APPS = ("cardroom", "fees", "compliance")
+VIEW_ALL_APPS = ("cardroom", "fees", "compliance", "signage")
 # What compliance officers maintain (model names, app-qualified).
 COMPLIANCE_MAINTAINS = (
     "cardroom.table", "cardroom.game", "cardroom.gamerules", "cardroom.betlimit", "cardroom.paytable",
     "cardroom.paytableline", "cardroom.statedhouseedge", "cardroom.approval", "cardroom.approvalcondition",
     "fees.scheduledocument", "fees.scheduleversion", "fees.feeoption", "fees.feetier",
 )
+# What floor supervisors and compliance officers both do: post tables (printing needs no model permission).
+STAFF_POST = ("fees.tableposting", "fees.postingbonuslimit")
 GROUP_NAMES = {
     Role.COMPLIANCE_OFFICER: "Compliance officers",
     Role.FLOOR_SUPERVISOR: "Floor supervisors",
@@ -35,8 +37,9 @@ def _permissions(actions, models=None):
 def ensure_role_groups():
     view = _permissions({"view"})
     wanted = {
-        Role.COMPLIANCE_OFFICER: view + _permissions({"add", "change", "delete"}, COMPLIANCE_MAINTAINS),
-        Role.FLOOR_SUPERVISOR: view,
+        Role.COMPLIANCE_OFFICER: view + _permissions({"add", "change", "delete"}, COMPLIANCE_MAINTAINS)
+        + _permissions({"add"}, STAFF_POST + ("signage.printoverride",)),
+        Role.FLOOR_SUPERVISOR: view + _permissions({"add"}, STAFF_POST),
         Role.REGULATOR: view,
     }
     for role, permissions in wanted.items():

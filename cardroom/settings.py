@@ -44,10 +44,11 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "simple_history",
-    # Dependencies run one way: cardroom <- fees <- compliance.
+    # Dependencies run one way: cardroom <- fees <- compliance <- signage.
     "cardroom",
     "fees",
     "compliance",
+    "signage",
 ]
 
 MIDDLEWARE = [
@@ -108,6 +109,8 @@ SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
 
 # Where the regulatory seed data lives (kept in the repository, never read from ../shared).
 SEED_DATA_DIR = BASE_DIR / "seed"
+# Where the public reaches this service: the QR code on every printed sign opens a page under it.
+PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

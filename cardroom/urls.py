@@ -9,10 +9,11 @@ from rest_framework.routers import DefaultRouter
 import cardroom.api.urls
 import compliance.urls
 import fees.api.urls
+import signage.urls
 from cardroom.api.errors import json_not_found
 
 router = DefaultRouter()
-for app_api in (cardroom.api.urls, fees.api.urls, compliance.urls):
+for app_api in (cardroom.api.urls, fees.api.urls, compliance.urls, signage.urls):
     app_api.register(router)
 
 api_v1 = [
@@ -21,6 +22,7 @@ api_v1 = [
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     *fees.api.urls.urlpatterns,
     *compliance.urls.urlpatterns,
+    *signage.urls.urlpatterns,
     path("", include(router.urls)),
     re_path(r"^.*$", json_not_found),
 ]
@@ -30,6 +32,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api-auth/", include("rest_framework.urls")),
     path("api/v1/", include(api_v1)),
+    *signage.urls.public_urlpatterns,
 ]
 
 handler500 = "cardroom.api.errors.handler500"

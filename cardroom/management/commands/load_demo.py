@@ -59,7 +59,6 @@ class Command(BaseCommand):
         for label in ("OFM-1", "OFM-2"):
             Table.objects.get_or_create(establishment=evergreen, label=label,
                                         defaults={"game": one_for_the_money, "seats": SEATS["house_banked"]})
-        self.post_tables(Table.objects.filter(establishment=marysville))
         User = get_user_model()
         for username, password, role, establishment, jurisdiction in DEMO_USERS:
             user, created = User.objects.get_or_create(username=username)
@@ -71,6 +70,7 @@ class Command(BaseCommand):
                 establishment=Establishment.objects.get(slug=establishment) if establishment else None,
                 jurisdiction=Jurisdiction.objects.get(code=jurisdiction) if jurisdiction else None,
             )
+        self.post_tables(Table.objects.filter(establishment=marysville), User.objects.get(username="compliance"))
         if options["verbosity"]:
             tables = Table.objects.filter(establishment__in=[marysville, evergreen]).count()
             posted = TablePosting.objects.filter(table__establishment=marysville).count()
@@ -78,30 +78,50 @@ class Command(BaseCommand):
                 f"Demo floor ready: {tables} tables ({posted} posted); users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
             ))
 
-    def post_tables(self, tables):
-        """Post each demo table on the first option with fees of a schedule listed for its game (the
-        Bureau's own GEGA codes first), so rounds can be priced. Limits come from the option where stated."""
+    def post_tables(self, tables, officer):
+        """Post each demo table through the same service as the API (so each posting is validated), on the first
+        option with fees of a schedule listed for its game (the Bureau's own GEGA codes first) whose posting
+        has no error findings; where none is clean, on the first one, which then prints only under a
+        compliance override, which the demo compliance officer grants. Limits come from the option where it
+        states them."""
+        from cardroom.access import Scope
+        from signage.postings import PostingInputError, override, post_table
+
         for table in tables:
             if TablePosting.objects.filter(table=table).exists():
                 continue
+            candidates = []
             documents = ScheduleDocument.objects.filter(games=table.game).order_by("-code")
-            option = None
             for document in sorted(documents, key=lambda d: not d.code.startswith("GEGA-")):
                 version = document.version_as_of(DEMO_POSTED_FROM.date())
-                option = version and version.options.filter(tiers__isnull=False).order_by("number").first()
-                if option:
+                if version is not None:
+                    candidates += list(version.options.filter(tiers__isnull=False).distinct().order_by("number"))
+            first = None
+            for option in candidates:
+                try:
+                    with transaction.atomic():
+                        posting, run = post_table(self.fields(table, option), actor_label="load_demo")
+                        if run.errors:
+                            first = first or option
+                            raise PostingInputError("has errors")  # roll this attempt back; try the next option
                     break
-            if option is None:
-                continue
-            if option.table_limit_high:
-                limits = (option.table_limit_low, option.table_limit_high)
-            elif option.largest_game_high:  # poker and lowball: the smallest and largest games allowed
-                limits = (option.smallest_game_low, option.largest_game_high)
+                except PostingInputError:
+                    continue
             else:
-                limits = DEMO_LIMITS
-            TablePosting.objects.create(
-                table=table, game=table.game, schedule=option.version.document, option_number=option.number,
-                min_wager=limits[0], max_wager=limits[1], seats=table.seats, effective_from=DEMO_POSTED_FROM,
-                notes="Demo posting.",
-            )
+                if first is not None:
+                    posting, run = post_table(self.fields(table, first), actor_label="load_demo")
+                    override(posting, user=officer, scope=Scope(officer), reason=(
+                        "Demo: every option listed for this game breaks a rule of the approved game (see the "
+                        "findings); printed while the Bureau is asked which document governs."))
 
+    @staticmethod
+    def fields(table, option):
+        if option.table_limit_high:
+            limits = (option.table_limit_low, option.table_limit_high)
+        elif option.largest_game_high:  # poker and lowball: the smallest and largest games allowed
+            limits = (option.smallest_game_low, option.largest_game_high)
+        else:
+            limits = DEMO_LIMITS
+        return {"table": table, "game": table.game, "schedule": option.version.document,
+                "option_number": option.number, "min_wager": limits[0], "max_wager": limits[1],
+                "seats": table.seats, "effective_from": DEMO_POSTED_FROM, "notes": "Demo posting."}

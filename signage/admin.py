@@ -1,0 +1,348 @@
+"""Admin for floor supervisors and compliance officers: post a table, look up what a table showed at a moment,
+print or preview its sign, override a print block with a reason, start a batch and follow its progress."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from cardroom import jobs
+from cardroom.admin import ScopedAdmin, scope_of
+from cardroom.exceptions import StateConflict
+from cardroom.models import Job, Table
+from fees.models import ScheduleDocument, TablePosting
+
+from . import content, printing, tasks
+from . import render as signs
+from .models import PrintOverride, SignPrint
+from .postings import (
+    PostingInputError,
+    current_override,
+    error_findings,
+    may_override,
+    may_post,
+    override,
+    post_table,
+    postable_tables,
+    read_posting,
+    validation_run,
+)
+
+
+class PostingForm(forms.Form):
+    table = forms.ModelChoiceField(queryset=Table.objects.none())
+    schedule = forms.ModelChoiceField(queryset=ScheduleDocument.objects.none(), to_field_name="code")
+    option = forms.IntegerField(min_value=1, help_text="The one schedule option the table uses.")
+    min_wager = forms.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table minimum.")
+    max_wager = forms.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table maximum.")
+    seats = forms.IntegerField(min_value=1, required=False, help_text="Blank: the table's seats.")
+    effective_from = forms.DateTimeField(required=False, help_text="Local time, YYYY-MM-DD HH:MM. Blank: now.")
+    bonus_limits = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One per line: bet, minimum (may be blank), maximum. E.g. Fortune Bonus, 1, 20",
+    )
+    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, scope, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scope = scope
+        self.fields["table"].queryset = postable_tables(scope)
+        self.fields["schedule"].queryset = ScheduleDocument.objects.filter(scope.placed_q()).order_by("code")
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        limits = []
+        for number, line in enumerate((data.get("bonus_limits") or "").splitlines(), start=1):
+            if not line.strip():
+                continue
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) != 3:
+                raise forms.ValidationError(f"Bonus limits line {number}: write bet, minimum, maximum.")
+            limits.append({"bet": parts[0], "minimum": parts[1] or None, "maximum": parts[2]})
+        request = {
+            "table": data["table"].pk, "schedule": data["schedule"].code, "option": data["option"],
+            "min_wager": str(data["min_wager"]), "max_wager": str(data["max_wager"]), "notes": data.get("notes"),
+            "bonus_limits": limits,
+        }
+        if data.get("seats"):
+            request["seats"] = data["seats"]
+        if data.get("effective_from"):
+            request["effective_from"] = data["effective_from"].isoformat()
+        try:
+            data["fields"] = read_posting(request, scope=self.scope, now=timezone.now())
+        except PostingInputError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
+
+class LookupForm(forms.Form):
+    table = forms.ModelChoiceField(queryset=Table.objects.none())
+    at = forms.DateTimeField(label="At", help_text="Local time, YYYY-MM-DD HH:MM, e.g. 2026-03-03 02:30.")
+
+    def __init__(self, *args, scope, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["table"].queryset = Table.objects.filter(scope.establishments_q("establishment__")).select_related(
+            "establishment")
+
+
+class OverrideForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), min_length=10,
+                             help_text="Why the sign may be printed despite its errors. Kept in the audit log.")
+
+
+class BatchForm(forms.Form):
+    establishment = forms.ModelChoiceField(queryset=None)
+    layout = forms.ChoiceField(choices=[(name, name) for name in signs.LAYOUTS])
+    tables = forms.ModelMultipleChoiceField(queryset=Table.objects.none(), required=False,
+                                            help_text="Leave empty for every active table.")
+
+    def __init__(self, *args, scope, **kwargs):
+        super().__init__(*args, **kwargs)
+        from cardroom.models import Establishment
+
+        allowed = Establishment.objects.all() if scope.is_admin else Establishment.objects.filter(
+            pk__in=scope.staff_establishments)
+        self.fields["establishment"].queryset = allowed
+        self.fields["tables"].queryset = Table.objects.filter(establishment__in=allowed)
+
+
+@admin.register(TablePosting)
+class TablePostingAdmin(ScopedAdmin):
+    list_display = ["table", "game", "schedule", "option_number", "min_wager", "max_wager", "effective_from",
+                    "state", "errors", "prints"]
+    list_filter = ["table__establishment", "schedule"]
+    search_fields = ["table__label", "game__name", "schedule__code"]
+    date_hierarchy = "effective_from"
+    readonly_fields = ["table", "game", "schedule", "option_number", "min_wager", "max_wager", "seats", "notes",
+                       "effective_from", "created_by", "created_at", "state", "findings", "print_status",
+                       "print_history", "verification"]
+    fields = readonly_fields
+    actions = ["print_letter", "print_tent"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.establishments_q("table__establishment__")).select_related(
+            "table__establishment", "game", "schedule")
+
+    def has_add_permission(self, request):
+        return False  # postings are made through "Post a table", which validates them
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="State")
+    def state(self, obj):
+        later = obj.superseded_by()
+        if later is not None:
+            return f"superseded {content.local(later.effective_from)}"
+        return "not yet in force" if obj.effective_from > timezone.now() else "in force"
+
+    @admin.display(description="Errors")
+    def errors(self, obj):
+        return validation_run(obj).errors
+
+    @admin.display(description="Prints")
+    def prints(self, obj):
+        return obj.prints.count()
+
+    @admin.display(description="Findings when saved")
+    def findings(self, obj):
+        run = validation_run(obj)
+        rows = run.findings.order_by("id")
+        if not rows:
+            return "None: the posting passed every rule."
+        return format_html("<ul>{}</ul>", format_html_join(
+            "", "<li><strong>{}</strong> {}: {} <em>({})</em></li>",
+            ((f.severity, f.rule, f.message, f.citation) for f in rows)))
+
+    @admin.display(description="Printing")
+    def print_status(self, obj):
+        errors = error_findings(obj)
+        granted = current_override(obj) if errors else None
+        if not errors:
+            return "May be printed."
+        if granted is None:
+            return "Blocked: error findings and no override."
+        return (f"May be printed under override by {granted.granted_by} ({granted.granted_at:%Y-%m-%d}): "
+                f"{granted.reason}")
+
+    @admin.display(description="Signs printed")
+    def print_history(self, obj):
+        rows = obj.prints.order_by("number")
+        if not rows:
+            return "None yet."
+        return format_html("<ul>{}</ul>", format_html_join(
+            "", "<li>{} {} ({}, {}) by {} on {}</li>",
+            (("Reprint" if p.is_reprint else "Print", p.number, p.layout, p.get_channel_display(), p.printed_label,
+              content.local(p.printed_at)) for p in rows)))
+
+    @admin.display(description="Public verification page")
+    def verification(self, obj):
+        url = content.verify_url(obj)
+        return format_html('<a href="{}">{}</a>', url, url)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("post/", view(self.post_view), name="fees_tableposting_post"),
+            path("lookup/", view(self.lookup_view), name="fees_tableposting_lookup"),
+            path("batch/", view(self.batch_view), name="fees_tableposting_batch"),
+            path("<int:pk>/print/<str:layout>/", view(self.print_view), name="fees_tableposting_print"),
+            path("<int:pk>/override/", view(self.override_view), name="fees_tableposting_override"),
+            *super().get_urls(),
+        ]
+
+    def _page(self, request, form, title, button, **extra):
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form, "title": title,
+                   "button": button, **extra}
+        return render(request, "admin/signage/form.html", context)
+
+    def post_view(self, request):
+        scope = scope_of(request)
+        if not (scope.is_admin or scope.staff_establishments):
+            raise PermissionDenied
+        form = PostingForm(request.POST or None, scope=scope)
+        if request.method == "POST" and form.is_valid():
+            posting, run = post_table(form.cleaned_data["fields"], user=request.user)
+            level = messages.WARNING if run.errors else messages.SUCCESS
+            messages.add_message(request, level, f"Posted {posting}: {run.errors} error(s), {run.warnings} "
+                                                 "warning(s) when validated." + (
+                                     " It cannot be printed until a compliance officer overrides." if run.errors
+                                     else ""))
+            return redirect("admin:fees_tableposting_change", posting.pk)
+        return self._page(request, form, "Post a table", "Post", intro=(
+            "A posting is never changed: it stays in force until the table's next posting takes effect. "
+            "It is checked against the schedule and the rules as it is saved."))
+
+    def lookup_view(self, request):
+        scope = scope_of(request)
+        form = LookupForm(request.GET or None, scope=scope)
+        extra = {}
+        if request.GET and form.is_valid():
+            table, at = form.cleaned_data["table"], form.cleaned_data["at"]
+            extra = {"found": TablePosting.objects.in_force(table, at), "looked_up": table,
+                     "at": content.local(at)}
+        return self._page(request, form, "What was posted at a table at a moment", "Look up", method="get", **extra)
+
+    def _posting(self, request, pk):
+        return get_object_or_404(self.get_queryset(request), pk=pk)
+
+    def print_view(self, request, pk, layout):
+        posting = self._posting(request, pk)
+        preview = request.GET.get("preview") == "1"
+        if layout not in signs.LAYOUTS:
+            raise PermissionDenied
+        if not preview and not may_post(scope_of(request), posting.table.establishment_id):
+            messages.error(request, "Only floor supervisors and compliance officers of the establishment print "
+                                    "signs; use Preview.")
+            return redirect("admin:fees_tableposting_change", posting.pk)
+        try:
+            rendered, _ = printing.print_signs([posting], layout, user=request.user,
+                                               channel=SignPrint.Channel.ADMIN, preview=preview)
+        except StateConflict as error:
+            messages.error(request, str(error))
+            return redirect("admin:fees_tableposting_change", posting.pk)
+        return pdf(rendered.pdf, printing.filename(posting.table.establishment, [posting.table], layout))
+
+    def override_view(self, request, pk):
+        posting = self._posting(request, pk)
+        scope = scope_of(request)
+        if not may_override(scope, posting.table.establishment_id):
+            messages.error(request, "Only a compliance officer of the table's establishment may override.")
+            return redirect("admin:fees_tableposting_change", posting.pk)
+        form = OverrideForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                override(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+            except PostingInputError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(request, "Override recorded; the sign may be printed.")
+            return redirect("admin:fees_tableposting_change", posting.pk)
+        return self._page(request, form, f"Override the print block of {posting}", "Override",
+                          original=posting, errors=error_findings(posting))
+
+    def batch_view(self, request):
+        scope = scope_of(request)
+        form = BatchForm(request.POST or None, scope=scope)
+        if request.method == "POST" and form.is_valid():
+            establishment = form.cleaned_data["establishment"]
+            tables = [t.pk for t in form.cleaned_data["tables"] if t.establishment_id == establishment.pk]
+            job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment,
+                                     requested_by=request.user, requested_label=request.user.get_username(),
+                                     params={"layout": form.cleaned_data["layout"], "tables": sorted(tables)})
+            jobs.submit(job, tasks.print_batch)
+            return redirect("admin:cardroom_job_change", job.pk)
+        return self._page(request, form, "Print the signs of many tables", "Start printing", intro=(
+            "The signs are printed by a background job into one PDF; its page shows progress and the download."))
+
+    @admin.action(description="Print signs of the selected postings (letter)")
+    def print_letter(self, request, queryset):
+        return self._print_many(request, queryset, "letter")
+
+    @admin.action(description="Print signs of the selected postings (tent)")
+    def print_tent(self, request, queryset):
+        return self._print_many(request, queryset, "tent")
+
+    def _print_many(self, request, queryset, layout):
+        postings = list(queryset.order_by("table__establishment", "table__label"))
+        scope = scope_of(request)
+        if any(not may_post(scope, p.table.establishment_id) for p in postings):
+            self.message_user(request, "You may print only your establishment's signs.", messages.ERROR)
+            return None
+        try:
+            rendered, _ = printing.print_signs(postings, layout, user=request.user, channel=SignPrint.Channel.ADMIN)
+        except StateConflict as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return None
+        return pdf(rendered.pdf, f"signs-{layout}-{timezone.localtime():%Y%m%d-%H%M}.pdf")
+
+
+def pdf(data, name):
+    response = HttpResponse(data, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+class ReadOnly(ScopedAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(SignPrint)
+class SignPrintAdmin(ReadOnly):
+    list_display = ["posting", "number", "reprint", "layout", "channel", "printed_label", "printed_at", "job"]
+    list_filter = ["posting__table__establishment", "channel", "layout"]
+    date_hierarchy = "printed_at"
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.establishments_q("posting__table__establishment__"))
+
+    @admin.display(boolean=True, description="Reprint")
+    def reprint(self, obj):
+        return obj.is_reprint
+
+
+@admin.register(PrintOverride)
+class PrintOverrideAdmin(ReadOnly):
+    list_display = ["posting", "granted_by", "granted_at", "reason"]
+    list_filter = ["posting__table__establishment"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.establishments_q("posting__table__establishment__"))
+
+

@@ -1,0 +1,293 @@
+"""The postings and signage API (docs/signage.md).
+
+- ``/postings/``: list (filter by establishment, table, and ``at`` for what was in force then), read, create
+  (validated as saved), ``/postings/{id}/override`` (compliance officers), ``/postings/{id}/signage.pdf``;
+- ``/tables/{id}/posting?at=...``: what a table showed at a moment; ``/tables/{id}/signage.pdf``: its sign;
+- ``/signage/batches``: a Celery job printing every (or the chosen) tables of an establishment.
+"""
+
+import django_filters
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cardroom import jobs
+from cardroom.access import scope_of
+from cardroom.api.base import ScopedReadOnlyViewSet
+from cardroom.api.jobs import JobSerializer
+from cardroom.models import Establishment, Job, Table
+from fees.models import TablePosting
+
+from . import content, printing, render, tasks
+from .models import SignPrint
+from .postings import (
+    PostingInputError,
+    at_moment,
+    current_override,
+    error_findings,
+    may_post,
+    override,
+    post_table,
+    read_posting,
+    validation_run,
+)
+
+AT = OpenApiParameter("at", str, description="A date and time with its offset, e.g. 2026-03-03T02:30:00-08:00 "
+                                             "(default: now).")
+LAYOUT = OpenApiParameter("layout", str, enum=list(render.LAYOUTS), description="letter (default) or tent.")
+PREVIEW = OpenApiParameter("preview", bool, description="true: a watermarked preview, not recorded as a print.")
+
+
+def bad_request(error):
+    return exceptions.ValidationError(str(error))
+
+
+class PostingSerializer(serializers.ModelSerializer):
+    table = serializers.SerializerMethodField()
+    establishment = serializers.CharField(source="table.establishment.slug", read_only=True)
+    game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    game_name = serializers.CharField(source="game.name", read_only=True)
+    schedule = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    currency = serializers.CharField(source="schedule.currency", read_only=True)
+    bonus_limits = serializers.SerializerMethodField()
+    superseded_by = serializers.SerializerMethodField()
+    validation = serializers.SerializerMethodField()
+    printing = serializers.SerializerMethodField()
+    verify_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TablePosting
+        fields = ["id", "table", "establishment", "game", "game_name", "schedule", "option_number", "currency",
+                  "min_wager", "max_wager", "seats", "notes", "effective_from", "superseded_by", "bonus_limits",
+                  "validation", "printing", "verify_url", "created_at"]
+
+    def get_table(self, posting) -> dict:
+        return {"id": posting.table_id, "label": posting.table.label}
+
+    def get_bonus_limits(self, posting) -> list:
+        return [{"bet": b.bet, "minimum": None if b.minimum is None else str(b.minimum), "maximum": str(b.maximum)}
+                for b in posting.bonus_limits.all()]
+
+    def get_superseded_by(self, posting) -> dict | None:
+        later = posting.superseded_by()
+        return None if later is None else {"id": later.pk, "effective_from": later.effective_from}
+
+    def get_validation(self, posting) -> dict:
+        run = validation_run(posting)
+        return {"run": run.pk, "as_of": run.as_of, "errors": run.errors, "warnings": run.warnings,
+                "findings": [{"id": f.pk, "rule": f.rule, "severity": f.severity, "message": f.message,
+                              "citation": f.citation} for f in run.findings.order_by("id")]}
+
+    def get_printing(self, posting) -> dict:
+        errors = error_findings(posting)
+        granted = current_override(posting) if errors else None
+        return {
+            "blocked": bool(errors) and granted is None,
+            "override": None if granted is None else {
+                "id": granted.pk, "reason": granted.reason, "granted_by": granted.granted_by.get_username(),
+                "granted_at": granted.granted_at},
+            "prints": posting.prints.count(),
+        }
+
+    def get_verify_url(self, posting) -> str:
+        return content.verify_url(posting)
+
+
+class PostingFilter(django_filters.FilterSet):
+    establishment = django_filters.CharFilter(field_name="table__establishment__slug")
+    table = django_filters.CharFilter(field_name="table__label", help_text="The table's label, e.g. 7.")
+    table_id = django_filters.NumberFilter(field_name="table_id")
+
+    class Meta:
+        model = TablePosting
+        fields = ["establishment", "table", "table_id"]
+
+
+def pdf_response(pdf, name):
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{name}"'
+    return response
+
+
+def layout_param(request):
+    layout = request.query_params.get("layout") or "letter"
+    if layout not in render.LAYOUTS:
+        raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
+    return layout
+
+
+def preview_param(request):
+    raw = (request.query_params.get("preview") or "false").lower()
+    if raw not in ("true", "false", "1", "0"):
+        raise exceptions.ValidationError({"preview": f"must be true or false, not {raw!r}."})
+    return raw in ("true", "1")
+
+
+def sign_response(request, posting):
+    """Print (or preview) ``posting``'s sign for the requesting user."""
+    layout, preview = layout_param(request), preview_param(request)
+    scope = scope_of(request)
+    if not preview and not may_post(scope, posting.table.establishment_id):
+        raise exceptions.PermissionDenied(
+            "Only floor supervisors and compliance officers of the table's establishment print signs; "
+            "add ?preview=true for a watermarked preview."
+        )
+    rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
+                                       preview=preview)
+    name = printing.filename(posting.table.establishment, [posting.table], layout)
+    return pdf_response(rendered.pdf, ("preview-" if preview else "") + name)
+
+
+class PostingViewSet(ScopedReadOnlyViewSet):
+    """Table postings: what each table shows from a moment on. Never changed: post a new one to change it."""
+
+    queryset = TablePosting.objects.select_related("table__establishment", "game", "schedule").prefetch_related(
+        "bonus_limits")
+    serializer_class = PostingSerializer
+    filterset_class = PostingFilter
+    ordering_fields = ["effective_from", "id"]
+
+    def scope_queryset(self, queryset, scope):
+        return queryset.filter(scope.establishments_q("table__establishment__"))
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        raw = self.request.query_params.get("at")
+        if raw not in (None, "") and self.action == "list":
+            try:
+                queryset = queryset.in_force_at(at_moment(raw))
+            except PostingInputError as error:
+                raise bad_request(error) from None
+        return queryset
+
+    @extend_schema(parameters=[AT])
+    def list(self, request, *args, **kwargs):
+        """Postings, latest first; with ``at``, only the posting each table showed at that moment."""
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        request=inline_serializer("PostingInput", {
+            "table": serializers.IntegerField(), "game": serializers.CharField(required=False),
+            "schedule": serializers.CharField(), "option": serializers.IntegerField(),
+            "min_wager": serializers.CharField(), "max_wager": serializers.CharField(),
+            "seats": serializers.IntegerField(required=False), "notes": serializers.CharField(required=False),
+            "effective_from": serializers.DateTimeField(required=False),
+            "bonus_limits": serializers.ListField(child=serializers.DictField(), required=False),
+        }),
+        responses={201: PostingSerializer},
+    )
+    def create(self, request, *args, **kwargs):
+        """Post a table. It is validated as it is saved; the findings come back in ``validation``."""
+        scope = scope_of(request)
+        if not (scope.is_admin or scope.staff_establishments):
+            raise exceptions.PermissionDenied("Only floor supervisors and compliance officers post tables.")
+        try:
+            fields = read_posting(request.data, scope=scope, now=timezone.now())
+            posting, _ = post_table(fields, user=request.user)
+        except PostingInputError as error:
+            raise bad_request(error) from None
+        return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data,
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=inline_serializer("OverrideInput", {"reason": serializers.CharField()}),
+                   responses={201: PostingSerializer})
+    @action(detail=True, methods=["post"])
+    def override(self, request, pk=None):
+        """Let a posting with error findings be printed (compliance officers; the reason is logged)."""
+        posting = self.get_object()
+        try:
+            override(posting, user=request.user, reason=request.data.get("reason"), scope=scope_of(request))
+        except PermissionError as error:
+            raise exceptions.PermissionDenied(str(error)) from None
+        except PostingInputError as error:
+            raise bad_request(error) from None
+        return Response(self.get_serializer(posting).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[LAYOUT, PREVIEW], responses={(200, "application/pdf"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], url_path="signage.pdf")
+    def signage(self, request, pk=None):
+        """This posting's sign (409 while it has error findings and no override)."""
+        return sign_response(request, self.get_object())
+
+
+def visible_table(request, pk):
+    scope = scope_of(request)
+    return get_object_or_404(Table.objects.filter(scope.establishments_q("establishment__"))
+                             .select_related("establishment__jurisdiction"), pk=pk)
+
+
+class TablePostingView(APIView):
+    @extend_schema(parameters=[AT], responses={200: PostingSerializer})
+    def get(self, request, pk):
+        """What table ``pk`` showed at moment ``at`` (default now): one query, one posting."""
+        table = visible_table(request, pk)
+        try:
+            at = at_moment(request.query_params.get("at"))
+        except PostingInputError as error:
+            raise bad_request(error) from None
+        posting = TablePosting.objects.in_force(table, at)
+        if posting is None:
+            raise exceptions.NotFound(f"Table {table.label} had no posting in force at {at.isoformat()}.")
+        return Response(PostingSerializer(posting, context={"request": request}).data)
+
+
+class TableSignageView(APIView):
+    @extend_schema(parameters=[LAYOUT, PREVIEW], responses={(200, "application/pdf"): OpenApiTypes.BINARY})
+    def get(self, request, pk):
+        """The sign of the posting in force now at table ``pk``."""
+        table = visible_table(request, pk)
+        posting = TablePosting.objects.in_force(table, timezone.now())
+        if posting is None:
+            raise exceptions.NotFound(f"Table {table.label} has no posting in force; post it first.")
+        return sign_response(request, posting)
+
+
+class BatchView(APIView):
+    @extend_schema(
+        request=inline_serializer("BatchInput", {
+            "establishment": serializers.CharField(), "layout": serializers.ChoiceField(list(render.LAYOUTS)),
+            "tables": serializers.ListField(child=serializers.IntegerField(), required=False),
+        }),
+        responses={202: JobSerializer},
+    )
+    def post(self, request):
+        """Start printing the signs of an establishment's tables (or the chosen ones) as one PDF. Poll the job
+        at ``/api/v1/jobs/{uuid}/`` for progress and download it from its ``download`` link when done."""
+        data = request.data if isinstance(request.data, dict) else {}
+        unknown = set(data) - {"establishment", "layout", "tables"}
+        if unknown:
+            raise exceptions.ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}.")
+        scope = scope_of(request)
+        slug = data.get("establishment")
+        establishment = Establishment.objects.filter(scope.establishments_q()).filter(slug=slug).first() \
+            if isinstance(slug, str) else None
+        if establishment is None:
+            raise exceptions.ValidationError({"establishment": f"no establishment {slug!r} among those you may see."})
+        if not may_post(scope, establishment.pk):
+            raise exceptions.PermissionDenied("Only floor supervisors and compliance officers print signs.")
+        layout = data.get("layout") or "letter"
+        if layout not in render.LAYOUTS:
+            raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
+        tables = data.get("tables") or []
+        if not isinstance(tables, list) or any(isinstance(t, bool) or not isinstance(t, int) for t in tables):
+            raise exceptions.ValidationError({"tables": "must be a list of table ids."})
+        known = set(Table.objects.filter(establishment=establishment, pk__in=[t for t in tables if 0 < t < 2**63])
+                    .values_list("pk", flat=True))
+        missing = [t for t in tables if t not in known]
+        if missing:
+            raise exceptions.ValidationError({"tables": f"not tables of {establishment.slug}: {missing}."})
+        job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=request.user,
+                                 requested_label=request.user.get_username(),
+                                 params={"layout": layout, "tables": sorted(known)})
+        jobs.submit(job, tasks.print_batch)
+        job.refresh_from_db()
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+
+
+__all__ = ["BatchView", "PostingViewSet", "TablePostingView", "TableSignageView"]

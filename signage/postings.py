@@ -1,0 +1,274 @@
+"""Posting a table, and the rule that a posting with error findings prints only under a compliance override.
+
+Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
+validated when saved (``compliance.checking.run_posting``) and its findings stay with it.
+"""
+
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cardroom import values
+from cardroom.audit import log_action
+from cardroom.exceptions import StateConflict
+from cardroom.models import Game, Table
+from compliance.checking import run_posting
+from compliance.models import Finding, ValidationRun
+from fees.engine import QuoteError, money
+from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
+
+FIELDS = {"table", "game", "schedule", "option", "min_wager", "max_wager", "seats", "notes", "effective_from",
+          "bonus_limits"}
+BONUS_FIELDS = {"bet", "minimum", "maximum"}
+
+
+class PostingInputError(ValueError):
+    """A posting request that cannot be saved; the message says what is wrong (becomes a 400)."""
+
+
+class PrintBlocked(StateConflict):
+    """The posting has error findings and no compliance override (becomes a 409)."""
+
+    def __init__(self, posting, errors):
+        self.posting, self.errors = posting, errors
+        listed = "; ".join(f"{e['rule']}: {e['message']}" for e in errors)
+        super().__init__(
+            f"Table {posting.table.label}'s posting {posting.pk} has {len(errors)} error finding(s) and cannot be "
+            f"printed until a compliance officer overrides with a reason: {listed}"
+        )
+
+
+# -- who may do what ---------------------------------------------------------------------------------------------
+
+
+def may_post(scope, establishment_id):
+    """Floor supervisors and compliance officers post their establishment's tables; admins any table."""
+    return scope.is_admin or establishment_id in scope.staff_establishments
+
+
+def may_override(scope, establishment_id):
+    return scope.is_admin or establishment_id in scope.compliance_establishments
+
+
+def postable_tables(scope):
+    tables = Table.objects.select_related("establishment__jurisdiction", "game")
+    return tables if scope.is_admin else tables.filter(establishment__in=scope.staff_establishments)
+
+
+# -- posting -------------------------------------------------------------------------------------------------------
+
+
+def _amount(value, what, required=False):
+    if value in (None, ""):
+        if required:
+            raise PostingInputError(f"{what} is required.")
+        return None
+    try:
+        amount = money(value, what)
+    except QuoteError as error:
+        raise PostingInputError(str(error)) from None
+    if amount < 0:
+        raise PostingInputError(f"{what} must not be negative, not {value}.")
+    if amount >= 10**10:
+        raise PostingInputError(f"{what} is too large: {value}.")
+    return amount
+
+
+def _whole(value, what, low, high):
+    try:
+        number = values.whole(value)
+    except values.Invalid as error:
+        raise PostingInputError(f"{what} {error}") from None
+    if not low <= number <= high:
+        raise PostingInputError(f"{what} must be between {low} and {high}, not {number}.")
+    return number
+
+
+def _bonus_limits(raw):
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list):
+        raise PostingInputError("bonus_limits must be a list of {bet, minimum, maximum}.")
+    limits, seen = [], set()
+    for i, item in enumerate(raw):
+        where = f"bonus_limits[{i}]"
+        if not isinstance(item, dict):
+            raise PostingInputError(f"{where} must be an object with bet, minimum and maximum.")
+        unknown = set(item) - BONUS_FIELDS
+        if unknown:
+            raise PostingInputError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
+        bet = item.get("bet")
+        if not isinstance(bet, str) or not bet.strip() or len(bet) > 120:
+            raise PostingInputError(f"{where}.bet must be the bet's name (1 to 120 characters).")
+        if bet.strip().lower() in seen:
+            raise PostingInputError(f"{where}.bet {bet!r} is listed twice.")
+        seen.add(bet.strip().lower())
+        minimum = _amount(item.get("minimum"), f"{where}.minimum")
+        maximum = _amount(item.get("maximum"), f"{where}.maximum", required=True)
+        if minimum is not None and minimum > maximum:
+            raise PostingInputError(f"{where}: the minimum {minimum} is above the maximum {maximum}.")
+        limits.append((bet.strip(), minimum, maximum))
+    return limits
+
+
+def read_posting(data, *, scope, now):
+    """Check a posting request (docs/signage.md) and return the values to save; raises PostingInputError."""
+    if not isinstance(data, dict):
+        raise PostingInputError("The body must be a JSON object.")
+    unknown = set(data) - FIELDS
+    if unknown:
+        raise PostingInputError(
+            f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
+    table_id = data.get("table")
+    if isinstance(table_id, bool) or not isinstance(table_id, int):
+        raise PostingInputError(f"table must be a table id (a whole number), not {table_id!r}.")
+    table = postable_tables(scope).filter(pk=table_id).first() if 0 < table_id < 2**63 else None
+    if table is None:
+        raise PostingInputError(f"No table {table_id} among the tables you may post.")
+    game_slug = data.get("game")
+    if game_slug in (None, ""):
+        game = table.game
+        if game is None:
+            raise PostingInputError(f"Table {table.label} is set up for no game; say which game it posts.")
+    else:
+        game = Game.objects.filter(slug=game_slug).first() if isinstance(game_slug, str) else None
+        if game is None:
+            raise PostingInputError(f"Unknown game {game_slug!r}.")
+    code = data.get("schedule")
+    if not isinstance(code, str) or not code:
+        raise PostingInputError("schedule is required: the collection schedule's code, e.g. GEGA-002888.")
+    document = ScheduleDocument.objects.filter(code=code).filter(scope.placed_q()).first()
+    if document is None:
+        raise PostingInputError(f"Unknown schedule {code!r}.")
+    establishment = table.establishment
+    if (document.establishment_id not in (None, establishment.pk)
+            or document.jurisdiction_id != establishment.jurisdiction_id):
+        raise PostingInputError(f"Schedule {code} is not one of {establishment}'s schedules.")
+    raw_from = data.get("effective_from")
+    if raw_from in (None, ""):
+        effective_from = now
+    else:
+        try:
+            effective_from = values.moment(raw_from)
+        except values.Invalid as error:
+            raise PostingInputError(f"effective_from {error}") from None
+    version = document.version_as_of(timezone.localdate(effective_from))
+    if version is None:
+        raise PostingInputError(f"{code} has no published version in force on {timezone.localdate(effective_from)}.")
+    option = _whole(data.get("option"), "option", 1, 10_000)
+    if not version.options.filter(number=option).exists():
+        numbers = list(version.options.values_list("number", flat=True))
+        raise PostingInputError(
+            f"{code} version {version.number} has no option {option} (it has options {min(numbers)}-{max(numbers)})."
+            if numbers else f"{code} version {version.number} has no options."
+        )
+    latest = TablePosting.objects.filter(table=table).order_by("-effective_from").first()
+    if latest is not None and effective_from <= latest.effective_from:
+        raise PostingInputError(
+            f"effective_from must be after table {table.label}'s latest posting "
+            f"({timezone.localtime(latest.effective_from):%Y-%m-%d %H:%M %Z}): a posting supersedes the one before "
+            "it and never rewrites the past."
+        )
+    min_wager = _amount(data.get("min_wager"), "min_wager", required=True)
+    max_wager = _amount(data.get("max_wager"), "max_wager", required=True)
+    seats = data.get("seats")
+    seats = table.seats if seats in (None, "") else _whole(seats, "seats", 1, table.seats)
+    notes = data.get("notes") or ""
+    if not isinstance(notes, str) or len(notes) > 1000:
+        raise PostingInputError("notes must be text of at most 1,000 characters.")
+    return {
+        "table": table, "game": game, "schedule": document, "option_number": option, "min_wager": min_wager,
+        "max_wager": max_wager, "seats": seats, "notes": notes.strip(), "effective_from": effective_from,
+        "bonus_limits": _bonus_limits(data.get("bonus_limits")),
+    }
+
+
+@transaction.atomic
+def post_table(fields, *, user=None, actor_label=""):
+    """Save a posting read by ``read_posting`` (or built by trusted code), validate it, and log it."""
+    fields = dict(fields)
+    limits = fields.pop("bonus_limits", [])
+    try:
+        with transaction.atomic():
+            posting = TablePosting.objects.create(created_by=user if user and user.is_authenticated else None,
+                                                  **fields)
+    except IntegrityError:
+        raise PostingInputError(
+            f"Table {fields['table'].label} already has a posting from {fields['effective_from']}."
+        ) from None
+    PostingBonusLimit.objects.bulk_create(
+        PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high) for bet, low, high in limits
+    )
+    run = run_posting(posting, user=user if user and user.is_authenticated else None)
+    log_action("posting.create", actor=user, actor_label=actor_label, obj=posting,
+               establishment=posting.table.establishment,
+               data={"schedule": posting.schedule.code, "option": posting.option_number,
+                     "min_wager": str(posting.min_wager), "max_wager": str(posting.max_wager),
+                     "effective_from": posting.effective_from.isoformat(), "validation_run": run.pk,
+                     "errors": run.errors, "warnings": run.warnings})
+    return posting, run
+
+
+# -- the print gate ---------------------------------------------------------------------------------------------------
+
+
+def validation_run(posting):
+    """The run that checked ``posting`` when it was saved (made now for postings saved before checks existed)."""
+    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
+    return run or run_posting(posting)
+
+
+def error_findings(posting):
+    run = validation_run(posting)
+    return [
+        {"id": f.pk, "rule": f.rule, "message": f.message, "citation": f.citation}
+        for f in run.findings.filter(severity=Finding.Severity.ERROR).order_by("id")
+    ]
+
+
+def current_override(posting):
+    return posting.print_overrides.order_by("-granted_at", "-id").first()
+
+
+def print_permission(posting):
+    """The override a print stands on (None if none is needed); raises PrintBlocked if it needs one it lacks."""
+    errors = error_findings(posting)
+    if not errors:
+        return None
+    override = current_override(posting)
+    if override is None:
+        raise PrintBlocked(posting, errors)
+    return override
+
+
+@transaction.atomic
+def override(posting, *, user, reason, scope):
+    from .models import PrintOverride
+
+    if not may_override(scope, posting.table.establishment_id):
+        raise PermissionError("Only a compliance officer of the table's establishment may override a print block.")
+    if not isinstance(reason, str) or len(reason.strip()) < 10:
+        raise PostingInputError(
+            "reason must say why the sign may be printed despite its errors (10 characters or more).")
+    errors = error_findings(posting)
+    if not errors:
+        raise PostingInputError(f"Posting {posting.pk} has no error findings: it prints without an override.")
+    granted = PrintOverride.objects.create(posting=posting, reason=reason.strip(), granted_by=user, findings=errors)
+    log_action("signage.print_override", actor=user, obj=posting, establishment=posting.table.establishment,
+               data={"override": granted.pk, "reason": granted.reason, "findings": errors})
+    return granted
+
+
+def at_moment(raw, default=None):
+    """Read the ``at`` of a lookup: a date and time with its offset; now when absent."""
+    if raw in (None, ""):
+        return default or timezone.now()
+    try:
+        return values.moment(raw)
+    except values.Invalid as error:
+        raise PostingInputError(f"at {error}") from None
+
+
+__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings", "may_override",
+           "may_post", "override", "post_table", "postable_tables", "print_permission", "read_posting",
+           "validation_run"]

@@ -1,0 +1,94 @@
+"""Printing signs: the print gate, the print record (first print or reprint, logged) and the PDF.
+
+One function, ``print_signs``, serves the API, the admin, the command and the batch task, so every printed
+sign is recorded the same way. A preview is watermarked and records nothing.
+"""
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from cardroom.audit import log_action
+from cardroom.exceptions import StateConflict
+from fees.models import TablePosting
+
+from . import content, render
+from .models import SignPrint
+from .postings import PrintBlocked, print_permission
+
+PREVIEW_BANNER = "PREVIEW - NOT FOR POSTING"
+
+
+def postings_in_force(tables, at):
+    """The posting in force at each of ``tables`` at ``at`` (one query), keyed by table id."""
+    postings = (TablePosting.objects.in_force_at(at).filter(table__in=tables)
+                .select_related("table__establishment__jurisdiction", "game", "schedule"))
+    return {p.table_id: p for p in postings}
+
+
+def _record(posting, number, layout, *, user, label, channel, job, override, at):
+    record = SignPrint.objects.create(
+        posting=posting, layout=layout, number=number, channel=channel, printed_label=label, printed_at=at,
+        printed_by=user if user is not None and user.is_authenticated else None, job=job, override=override,
+    )
+    log_action("signage.reprint" if record.is_reprint else "signage.print", actor=user, actor_label=label,
+               obj=posting, establishment=posting.table.establishment,
+               data={"print": record.pk, "number": number, "layout": layout, "channel": channel,
+                     "table": posting.table.label, "job": str(job.uuid) if job else None,
+                     "override": override.pk if override else None})
+    return record
+
+
+def stamp(number, at, label):
+    text = f"Printed {content.local(at)} by {label}."
+    if number > 1:
+        text += f" Reprint: print {number} of this posting."
+    return text
+
+
+def print_signs(postings, layout, *, user=None, label="", channel, job=None, preview=False, on_progress=None):
+    """Render one sign per posting into one PDF and record each print; returns (render.Rendered, [SignPrint]).
+
+    Raises PrintBlocked before anything is printed if a posting needs an override it lacks. Signs are built
+    one at a time as their pages are drawn, so ``on_progress(signs_done)`` reports real progress; the print
+    records are written together at the end, so a failed render records nothing. A preview records nothing.
+    """
+    if layout not in render.LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(render.LAYOUTS)}, not {layout!r}.")
+    label = label or (user.get_username() if user is not None and user.is_authenticated else "system")
+    now = timezone.now()
+    postings = list(postings)
+    permissions = {} if preview else {p.pk: print_permission(p) for p in postings}  # raises PrintBlocked
+    printed = dict(SignPrint.objects.filter(posting__in=postings).values("posting").annotate(n=Count("id"))
+                   .values_list("posting", "n"))
+    numbers = {p.pk: printed.get(p.pk, 0) + 1 for p in postings}
+
+    def signs():
+        for posting in postings:
+            if preview:
+                yield content.sign_for(posting, at=now, banner=PREVIEW_BANNER,
+                                       stamp=f"Preview made {content.local(now)}; not a printed sign.")
+            else:
+                number = numbers[posting.pk]
+                yield content.sign_for(posting, at=now, stamp=stamp(number, now, label),
+                                       banner="REPRINT" if number > 1 else "")
+
+    rendered = render.render(signs(), layout, title="Table signs", on_page=on_progress)
+    if preview:
+        return rendered, []
+    try:
+        with transaction.atomic():
+            records = [_record(p, numbers[p.pk], layout, user=user, label=label, channel=channel, job=job,
+                               override=permissions[p.pk], at=now) for p in postings]
+    except IntegrityError:
+        raise StateConflict("Another print of the same sign was recorded at the same moment; print again.") from None
+    return rendered, records
+
+
+def filename(establishment, tables, layout, now=None):
+    now = timezone.localtime(now or timezone.now())
+    what = f"table-{tables[0].label}" if len(tables) == 1 else "tables"
+    return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
+
+
+__all__ = ["PREVIEW_BANNER", "PrintBlocked", "filename", "postings_in_force", "print_signs", "stamp"]

@@ -1,0 +1,70 @@
+"""Batch printing: one PDF with the sign of every (or every chosen) table of an establishment."""
+
+import hashlib
+import re
+
+from celery import shared_task
+from django.core.files.base import ContentFile
+from django.utils import timezone
+
+from cardroom import jobs
+from cardroom.models import Table
+
+from . import printing
+from .models import SignPrint
+from .postings import PrintBlocked, print_permission
+
+
+def natural(label):
+    """Table labels in floor order: 2 before 10, PG-2 before PG-10."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", label)]
+
+
+def build_batch(job, on_progress=None):
+    """The batch's work: returns (filename, content, result) for ``jobs.run``."""
+    params = job.params
+    layout = params.get("layout", "letter")
+    tables = Table.objects.filter(establishment=job.establishment, active=True)
+    if params.get("tables"):
+        tables = tables.filter(pk__in=params["tables"])
+    tables = sorted(tables, key=lambda t: natural(t.label))
+    in_force = printing.postings_in_force(tables, timezone.now())
+    postings, skipped = [], []
+    for table in tables:
+        posting = in_force.get(table.pk)
+        if posting is None:
+            skipped.append({"table": table.label, "reason": "No posting is in force at this table."})
+            continue
+        try:
+            print_permission(posting)
+        except PrintBlocked as blocked:
+            skipped.append({"table": table.label, "posting": posting.pk, "reason": str(blocked)})
+            continue
+        postings.append(posting)
+    if not postings:
+        raise ValueError("None of the chosen tables has a printable posting: "
+                         + "; ".join(f"table {s['table']}: {s['reason']}" for s in skipped))
+    job.plan(len(postings), f"Printing {len(postings)} sign(s)")
+
+    def progress(done):
+        job.advance(done, f"Printed table {postings[done - 1].table.label} ({done} of {len(postings)})")
+        if on_progress is not None:
+            on_progress(job)
+
+    rendered, records = printing.print_signs(
+        postings, layout, user=job.requested_by, label=job.requested_label, channel=SignPrint.Channel.BATCH,
+        job=job, on_progress=progress,
+    )
+    result = {
+        "pages": rendered.pages, "layout": layout, "sha256": hashlib.sha256(rendered.pdf).hexdigest(),
+        "printed": [{"table": r.posting.table.label, "posting": r.posting_id, "print": r.number,
+                     "reprint": r.is_reprint} for r in records],
+        "reprints": sum(1 for r in records if r.is_reprint), "skipped": skipped,
+    }
+    name = printing.filename(job.establishment, [p.table for p in postings], layout)
+    return name, ContentFile(rendered.pdf), result
+
+
+@shared_task
+def print_batch(job_id):
+    return jobs.run(job_id, build_batch)
