@@ -1,0 +1,113 @@
+"""Sign printing speed: one sign (API-equivalent path, record + PDF), and a 200-table floor batch.
+
+    .venv/bin/python benchmarks/signage_print.py [--tables 200] [--repeat 20]
+
+Uses DATABASE_URL when set; otherwise a throw-away SQLite database, migrated and seeded. Builds a floor of
+``--tables`` tables at a benchmark establishment, each posted (through the same service as the API, so each
+posting is validated) on a varied GEGA-002888 option or card-room schedule, then times:
+
+- one sign: ``printing.print_signs([posting], layout)`` end to end (gate, print record, audit log, content
+  from the database, PDF), median of ``--repeat``, for each layout; the pure render alone too;
+- the batch: the Celery task's body (``tasks.build_batch``) for every table, letter layout, as the task runs it.
+
+Targets (issue 5): one sign under 100 ms, the 200-table batch under 20 s. Exit status 0 when both are met.
+"""
+
+import argparse
+import datetime
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def setup():
+    if not os.environ.get("DATABASE_URL"):
+        directory = tempfile.mkdtemp(prefix="cardroom-bench-")
+        os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
+        os.environ.setdefault("MEDIA_ROOT", f"{directory}/media")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("load_seed_data", verbosity=0)
+
+
+def floor(n):
+    from cardroom.models import Establishment, Game, Jurisdiction, Table
+    from fees.models import ScheduleDocument
+    from signage.postings import post_table
+
+    place, _ = Establishment.objects.get_or_create(slug="bench-signage-floor", defaults={
+        "name": "Benchmark Floor", "jurisdiction": Jurisdiction.objects.get(code="CA"), "kind": "card_room",
+        "is_demo": True})
+    gega = ScheduleDocument.objects.get(code="GEGA-002888")
+    games = list(Game.objects.filter(schedules=gega))
+    start = datetime.datetime(2026, 1, 1, 8, tzinfo=datetime.timezone.utc)
+    tables = []
+    for i in range(n):
+        table, created = Table.objects.get_or_create(establishment=place, label=str(i + 1),
+                                                     defaults={"seats": 7, "game": games[i % len(games)]})
+        if created:
+            option = 39 + i % 11  # options 39-49: the ones with player fees, the longest tier tables
+            post_table({"table": table, "game": table.game, "schedule": gega, "option_number": option,
+                        "min_wager": 5, "max_wager": 500, "seats": 7, "effective_from": start},
+                       actor_label="benchmark")
+        tables.append(table)
+    return place, tables
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    setup()
+    from django.utils import timezone
+
+    from cardroom.models import Job
+    from signage import content, printing, render, tasks
+    from signage.models import SignPrint
+
+    place, tables = floor(args.tables)
+    posting = printing.postings_in_force(tables[:1], timezone.now())[tables[0].pk]
+    print(f"database: {os.environ['DATABASE_URL'].split(':')[0]}; {len(tables)} tables posted")
+    one = {}
+    for layout in render.LAYOUTS:
+        times = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            rendered, _ = printing.print_signs([posting], layout, label="benchmark", channel=SignPrint.Channel.API)
+            times.append(time.perf_counter() - t)
+        one[layout] = statistics.median(times)
+        sign = content.sign_for(posting)
+        pure = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            render.render([sign], layout)
+            pure.append(time.perf_counter() - t)
+        print(f"one sign, {layout}: {one[layout] * 1000:.1f} ms median end to end "
+              f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}); render alone "
+              f"{statistics.median(pure) * 1000:.1f} ms; {len(rendered.pdf):,} bytes")
+
+    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=place, requested_label="benchmark",
+                             params={"layout": "letter", "tables": []})
+    t = time.perf_counter()
+    name, data, result = tasks.build_batch(job)
+    batch = time.perf_counter() - t
+    print(f"batch of {result['pages']} tables, letter: {batch:.2f} s ({batch / result['pages'] * 1000:.1f} ms per "
+          f"sign), {len(data):,} bytes, {len(result['skipped'])} skipped")
+    ok = max(one.values()) < 0.1 and batch < 20
+    print("targets (one sign < 100 ms, 200-table batch < 20 s):", "met" if ok else "NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
