@@ -14,6 +14,7 @@ fonts (Bitstream Vera, shipped with reportlab) are embedded, so the sign prints 
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from dataclasses import dataclass, field
@@ -245,9 +246,14 @@ def _draw_column(canvas, flowables, x, y, width, height):
         raise SignOverflow("The sign's content did not fit its frame.")
 
 
+@functools.lru_cache(maxsize=512)
+def _qr_matrix(url):
+    """The QR code's modules; choosing the mask is the slow part, and a tent draws the same code twice."""
+    return tuple(tuple(bool(m) for m in row) for row in segno.make(url, error="m").matrix)
+
+
 def _qr(canvas, url, x, y, size):
-    code = segno.make(url, error="m")
-    matrix = code.matrix
+    matrix = _qr_matrix(url)
     modules = len(matrix) + 8  # four modules of quiet zone each side
     unit = size / modules
     canvas.setFillColor(colors.white)
@@ -297,15 +303,11 @@ def _paragraph_block(canvas, paragraphs, x, top, width):
 # -- layouts -------------------------------------------------------------------------------------------------------
 
 
-def _balanced(sections, n_cols, col_width, available):
+def _pack(sections, n_cols, col_width):
     """Split sections (lists of flowables kept together) into at most ``n_cols`` columns in order, the tallest
-    column as short as it can be; None if a column would be taller than ``available``."""
+    column as short as it can be. Returns (columns, height of the tallest)."""
     heights = [_height(s, col_width) for s in sections]
-    if not sections:
-        return [[] for _ in range(n_cols)]
-    low, high = max(heights), sum(heights)
-    if low > available:
-        return None
+    low, high = max(heights, default=0.0), sum(heights)
 
     def split(limit):
         cols, current, used = [], [], 0.0
@@ -325,10 +327,10 @@ def _balanced(sections, n_cols, col_width, available):
             high = mid
         else:
             low = mid
-    if high > available:
-        return None
     cols = split(high)
-    return [[f for section in col for f in section] for col in cols] + [[] for _ in range(n_cols - len(cols))]
+    flat = [[f for section in col for f in section] for col in cols]
+    return flat + [[] for _ in range(n_cols - len(cols))], max(
+        (sum(_height(section, col_width) for section in col) for col in cols), default=0.0)
 
 
 def _body_sections(sign, col_width, styles):
@@ -343,11 +345,14 @@ def _body_sections(sign, col_width, styles):
 
 def _fit_body(sign, n_cols, width, height, base, gutter):
     col_width = (width - gutter * (n_cols - 1)) / n_cols
+    full = None  # the tallest column at full size
     for scale in SCALES:
-        styles = _Styles(scale, base)
-        columns = _balanced(_body_sections(sign, col_width, styles), n_cols, col_width, height)
-        if columns is not None:
+        if full is not None and scale * full > height * 1.1:
+            continue  # text shrinks about in proportion, so this size cannot fit either: do not lay it out
+        columns, tallest = _pack(_body_sections(sign, col_width, _Styles(scale, base)), n_cols, col_width)
+        if tallest <= height:
             return columns, col_width, scale
+        full = full or tallest
     raise SignOverflow(
         f"The sign for {sign.game} ({sign.schedule_code} option {sign.option_number}) does not fit the layout "
         f"even at {SCALES[-1]:.0%} size."
@@ -406,7 +411,7 @@ def _footer(canvas, sign, x, y, width, height, qr_size, size):
     _paragraph_block(canvas, lines, x, y + height - 10, width - qr_size - 12)
 
 
-def _draw_tent_face(canvas, sign: Sign, x, y, w, h) -> float:
+def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     """One face: title, limits and QR code across the top, the body in four columns, the codes along the foot."""
     m = 0.28 * inch
     left, right, top = x + m, x + w - m, y + h - m
@@ -441,7 +446,9 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h) -> float:
     _, footer_h = footer.wrap(inner, 1000)
     footer.drawOn(canvas, left, y + m)
     body_bottom = y + m + footer_h + 4
-    columns, col_width, scale = _fit_body(sign, 4, inner, body_top - body_bottom, base=8.5, gutter=12)
+    if not fitted:  # both faces are the same size: lay the body out once
+        fitted.extend(_fit_body(sign, 4, inner, body_top - body_bottom, base=8.5, gutter=12))
+    columns, col_width, scale = fitted
     for i, column in enumerate(columns):
         _draw_column(canvas, column, left + i * (col_width + 12), body_bottom, col_width, body_top - body_bottom)
     return scale
@@ -450,11 +457,12 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h) -> float:
 def _draw_tent(canvas, sign: Sign) -> float:
     page_w, page_h = landscape(letter)
     half = page_h / 2
-    scale = _draw_tent_face(canvas, sign, 0, 0, page_w, half)
+    fitted = []
+    scale = _draw_tent_face(canvas, sign, 0, 0, page_w, half, fitted)
     canvas.saveState()
     canvas.translate(page_w, page_h)
     canvas.rotate(180)  # the far face, upside down on the flat sheet, upright once folded
-    _draw_tent_face(canvas, sign, 0, 0, page_w, half)
+    _draw_tent_face(canvas, sign, 0, 0, page_w, half, fitted)
     canvas.restoreState()
     canvas.setDash(4, 4)
     canvas.setStrokeColor(RULE)
