@@ -1,0 +1,102 @@
+"""The admin side of signage: a supervisor posts a table, looks up what it showed at a moment, prints its sign
+and starts a batch; a compliance officer overrides a print block with a reason."""
+
+import pytest
+from django.urls import reverse
+
+from cardroom.models import AuditLogEntry, Game, Job, Table
+from fees.models import TablePosting
+from signage.models import PrintOverride, SignPrint
+
+from . import signs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def table(people):
+    return Table.objects.create(establishment=people.marysville, label="7", seats=7,
+                                game=Game.objects.get(slug="face-up-pai-gow-poker"))
+
+
+def posting_form(table, **changes):
+    form = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
+            "seats": "", "effective_from": "2026-03-01 08:00", "bonus_limits": "Fortune Bonus Bet, 1, 25",
+            "notes": ""}
+    form.update(changes)
+    return form
+
+
+def test_supervisor_posts_looks_up_and_prints_from_the_admin(client, people, table):
+    client.force_login(people.floor)
+    answer = client.post(reverse("admin:fees_tableposting_post"), posting_form(table))
+    posting = TablePosting.objects.get(table=table)
+    assert answer.status_code == 302 and answer["Location"].endswith(f"/{posting.pk}/change/")
+    assert [(b.bet, b.minimum, b.maximum) for b in posting.bonus_limits.all()] == [
+        ("Fortune Bonus Bet", 1, 25)]
+    page = client.get(answer["Location"])
+    assert b"May be printed." in page.content and posting.public_token.encode() in page.content
+
+    found = client.get(reverse("admin:fees_tableposting_lookup"), {"table": table.pk, "at": "2026-03-03 02:30"})
+    assert f"Posted at table 7 at 2026-03-03 02:30 PST".encode() in found.content
+    assert reverse("admin:fees_tableposting_change", args=[posting.pk]).encode() in found.content
+    before = client.get(reverse("admin:fees_tableposting_lookup"), {"table": table.pk, "at": "2026-02-01 00:00"})
+    assert b"had no posting in force" in before.content
+
+    pdf = client.get(reverse("admin:fees_tableposting_print", args=[posting.pk, "tent"]))
+    assert pdf["Content-Type"] == "application/pdf" and signs.pages(pdf.content) == 1
+    assert SignPrint.objects.get(posting=posting).channel == "admin"
+
+
+def test_bad_posting_in_the_admin_says_why_and_saves_nothing(client, people, table):
+    client.force_login(people.floor)
+    page = client.post(reverse("admin:fees_tableposting_post"), posting_form(table, option=77))
+    assert page.status_code == 200 and b"has no option 77" in page.content
+    assert not TablePosting.objects.exists()
+
+
+def test_override_from_the_admin(client, people, table):
+    client.force_login(people.floor)
+    client.post(reverse("admin:fees_tableposting_post"), posting_form(table, max_wager="20000"))
+    posting = TablePosting.objects.get(table=table)
+    blocked = client.get(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]), follow=True)
+    assert b"cannot be printed until a compliance officer overrides" in blocked.content
+    refused = client.post(reverse("admin:fees_tableposting_override", args=[posting.pk]),
+                          {"reason": "Letter from the Bureau dated 2026-03-02."}, follow=True)
+    assert b"Only a compliance officer" in refused.content and not PrintOverride.objects.exists()
+
+    client.force_login(people.compliance)
+    form = client.get(reverse("admin:fees_tableposting_override", args=[posting.pk]))
+    assert b"ca.wager_limits" in form.content
+    client.post(reverse("admin:fees_tableposting_override", args=[posting.pk]),
+                {"reason": "Letter from the Bureau dated 2026-03-02."})
+    assert PrintOverride.objects.get(posting=posting).granted_by == people.compliance
+    assert AuditLogEntry.objects.filter(action="signage.print_override").exists()
+    pdf = client.get(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]))
+    assert pdf["Content-Type"] == "application/pdf"
+
+
+def test_batch_from_the_admin_shows_its_job(client, people, table, django_capture_on_commit_callbacks):
+    client.force_login(people.floor)
+    client.post(reverse("admin:fees_tableposting_post"), posting_form(table))
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(reverse("admin:fees_tableposting_batch"),
+                             {"establishment": people.marysville.pk, "layout": "letter"})
+    job = Job.objects.get()
+    assert answer["Location"] == reverse("admin:cardroom_job_change", args=[job.pk])
+    page = client.get(answer["Location"])
+    assert page.status_code == 200 and b"100% (1 of 1)" in page.content
+    assert f"/api/v1/jobs/{job.uuid}/download/".encode() in page.content
+    assert "Refresh" not in page  # done: the page stops refreshing
+
+
+def test_regulators_cannot_post_or_print_in_the_admin(client, people, table):
+    client.force_login(people.floor)
+    client.post(reverse("admin:fees_tableposting_post"), posting_form(table))
+    posting = TablePosting.objects.get()
+    client.force_login(people.regulator_ca)
+    assert client.get(reverse("admin:fees_tableposting_post")).status_code == 403
+    refused = client.get(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]), follow=True)
+    assert b"use Preview" in refused.content
+    preview = client.get(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]), {"preview": "1"})
+    assert b"PREVIEW" in signs.text(preview.content).encode() and not SignPrint.objects.exists()
