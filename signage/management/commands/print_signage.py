@@ -1,6 +1,3 @@
-import time
-
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from cardroom import jobs
@@ -38,13 +35,7 @@ class Command(BaseCommand):
                                  requested_label="print_signage (command line)",
                                  params={"layout": layout, "tables": table_ids})
         self.stdout.write(f"Job {job.uuid}: printing {layout} signs for {place}.")
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            # No worker: run the job's work here, reporting progress as each sign is done.
-            jobs.run(job.pk, lambda j: tasks.build_batch(j, on_progress=self.progress))
-        else:
-            jobs.submit(job, tasks.print_batch)
-            self.wait(job)
-        job.refresh_from_db()
+        job = jobs.run_or_follow(job, tasks.print_batch, tasks.build_batch, self.progress)
         if job.status != Job.Status.DONE:
             raise CommandError(f"The batch failed: {job.error}")
         with job.file.open("rb") as source, open(output, "wb") as target:
@@ -59,17 +50,3 @@ class Command(BaseCommand):
 
     def progress(self, job):
         self.stdout.write(f"  {job.percent:3d}%  {job.done}/{job.total} tables  {job.stage}")
-
-    def wait(self, job, timeout=3600):
-        """Poll the job a worker is running and print its progress until it ends."""
-        started, last = time.monotonic(), None
-        while time.monotonic() - started < timeout:
-            job.refresh_from_db()
-            seen = (job.status, job.done, job.total)
-            if seen != last and job.status == Job.Status.RUNNING and job.total:
-                self.progress(job)
-                last = seen
-            if job.status in (Job.Status.DONE, Job.Status.FAILED):
-                return
-            time.sleep(0.25)
-        raise CommandError(f"Job {job.uuid} did not finish within {timeout} s; it may still be running.")
