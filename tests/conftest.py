@@ -25,8 +25,10 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def reseed(django_db_blocker):
-    """For transactional tests: the flush at their end removes the seed data, so load it again."""
-    yield
+    """For transactional tests: the flush at the end of an earlier one removed the seed data, so load it first.
+
+    (Loading it again at the end would not help: pytest-django's flush is torn down after this fixture.)
+    """
     with django_db_blocker.unblock():
         call_command("load_seed_data", verbosity=0)
 
