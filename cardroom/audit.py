@@ -1,13 +1,44 @@
-"""The one way to write to the audit log."""
+"""The one way to write to the audit log, and the check that nobody has changed it since.
 
-from .models import AuditLogEntry
+Entries are hash-chained (``cardroom.chain``): one chain per establishment and one for the installation
+(entries with no establishment). ``log_action`` appends to the entry's chain under a lock on the chain's
+head; ``verify_chains`` walks the chains; ``chain_head`` says where a chain ends, for anything (an audit
+export) that needs to record which part of the log it covers.
+"""
+
+import json
+from dataclasses import dataclass
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from . import chain as hashchain
+from .models import AuditChainHead, AuditLogEntry, Establishment
+
+
+def chain_name(establishment):
+    """The name of the chain an establishment's entries go to (``None``: the installation's chain)."""
+    return hashchain.chain_name(establishment.pk if establishment is not None else None)
+
+
+def chain_head(establishment):
+    """``(sequence, entry_hash)`` of the last entry of the establishment's chain (``None``: the installation's),
+    as recorded when it was appended; ``(0, GENESIS)`` for a chain with no entries yet."""
+    head = AuditChainHead.objects.filter(chain=chain_name(establishment)).values_list("sequence", "entry_hash").first()
+    return tuple(head) if head else (0, hashchain.GENESIS)
+
+
+def chain_entries(establishment):
+    """The entries of the establishment's chain (``None``: the installation's) in chain order."""
+    return AuditLogEntry.objects.filter(chain=chain_name(establishment)).order_by("sequence", "id")
 
 
 def log_action(action, *, actor=None, actor_label="", obj=None, establishment=None, jurisdiction=None, data=None):
     if actor is not None and not getattr(actor, "is_authenticated", False):
         actor = None
     label = actor_label or (actor.get_username() if actor else "system")
-    return AuditLogEntry.objects.create(
+    entry = AuditLogEntry(
         action=action,
         actor=actor,
         actor_label=label,
@@ -16,5 +47,124 @@ def log_action(action, *, actor=None, actor_label="", obj=None, establishment=No
         object_repr=str(obj)[:300] if obj is not None else "",
         establishment=establishment,
         jurisdiction=jurisdiction,
-        data=data or {},
+        # What is stored is what is hashed: dates, decimals and UUIDs become the strings the database keeps.
+        data=json.loads(json.dumps(data or {}, cls=DjangoJSONEncoder)),
+        chain=chain_name(establishment),
+    )
+    with transaction.atomic():
+        # One writer per chain at a time: the head row stays locked until the surrounding transaction ends.
+        # A chain's first entry creates its head; two first writers race on its unique chain, and the loser
+        # waits for the winner's commit and then reads (and locks) the head it made.
+        head, _ = AuditChainHead.objects.select_for_update().get_or_create(
+            chain=entry.chain, defaults={"sequence": 0, "entry_hash": hashchain.GENESIS}
+        )
+        entry.sequence = head.sequence + 1
+        entry.prev_hash = head.entry_hash
+        entry.created_at = timezone.now()
+        entry.entry_hash = hashchain.entry_hash(_fields(entry))
+        entry.save(force_insert=True)
+        head.sequence, head.entry_hash = entry.sequence, entry.entry_hash
+        head.save(update_fields=["sequence", "entry_hash", "updated_at"])
+    return entry
+
+
+def _fields(entry):
+    return {name: getattr(entry, name) for name in hashchain.FIELDS}
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """The outcome of walking one chain."""
+
+    chain: str
+    establishment: Establishment | None
+    entries: int  # entries walked (up to the first break)
+    sequence: int  # position of the last good entry
+    head_hash: str  # hash of the last good entry
+    recorded_head: tuple | None  # (sequence, entry_hash) from AuditChainHead, None when there is none
+    broken: hashchain.Break | None
+
+    @property
+    def ok(self):
+        return self.broken is None
+
+    @property
+    def label(self):
+        return f"{self.chain} ({self.establishment.slug})" if self.establishment is not None else self.chain
+
+    def describe(self):
+        if self.broken is not None:
+            return f"BROKEN {self.broken.describe(self.label)}"
+        return f"OK {self.label}: {self.entries} entries, head {self.head_hash}"
+
+
+def verify_chains(establishment=None):
+    """Walk the audit log's chains and say, per chain, whether it is intact and where it first breaks.
+
+    With an establishment, only its chain; without, every chain that has entries or a recorded head
+    (the installation's first, then by establishment). Streams the entries: memory does not grow with the log.
+    """
+    if establishment is not None:
+        names = [chain_name(establishment)]
+        places = {establishment.pk: establishment}
+    else:
+        names = set(AuditChainHead.objects.values_list("chain", flat=True))
+        names |= set(AuditLogEntry.objects.order_by().values_list("chain", flat=True).distinct())
+        names = sorted(names, key=_chain_order)
+        places = Establishment.objects.in_bulk([_establishment_id(name) for name in names if _establishment_id(name)])
+    return [_verify_chain(name, places.get(_establishment_id(name))) for name in names]
+
+
+def _establishment_id(name):
+    prefix, _, rest = name.partition(":")
+    return int(rest) if prefix == "establishment" and rest.isdigit() else None
+
+
+def _chain_order(name):
+    if name == hashchain.INSTALLATION:
+        return (0, 0, name)
+    number = _establishment_id(name)
+    return (1, number, name) if number is not None else (2, 0, name)
+
+
+def _rows(name):
+    return (AuditLogEntry.objects.filter(chain=name).order_by("sequence", "id")
+            .values("id", "entry_hash", *hashchain.FIELDS).iterator(chunk_size=2000))
+
+
+def _verify_chain(name, establishment):
+    recorded = AuditChainHead.objects.filter(chain=name).values_list("sequence", "entry_hash").first()
+    recorded = tuple(recorded) if recorded else None
+    walked = hashchain.walk(_rows(name), recorded)
+    broken = walked.broken
+    if broken is None and recorded is None and walked.entries:
+        broken = hashchain.Break(hashchain.HEAD, walked.sequence, None, "the chain has entries but no recorded head")
+    if broken is not None and broken.kind == hashchain.CONTENT:
+        broken = _moved(name, broken, recorded)
+    return ChainReport(name, establishment, walked.entries, walked.sequence, walked.head_hash, recorded, broken)
+
+
+def _moved(name, broken, recorded):
+    """A content break may be an intact entry at the wrong position (two entries swapped, say): look for the
+    position its hash was made for, from its neighbours as they were when it was written."""
+    entry = broken.entry
+    chain = AuditLogEntry.objects.filter(chain=name)
+    candidates = []
+    follower = chain.filter(prev_hash=entry["entry_hash"]).values_list("sequence", flat=True).first()
+    if follower is not None:
+        candidates.append(follower - 1)
+    predecessor = chain.filter(entry_hash=entry["prev_hash"]).values_list("sequence", flat=True).first()
+    if predecessor is not None:
+        candidates.append(predecessor + 1)
+    if entry["prev_hash"] == hashchain.GENESIS:
+        candidates.append(1)
+    if recorded is not None and recorded[1] == entry["entry_hash"]:
+        candidates.append(recorded[0])
+    original = hashchain.recorded_position(entry, candidates)
+    if original is None:
+        return broken
+    return hashchain.Break(
+        hashchain.POSITION, broken.position, broken.entry_id,
+        f"the entry was written at position {original} and moved here; its content is otherwise intact",
+        entry,
     )

@@ -1,6 +1,6 @@
 from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition
-from .audit import AuditLogEntry
+from .audit import AuditChainHead, AuditLogEntry
 from .jobs import Job
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
 from .places import Establishment, Jurisdiction, Table
@@ -9,6 +9,7 @@ from .sources import Cited, Source
 __all__ = [
     "Approval",
     "ApprovalCondition",
+    "AuditChainHead",
     "AuditLogEntry",
     "BetLimit",
     "Cited",

@@ -5,7 +5,7 @@ from cardroom.exceptions import StateConflict
 
 
 class AppendOnlyError(StateConflict):
-    """Raised when code tries to change or remove an audit-log entry."""
+    """Raised when code tries to change or remove an audit-log entry, or to write one around log_action."""
 
 
 class AuditLogQuerySet(models.QuerySet):
@@ -15,14 +15,25 @@ class AuditLogQuerySet(models.QuerySet):
     def delete(self):
         raise AppendOnlyError("The audit log is append-only: entries are never deleted.")
 
+    def bulk_update(self, objs, fields, batch_size=None):
+        raise AppendOnlyError("The audit log is append-only: entries are never updated.")
+
+    def bulk_create(self, objs, *args, **kwargs):
+        raise AppendOnlyError("Audit-log entries are written one at a time, through cardroom.audit.log_action.")
+
 
 class AuditLogEntry(models.Model):
     """One action taken in the system (publish, import, print, export, ...) and who took it.
 
-    Written only through ``cardroom.audit.log_action``; the application never updates or deletes an entry.
+    Written only through ``cardroom.audit.log_action``; the application never updates or deletes an entry, and
+    on PostgreSQL a trigger makes the database refuse UPDATE and DELETE (migration 0003). Entries are
+    hash-chained, one chain per establishment plus one for the installation (``cardroom.chain``): each entry
+    has its position in its chain, the hash of the entry before it and its own hash, which covers its content
+    and that previous hash. ``python manage.py verify_audit_log`` walks the chains.
     """
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Set by log_action (not auto_now_add) before hashing, so the hashed value is the stored one.
+    created_at = models.DateTimeField(db_index=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -38,6 +49,12 @@ class AuditLogEntry(models.Model):
         "cardroom.Jurisdiction", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     data = models.JSONField(default=dict, blank=True)
+    chain = models.CharField(
+        max_length=64, help_text="The hash chain the entry belongs to: 'establishment:<id>' or 'installation'."
+    )
+    sequence = models.PositiveBigIntegerField(help_text="Position in its chain, from 1.")
+    prev_hash = models.CharField(max_length=64, help_text="Hash of the previous entry in the chain (zeros for the first).")
+    entry_hash = models.CharField(max_length=64, help_text="SHA-256 of this entry's content and the previous hash.")
 
     objects = AuditLogQuerySet.as_manager()
 
@@ -45,10 +62,15 @@ class AuditLogEntry(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = "audit log entry"
         verbose_name_plural = "audit log"
+        constraints = [
+            models.UniqueConstraint(fields=["chain", "sequence"], name="cardroom_audit_chain_sequence_unique"),
+        ]
 
     def save(self, *args, **kwargs):
         if self.pk is not None:
             raise AppendOnlyError("The audit log is append-only: entries are never updated.")
+        if not self.entry_hash:
+            raise AppendOnlyError("Audit-log entries are written through cardroom.audit.log_action, which chains them.")
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
@@ -56,3 +78,23 @@ class AuditLogEntry(models.Model):
 
     def __str__(self):
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.object_repr}"
+
+
+class AuditChainHead(models.Model):
+    """Where each audit-log chain ends: the position and hash of its last entry.
+
+    ``log_action`` locks the row to append (one writer per chain at a time) and advances it in the same
+    transaction as the entry. Verification compares the end of the walked chain with it, so entries removed
+    from the end of a chain (which leaves a chain that is intact as far as it goes) are noticed.
+    """
+
+    chain = models.CharField(max_length=64, unique=True)
+    sequence = models.PositiveBigIntegerField(default=0, help_text="Position of the chain's last entry (0: none yet).")
+    entry_hash = models.CharField(max_length=64, help_text="Hash of the chain's last entry.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "audit chain head"
+
+    def __str__(self):
+        return f"{self.chain} @ {self.sequence} {self.entry_hash[:12]}"
