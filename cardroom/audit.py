@@ -51,7 +51,8 @@ def log_action(action, *, actor=None, actor_label="", obj=None, establishment=No
         data=json.loads(json.dumps(data or {}, cls=DjangoJSONEncoder)),
         chain=chain_name(establishment),
     )
-    with transaction.atomic():
+    # No savepoint inside a caller's transaction: an entry that cannot be written fails the caller's action.
+    with transaction.atomic(savepoint=False):
         # One writer per chain at a time: the head row stays locked until the surrounding transaction ends.
         # A chain's first entry creates its head; two first writers race on its unique chain, and the loser
         # waits for the winner's commit and then reads (and locks) the head it made.
