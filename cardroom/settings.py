@@ -111,6 +111,11 @@ SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
 SEED_DATA_DIR = BASE_DIR / "seed"
 # Where the public reaches this service: the QR code on every printed sign opens a page under it.
 PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
+# The Ed25519 key that signs audit export bundles (exports/keys.py): SIGNING_KEY is its PEM, or base64 of the
+# raw 32 bytes; without it, the key is read from SIGNING_KEY_FILE, created there (0600) when missing. With
+# several hosts every one must sign with the same key: set SIGNING_KEY, or point SIGNING_KEY_FILE at shared storage.
+SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
+SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" / "signing-key.pem")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
