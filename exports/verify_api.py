@@ -1,0 +1,102 @@
+"""The installation's public key, and checking an audit export bundle over the API (docs/exports.md)."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import bundle, keys
+
+MAX_PUBLIC_KEY_BYTES = 16 * 1024
+
+
+class PublicKeyView(APIView):
+    """The key that verifies this installation's export bundles: public, so anyone holding a bundle can check it."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+
+    @extend_schema(
+        responses=inline_serializer("ExportPublicKey", {
+            "algorithm": serializers.CharField(),
+            "public_key_pem": serializers.CharField(),
+            "public_key": serializers.CharField(help_text="Base64 of the raw 32-byte Ed25519 public key."),
+            "fingerprint": serializers.CharField(help_text="SHA256:<hex of SHA-256 over the raw public key>."),
+        }),
+    )
+    def get(self, request):
+        """The Ed25519 public key that signs this installation's audit export bundles (no login needed)."""
+        return Response({
+            "algorithm": "Ed25519",
+            "public_key_pem": keys.public_key_pem(),
+            "public_key": keys.public_key_base64(),
+            "fingerprint": keys.key_fingerprint(),
+        })
+
+
+def _public_key_of(request):
+    """The key to verify against: the one uploaded or given as text, else this installation's."""
+    given = request.FILES.get("public_key")
+    if given is not None:
+        if given.size > MAX_PUBLIC_KEY_BYTES:
+            raise exceptions.ValidationError({"public_key": "This is far too large to be a public key."})
+        text = given.read()
+    else:
+        text = request.data.get("public_key")
+    if text in (None, "", b""):
+        return keys.public_key()
+    try:
+        return bundle.load_public_key(text)
+    except (ValueError, TypeError) as error:
+        raise exceptions.ValidationError(
+            {"public_key": f"Not an Ed25519 public key (PEM, or base64 of the raw 32 bytes): {error}."}
+        ) from None
+
+
+class VerifyView(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": {
+            "type": "object",
+            "properties": {
+                "bundle": {"type": "string", "format": "binary", "description": "The bundle (zip) to check."},
+                "public_key": {"type": "string", "description": (
+                    "Check against this Ed25519 public key (PEM, or base64 of the raw 32 bytes; text or a file) "
+                    "instead of this installation's.")},
+            },
+            "required": ["bundle"],
+        }},
+        responses={200: inline_serializer("ExportVerification", {
+            "ok": serializers.BooleanField(),
+            "problems": serializers.ListField(child=serializers.CharField()),
+            "manifest": serializers.JSONField(allow_null=True, help_text="As read from the bundle: trust it only "
+                                                                           "when ok."),
+            "public_key_fingerprint": serializers.CharField(),
+        }), 400: OpenApiResponse(description="No bundle uploaded, or the public key given is not usable.")},
+    )
+    def post(self, request):
+        """Check an audit export bundle: every file's SHA-256 and size against the manifest, no file missing or
+        added, and the manifest's Ed25519 signature. Answers 200 whether or not it verifies (``ok``), with
+        every problem found, each naming the file concerned."""
+        upload = request.FILES.get("bundle")
+        if upload is None:
+            raise exceptions.ValidationError(
+                {"bundle": "Upload the bundle (zip) as the multipart form field 'bundle'."}
+            )
+        public_key = _public_key_of(request)
+        try:
+            upload.seek(0)
+            result = bundle.verify(upload.file, public_key)
+        finally:
+            upload.close()
+        return Response({
+            "ok": result.ok,
+            "problems": result.problems,
+            "manifest": result.manifest,
+            "public_key_fingerprint": bundle.fingerprint(public_key),
+        })
+
