@@ -53,7 +53,9 @@ class AuditLogEntry(models.Model):
         max_length=64, help_text="The hash chain the entry belongs to: 'establishment:<id>' or 'installation'."
     )
     sequence = models.PositiveBigIntegerField(help_text="Position in its chain, from 1.")
-    prev_hash = models.CharField(max_length=64, help_text="Hash of the previous entry in the chain (zeros for the first).")
+    prev_hash = models.CharField(
+        max_length=64, help_text="Hash of the previous entry in the chain (zeros for the first)."
+    )
     entry_hash = models.CharField(max_length=64, help_text="SHA-256 of this entry's content and the previous hash.")
 
     objects = AuditLogQuerySet.as_manager()
