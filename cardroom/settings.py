@@ -44,11 +44,12 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "simple_history",
-    # Dependencies run one way: cardroom <- fees <- compliance <- signage.
+    # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports.
     "cardroom",
     "fees",
     "compliance",
     "signage",
+    "exports",
 ]
 
 MIDDLEWARE = [

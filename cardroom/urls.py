@@ -8,12 +8,13 @@ from rest_framework.routers import DefaultRouter
 
 import cardroom.api.urls
 import compliance.urls
+import exports.urls
 import fees.api.urls
 import signage.urls
 from cardroom.api.errors import json_not_found
 
 router = DefaultRouter()
-for app_api in (cardroom.api.urls, fees.api.urls, compliance.urls, signage.urls):
+for app_api in (cardroom.api.urls, fees.api.urls, compliance.urls, signage.urls, exports.urls):
     app_api.register(router)
 
 api_v1 = [
@@ -23,6 +24,7 @@ api_v1 = [
     *fees.api.urls.urlpatterns,
     *compliance.urls.urlpatterns,
     *signage.urls.urlpatterns,
+    *exports.urls.urlpatterns,
     path("", include(router.urls)),
     re_path(r"^.*$", json_not_found),
 ]

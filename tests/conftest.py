@@ -74,3 +74,26 @@ def api():
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+@pytest.fixture(autouse=True)
+def jobs_in_process(request, settings):
+    """Jobs run in-process in every test but those marked ``services``, which start a real worker: with a
+    broker configured (bin/test's second pass) a queued job would otherwise wait for a worker that is not there."""
+    if request.node.get_closest_marker("services"):
+        yield
+        return
+    from cardroom.celery import app
+
+    before = app.conf.task_always_eager
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture(autouse=True)
+def signing_key_file(settings, tmp_path_factory):
+    """Exports are signed with a key made for the test run, never the installation's var/signing-key.pem."""
+    if not getattr(settings, "SIGNING_KEY", ""):
+        settings.SIGNING_KEY_FILE = tmp_path_factory.getbasetemp() / "signing-key.pem"

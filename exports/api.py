@@ -1,0 +1,45 @@
+"""Requesting audit exports (docs/exports.md). Progress and the download are the job's (``/api/v1/jobs/``)."""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cardroom import jobs
+from cardroom.access import scope_of
+from cardroom.api.jobs import JobSerializer
+from cardroom.models import Job
+
+from . import tasks
+from .requests import ExportInputError, params_of, read_request
+
+
+class ExportView(APIView):
+    @extend_schema(
+        request=inline_serializer("ExportInput", {
+            "establishment": serializers.CharField(required=False),
+            "jurisdiction": serializers.CharField(required=False),
+            "from": serializers.DateField(required=False), "to": serializers.DateField(required=False),
+            "as_of": serializers.DateField(required=False),
+        }),
+        responses={202: JobSerializer},
+    )
+    def post(self, request):
+        """Start an audit export of an establishment (compliance officers, regulators) or a whole jurisdiction
+        (regulators) for a period (``from``/``to``, inclusive) or ``as_of`` a day. Answers 202 with the job:
+        follow it at ``/api/v1/jobs/{uuid}/`` and download the bundle from its ``download`` link."""
+        scope = scope_of(request)
+        try:
+            export_scope = read_request(request.data, scope=scope)
+        except ExportInputError as error:
+            raise exceptions.ValidationError(str(error)) from None
+        except PermissionError as error:
+            raise exceptions.PermissionDenied(str(error)) from None
+        establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
+        job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
+                                 jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
+                                 requested_by=request.user, requested_label=request.user.get_username(),
+                                 params=params_of(export_scope))
+        jobs.submit(job, tasks.export_audit)
+        job.refresh_from_db()
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

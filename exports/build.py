@@ -1,0 +1,188 @@
+"""Building an audit export bundle: every kind as CSV and JSON, the PDF report, a signed manifest.
+
+``build(scope, path, on_progress=None)`` writes the bundle to ``path`` and returns its manifest. Files are
+streamed into the zip as their rows are read (``exports.bundle.BundleWriter`` hashes them on the way), so
+memory stays flat whatever the period holds. The file format is in docs/exports.md.
+"""
+
+import csv
+import datetime
+import json
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+import cardroom
+
+from . import collect, keys, report
+from .bundle import BundleWriter
+
+PROGRESS_EVERY = 50_000  # rows between progress reports within one file
+
+
+def generator():
+    """What made the bundle: the release, and the git commit when the code runs from a checkout."""
+    commit = None
+    if (Path(settings.BASE_DIR) / ".git").exists():
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=settings.BASE_DIR, capture_output=True,
+                                    text=True, timeout=5).stdout.strip() or None
+        except (OSError, subprocess.SubprocessError):
+            commit = None
+    return {"name": "cardroom", "version": cardroom.__version__, "commit": commit}
+
+
+def csv_cell(value):
+    if value is None:
+        return ""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def json_cell(value):
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return value
+
+
+class Progress:
+    """Reports (files done, stage) to the job as the bundle is written."""
+
+    def __init__(self, total_files, callback):
+        self.total, self.done, self.callback = total_files, 0, callback
+
+    def stage(self, text):
+        if self.callback is not None:
+            self.callback(self.done, self.total, text)
+
+    def file_done(self, name, rows):
+        self.done += 1
+        self.stage(f"{name}: {rows:,} rows" if rows is not None else name)
+
+
+class _Utf8:
+    """What csv.writer writes to: text gathered and written to the zip entry as UTF-8 in large pieces."""
+
+    def __init__(self, handle):
+        self.handle, self.parts = handle, []
+
+    def write(self, text):
+        self.parts.append(text)
+        if len(self.parts) >= 2000:
+            self.flush()
+
+    def flush(self):
+        if self.parts:
+            self.handle.write("".join(self.parts).encode())
+            self.parts = []
+
+
+def _write_csv(writer, kind, scope, progress):
+    name = f"{kind.name}.csv"
+    with writer.open(name) as handle:
+        text = _Utf8(handle)
+        out = csv.writer(text, lineterminator="\n")
+        out.writerow(kind.column_names)
+        text.flush()
+        rows = 0
+        if kind.copy_sql is not None and collect.use_copy():
+            from psycopg import sql
+
+            # PostgreSQL formats the rows itself (COPY), much faster than Python for the big kinds.
+            with connection.cursor() as cursor:
+                statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv)").format(kind.copy_sql(scope))
+                with cursor.cursor.copy(statement) as copy:
+                    for data in copy:
+                        data = bytes(data)
+                        handle.write(data)
+                        rows += data.count(b"\n")  # the big kinds' fields are single-line
+                        if rows // PROGRESS_EVERY != (rows - data.count(b"\n")) // PROGRESS_EVERY:
+                            progress.stage(f"{name}: {rows:,} rows")
+        else:
+            for row in kind.rows(scope):
+                out.writerow([csv_cell(v) for v in row])
+                rows += 1
+                if rows % PROGRESS_EVERY == 0:
+                    progress.stage(f"{name}: {rows:,} rows")
+        text.flush()
+        handle.rows = rows
+    progress.file_done(name, rows)
+    return rows
+
+
+def _write_json(writer, kind, scope, progress):
+    name = f"{kind.name}.json"
+    columns = kind.column_names
+    with writer.open(name) as handle:
+        handle.write(b"[")
+        rows = 0
+        buffer = []
+        for row in kind.rows(scope):
+            record = {c: json_cell(v) for c, v in zip(columns, row)}
+            buffer.append(("\n" if rows == 0 else ",\n") + json.dumps(record, ensure_ascii=False))
+            rows += 1
+            if len(buffer) >= 1000:
+                handle.write("".join(buffer).encode())
+                buffer = []
+            if rows % PROGRESS_EVERY == 0:
+                progress.stage(f"{name}: {rows:,} rows")
+        handle.write(("".join(buffer) + "\n]\n").encode())
+        handle.rows = rows
+    progress.file_done(name, rows)
+    return rows
+
+
+def columns_document():
+    """columns.json: every file's columns and what they mean (the same text as docs/exports.md)."""
+    return {
+        kind.name: {"title": kind.title, "files": [f"{kind.name}.csv", f"{kind.name}.json"],
+                    "columns": [{"name": n, "description": d} for n, d in kind.columns]}
+        for kind in collect.KINDS
+    }
+
+
+def build(scope, path, *, requested_by="", on_progress=None):
+    """Write the bundle for ``scope`` to ``path``; returns the manifest (as signed)."""
+    scope.freeze()
+    progress = Progress(2 * len(collect.KINDS) + 2, on_progress)
+    started = timezone.now()
+    counts = {}
+    with BundleWriter(path) as writer:
+        for kind in collect.KINDS:
+            progress.stage(f"{kind.name}.csv")
+            counts[kind.name] = _write_csv(writer, kind, scope, progress)
+            _write_json(writer, kind, scope, progress)
+        writer.add_bytes("columns.json", json.dumps(columns_document(), indent=2, ensure_ascii=False).encode())
+        progress.file_done("columns.json", None)
+        progress.stage("report.pdf")
+        pdf = report.render(scope, counts, generated_at=started, requested_by=requested_by)
+        writer.add_bytes("report.pdf", pdf)
+        progress.file_done("report.pdf", None)
+        manifest = {
+            "generated_at": collect.utc(started),
+            "generated_by": requested_by,
+            "generator": generator(),
+            "scope": {"establishments": [e.slug for e in scope.establishments],
+                      "jurisdiction": scope.jurisdiction.code if scope.jurisdiction is not None else None},
+            "period": ({"from": scope.start.isoformat(), "to": scope.end.isoformat()} if scope.start
+                       else {"as_of": scope.end.isoformat()}),
+            "time_zone": settings.TIME_ZONE,
+            "audit_chains": [{"chain": chain, "sequence": sequence, "entry_hash": entry_hash}
+                             for chain, (sequence, entry_hash) in sorted(scope.chain_heads.items())],
+            "rows": counts,
+            "last_ids": {"ledger_entries": scope.last_entry, "rounds": scope.last_round},
+            "signing_key": keys.key_fingerprint(),
+        }
+        writer.finish(manifest, keys.installation_key())
+    return manifest

@@ -1,0 +1,485 @@
+"""What goes into an audit export: one ``Kind`` per file pair (CSV and JSON), its documented columns, and its
+rows for an ``ExportScope`` (establishments and a period).
+
+Rows are plain tuples read straight from the database in the columns' order. The large kinds (ledger entries,
+rounds) are read in chunks through a server-side cursor and, on PostgreSQL, their CSV comes from
+``COPY ... TO STDOUT``, so an export of any size streams with flat memory. Every timestamp is UTC, written
+``YYYY-MM-DDTHH:MM:SS.ffffffZ``; amounts are decimal strings beside their currency.
+"""
+
+import datetime
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
+
+from cardroom.models import (
+    Approval,
+    ApprovalCondition,
+    AuditLogEntry,
+    Establishment,
+    Table,
+)
+from compliance.models import Finding
+from fees.models import (
+    CollectionEntry,
+    FeeOption,
+    FeeTier,
+    RoundOfPlay,
+    ScheduleDocument,
+    ScheduleVersion,
+    TablePosting,
+)
+from signage.models import SignPrint
+
+CHUNK = 5_000
+CENT = Decimal("0.01")
+
+
+@dataclass
+class ExportScope:
+    establishments: list  # Establishment objects
+    start: datetime.date | None  # None: from the beginning ("as of" the end)
+    end: datetime.date
+    jurisdiction: object = None  # set when the export covers a whole jurisdiction
+    # Fixed when the export starts (``freeze``), so the CSV and JSON of a kind hold the same rows even while
+    # the floor goes on recording: the last ledger entry and round, and each audit chain's head.
+    last_entry: int = 0
+    last_round: int = 0
+    chain_heads: dict = field(default_factory=dict)  # chain name -> (sequence, entry_hash)
+
+    def freeze(self):
+        from django.db.models import Max
+
+        from cardroom.audit import chain_head, chain_name
+
+        self.last_entry = CollectionEntry.objects.aggregate(m=Max("id"))["m"] or 0
+        self.last_round = RoundOfPlay.objects.aggregate(m=Max("id"))["m"] or 0
+        self.chain_heads = {chain_name(e): chain_head(e) for e in self.establishments}
+        return self
+
+    @property
+    def start_moment(self):
+        if self.start is None:
+            return datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        return timezone.make_aware(datetime.datetime.combine(self.start, datetime.time.min))
+
+    @property
+    def end_moment(self):
+        """The first moment after the period (the period is whole local days)."""
+        return timezone.make_aware(datetime.datetime.combine(self.end + datetime.timedelta(days=1),
+                                                             datetime.time.min))
+
+    @property
+    def establishment_ids(self):
+        return [e.pk for e in self.establishments]
+
+    @property
+    def jurisdiction_ids(self):
+        return sorted({e.jurisdiction_id for e in self.establishments})
+
+    def tables(self):
+        return Table.objects.filter(establishment__in=self.establishment_ids)
+
+    def documents(self):
+        return ScheduleDocument.objects.filter(
+            Q(establishment__in=self.establishment_ids)
+            | Q(establishment__isnull=True, jurisdiction__in=self.jurisdiction_ids))
+
+    def describe(self):
+        what = (f"jurisdiction {self.jurisdiction.code}" if self.jurisdiction is not None
+                else ", ".join(e.slug for e in self.establishments))
+        period = f"{self.start} to {self.end}" if self.start else f"as of {self.end}"
+        return f"{what}, {period}"
+
+
+@dataclass
+class Kind:
+    name: str
+    title: str
+    columns: list  # (name, description)
+    rows: object  # rows(scope) -> iterator of tuples
+    copy_sql: object = None  # copy_sql(scope) -> SQL of a SELECT whose columns are ``columns`` (PostgreSQL)
+    big: bool = False  # streamed in chunks; the report shows counts, not rows
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def column_names(self):
+        return [c[0] for c in self.columns]
+
+
+def utc(moment):
+    if moment is None:
+        return None
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _iterate(queryset, fields):
+    return queryset.values_list(*fields).iterator(chunk_size=CHUNK)
+
+
+# -- the kinds -----------------------------------------------------------------------------------------------------
+
+
+def establishment_rows(scope):
+    for e in Establishment.objects.filter(pk__in=scope.establishment_ids).select_related("jurisdiction"):
+        yield (e.slug, e.name, e.jurisdiction.code, e.kind, e.licence_number, e.address, e.is_demo)
+
+
+def version_rows(scope):
+    versions = (ScheduleVersion.objects.filter(document__in=scope.documents(), status="published")
+                .filter(Q(effective_from__isnull=True) | Q(effective_from__lte=scope.end))
+                .select_related("document__jurisdiction", "document__establishment", "document__source",
+                                "published_by")
+                .order_by("document__code", "number"))
+    in_force = {}
+    for v in versions:
+        current = in_force.get(v.document_id)
+        if current is None or (v.effective_from or datetime.date.min, v.number) >= (
+                current.effective_from or datetime.date.min, current.number):
+            in_force[v.document_id] = v
+    for v in versions:
+        d = v.document
+        yield (d.code, d.title, d.jurisdiction.code, d.establishment.slug if d.establishment else None, v.number,
+               v.effective_from, in_force[d.pk].pk == v.pk, v.reason,
+               v.published_by.get_username() if v.published_by else None, utc(v.published_at),
+               f"{d.source.title}, {d.citation}")
+
+
+OPTION_FIELDS = ["label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to",
+                 "table_limit_low", "table_limit_high", "interval_minutes"]
+TIER_FIELDS = ["fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds", "printed_fee"]
+
+
+def _contents(version):
+    options, tiers = {}, {}
+    for o in FeeOption.objects.filter(version=version).values("number", *OPTION_FIELDS):
+        options[o["number"]] = o
+    for t in FeeTier.objects.filter(option__version=version).values("option__number", "order", *TIER_FIELDS):
+        tiers[(t["option__number"], t["order"])] = t
+    return options, tiers
+
+
+def change_rows(scope):
+    """Every version published in the period beside the one it replaced: each changed value, old and new."""
+    published = (ScheduleVersion.objects.filter(document__in=scope.documents(), status="published",
+                                                published_at__gte=scope.start_moment,
+                                                published_at__lt=scope.end_moment)
+                 .select_related("document", "published_by", "based_on").order_by("published_at", "id"))
+    for version in published:
+        before = version.based_on or version.document.versions.filter(
+            status="published", number__lt=version.number).order_by("-number").first()
+        head = (version.document.code, version.number, before.number if before else None, version.effective_from,
+                utc(version.published_at), version.published_by.get_username() if version.published_by else None,
+                version.reason)
+        new_options, new_tiers = _contents(version)
+        old_options, old_tiers = _contents(before) if before else ({}, {})
+        for number in sorted(set(new_options) | set(old_options)):
+            old, new = old_options.get(number), new_options.get(number)
+            for name in OPTION_FIELDS:
+                a, b = (old or {}).get(name), (new or {}).get(name)
+                if a != b:
+                    yield head + (number, None, f"option.{name}", a, b)
+        for key in sorted(set(new_tiers) | set(old_tiers)):
+            old, new = old_tiers.get(key), new_tiers.get(key)
+            for name in TIER_FIELDS:
+                a, b = (old or {}).get(name), (new or {}).get(name)
+                if a != b:
+                    yield head + (key[0], key[1], f"tier.{name}", a, b)
+
+
+def history_rows(scope):
+    """Field-level edits recorded in the history in the period (drafts edited, versions published)."""
+    versions = ScheduleVersion.objects.filter(document__in=scope.documents())
+    options = FeeOption.objects.filter(version__in=versions)
+    sources = (
+        (ScheduleVersion.history.filter(document__in=scope.documents()), "version"),
+        (FeeOption.history.filter(version__in=versions), "option"),
+        (FeeTier.history.filter(option__in=options), "tier"),
+    )
+    for queryset, what in sources:
+        records = (queryset.filter(history_date__gte=scope.start_moment, history_date__lt=scope.end_moment)
+                   .select_related("history_user").order_by("history_date", "history_id"))
+        for record in records:
+            who = record.history_user.get_username() if record.history_user else None
+            kind = {"+": "created", "~": "changed", "-": "deleted"}[record.history_type]
+            previous = record.prev_record if record.history_type == "~" else None
+            changes = previous and record.diff_against(previous).changes
+            if changes:
+                for change in changes:
+                    yield (utc(record.history_date), who, record.history_change_reason, what, record.id, kind,
+                           change.field, change.old, change.new)
+            else:
+                yield (utc(record.history_date), who, record.history_change_reason, what, record.id, kind,
+                       None, None, None)
+
+
+def approval_rows(scope):
+    for a in _approvals(scope):
+        yield (a.key, a.game.name, a.game.registration_number, a.jurisdiction.code,
+               a.establishment.slug if a.establishment else None, a.scope, a.status, a.reference, a.decided_on,
+               a.effective_from, a.expires_on, a.trial_ends_on, a.licensee, f"{a.source.title}, {a.citation}")
+
+
+def _approvals(scope):
+    return (Approval.objects.filter(Q(establishment__in=scope.establishment_ids)
+                                    | Q(establishment__isnull=True, jurisdiction__in=scope.jurisdiction_ids))
+            .select_related("game", "jurisdiction", "establishment", "source").order_by("key"))
+
+
+def condition_rows(scope):
+    conditions = ApprovalCondition.objects.filter(approval__in=_approvals(scope)).select_related("approval")
+    for c in conditions.order_by("approval__key", "order"):
+        yield (c.approval.key, c.order, c.text, c.applies_to, c.status, c.citation)
+
+
+def posting_rows(scope):
+    """Every posting shown during the period: those taking effect in it and the one in force at its start."""
+    later = TablePosting.objects.filter(table=OuterRef("table"), effective_from__gt=OuterRef("effective_from"))
+    postings = (TablePosting.objects.filter(table__in=scope.tables(), effective_from__lt=scope.end_moment)
+                .annotate(superseded_at=Subquery(later.order_by("effective_from").values("effective_from")[:1]))
+                .filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=scope.start_moment))
+                .select_related("table__establishment", "game", "schedule")
+                .prefetch_related("bonus_limits", "validation_runs", "print_overrides__granted_by")
+                .order_by("table__establishment__slug", "table__label", "effective_from"))
+    for p in postings:
+        runs = [r for r in p.validation_runs.all() if r.kind == "posting"]
+        run = max(runs, key=lambda r: (r.created_at, r.pk)) if runs else None
+        overrides = sorted(p.print_overrides.all(), key=lambda o: o.granted_at)
+        yield (p.pk, p.table.establishment.slug, p.table.label, p.game.name, p.schedule.code, p.option_number,
+               p.min_wager, p.max_wager, p.schedule.currency, p.seats,
+               "; ".join(f"{b.bet}: {b.minimum or ''}-{b.maximum}" for b in p.bonus_limits.all()),
+               utc(p.effective_from), utc(p.superseded_at), run.errors if run else None,
+               run.warnings if run else None,
+               overrides[-1].reason if overrides else None,
+               overrides[-1].granted_by.get_username() if overrides else None, p.notes)
+
+
+def finding_rows(scope):
+    findings = (Finding.objects.filter(run__created_at__gte=scope.start_moment, run__created_at__lt=scope.end_moment)
+                .filter(Q(establishment__in=scope.establishment_ids) | Q(schedule__in=scope.documents()))
+                .select_related("run", "establishment", "table", "schedule", "schedule_version",
+                                "acknowledged_by")
+                .order_by("run__created_at", "id"))
+    for f in findings:
+        yield (f.pk, f.run_id, f.run.kind, f.run.as_of, utc(f.run.created_at), f.rule, f.severity,
+               f.establishment.slug if f.establishment else None, f.table.label if f.table else None,
+               f.posting_id, f.schedule.code if f.schedule else None,
+               f.schedule_version.number if f.schedule_version else None, f.option_number, f.message, f.citation,
+               utc(f.acknowledged_at), f.acknowledged_by.get_username() if f.acknowledged_by else None,
+               f.acknowledgement_reason or None)
+
+
+def _entries(scope):
+    query = CollectionEntry.objects.filter(table__establishment__in=scope.establishment_ids,
+                                           gaming_day__lte=scope.end, id__lte=scope.last_entry)
+    return query.filter(gaming_day__gte=scope.start) if scope.start else query
+
+
+ENTRY_FIELDS = ["id", "table__establishment__slug", "table__label", "gaming_day", "reference", "collected_at",
+                "payer", "seat", "player", "fee_kind", "amount", "currency", "corrects_id", "reason",
+                "idempotency_key", "recorded_at"]
+
+
+def entry_rows(scope):
+    for row in _iterate(_entries(scope).order_by("id"), ENTRY_FIELDS):
+        yield row[:5] + (utc(row[5]),) + row[6:15] + (utc(row[15]),)
+
+
+def _sql_scope(scope, alias, last_id, day_column="gaming_day"):
+    from psycopg import sql
+
+    ids = sql.SQL(", ").join(sql.Literal(i) for i in scope.establishment_ids) or sql.SQL("NULL")
+    parts = [sql.SQL("t.establishment_id IN ({})").format(ids),
+             sql.SQL("{}.id <= {}").format(sql.Identifier(alias), sql.Literal(last_id)),
+             sql.SQL("{}.{} <= {}").format(sql.Identifier(alias), sql.Identifier(day_column), sql.Literal(scope.end))]
+    if scope.start:
+        parts.append(sql.SQL("{}.{} >= {}").format(sql.Identifier(alias), sql.Identifier(day_column),
+                                                   sql.Literal(scope.start)))
+    return sql.SQL(" AND ").join(parts)
+
+
+UTC_TEXT = "to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+
+def entry_copy_sql(scope):
+    from psycopg import sql
+
+    return sql.SQL(
+        "SELECT c.id, e.slug, t.label, c.gaming_day, c.reference, " + UTC_TEXT.format("c.collected_at") + ", "
+        "c.payer, c.seat, c.player, c.fee_kind, c.amount, c.currency, c.corrects_id, c.reason, "
+        "c.idempotency_key, " + UTC_TEXT.format("c.recorded_at") + " "
+        "FROM fees_collectionentry c JOIN cardroom_table t ON t.id = c.table_id "
+        "JOIN cardroom_establishment e ON e.id = t.establishment_id WHERE {} ORDER BY c.id"
+    ).format(_sql_scope(scope, "c", scope.last_entry))
+
+
+def _rounds(scope):
+    query = RoundOfPlay.objects.filter(table__establishment__in=scope.establishment_ids, gaming_day__lte=scope.end,
+                                       id__lte=scope.last_round)
+    return query.filter(gaming_day__gte=scope.start) if scope.start else query
+
+
+ROUND_FIELDS = ["id", "table__establishment__slug", "table__label", "gaming_day", "reference", "played_at",
+                "posting_id", "schedule_code", "schedule_version", "option_number", "expected_total", "currency"]
+
+
+def round_rows(scope):
+    for row in _iterate(_rounds(scope).order_by("id"), ROUND_FIELDS):
+        yield row[:5] + (utc(row[5]),) + row[6:]
+
+
+def round_copy_sql(scope):
+    from psycopg import sql
+
+    return sql.SQL(
+        "SELECT r.id, e.slug, t.label, r.gaming_day, r.reference, " + UTC_TEXT.format("r.played_at") + ", "
+        "r.posting_id, r.schedule_code, r.schedule_version, r.option_number, r.expected_total, r.currency "
+        "FROM fees_roundofplay r JOIN cardroom_table t ON t.id = r.table_id "
+        "JOIN cardroom_establishment e ON e.id = t.establishment_id WHERE {} ORDER BY r.id"
+    ).format(_sql_scope(scope, "r", scope.last_round))
+
+
+def fee_day_rows(scope):
+    """Fees expected (rounds priced against the posting in force) vs collected (entries no later entry
+    corrects), per table and gaming day."""
+    days = {}
+    expected = (_rounds(scope).values("table__establishment__slug", "table__label", "gaming_day", "currency")
+                .annotate(total=Sum("expected_total")))
+    for row in expected:
+        key = (row["table__establishment__slug"], row["table__label"], row["gaming_day"], row["currency"])
+        days.setdefault(key, [Decimal("0.00"), Decimal("0.00")])[0] = row["total"]
+    corrected = CollectionEntry.objects.filter(corrects=OuterRef("pk"))
+    collected = (_entries(scope).filter(~Exists(corrected))
+                 .values("table__establishment__slug", "table__label", "gaming_day", "currency")
+                 .annotate(total=Sum("amount")))
+    for row in collected:
+        key = (row["table__establishment__slug"], row["table__label"], row["gaming_day"], row["currency"])
+        days.setdefault(key, [Decimal("0.00"), Decimal("0.00")])[1] = row["total"]
+    for (slug, label, day, currency), (want, got) in sorted(days.items(), key=lambda i: (i[0][2], i[0][0],
+                                                                                           _natural(i[0][1]))):
+        want, got = want.quantize(CENT), got.quantize(CENT)  # SQLite sums decimals without their places
+        yield (day, slug, label, want, got, got - want, currency)
+
+
+def _natural(label):
+    import re
+
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", label)]
+
+
+def print_rows(scope):
+    prints = (SignPrint.objects.filter(posting__table__in=scope.tables(), printed_at__gte=scope.start_moment,
+                                       printed_at__lt=scope.end_moment)
+              .select_related("posting__table__establishment", "posting__schedule", "job", "override")
+              .order_by("printed_at", "id"))
+    for p in prints:
+        yield (p.pk, utc(p.printed_at), p.posting.table.establishment.slug, p.posting.table.label, p.posting_id,
+               p.posting.schedule.code, p.posting.option_number, p.number, p.is_reprint, p.layout, p.channel,
+               p.printed_label, str(p.job.uuid) if p.job else None, p.override.reason if p.override else None)
+
+
+def audit_rows(scope):
+    covered = Q(pk__in=[])
+    for chain, (sequence, _) in scope.chain_heads.items():
+        covered |= Q(chain=chain, sequence__lte=sequence)
+    entries = (AuditLogEntry.objects.filter(covered, created_at__gte=scope.start_moment,
+                                            created_at__lt=scope.end_moment)
+               .select_related("establishment").order_by("chain", "sequence"))
+    for e in entries.iterator(chunk_size=CHUNK):
+        yield (e.chain, e.sequence, utc(e.created_at), e.establishment.slug if e.establishment else None,
+               e.actor_label, e.action, e.object_type, e.object_id, e.object_repr, e.data, e.prev_hash,
+               e.entry_hash)
+
+
+KINDS = [
+    Kind("establishments", "Establishments covered", [
+        ("slug", "The establishment's key"), ("name", "Name"), ("jurisdiction", "Jurisdiction code"),
+        ("kind", "card_room, tribal_casino or casino"), ("licence_number", "Licence number"),
+        ("address", "Address"), ("is_demo", "true for made-up demo data")], establishment_rows),
+    Kind("schedule_versions", "Collection schedules: published versions in force during the period", [
+        ("code", "Schedule document code"), ("title", "Document title"), ("jurisdiction", "Jurisdiction code"),
+        ("establishment", "Establishment slug; empty for a jurisdiction-wide schedule"),
+        ("version", "Version number"), ("effective_from", "Effective date; empty where the source states none"),
+        ("in_force_at_end", "true for the version in force on the last day of the period"),
+        ("reason", "Why the version exists"), ("published_by", "Who published it"),
+        ("published_at", "When (UTC)"), ("source", "Source document and citation")], version_rows),
+    Kind("schedule_changes", "Schedule changes published in the period, old and new values side by side", [
+        ("code", "Schedule document code"), ("version", "The version published"),
+        ("replaces_version", "The version it was based on; empty for a first version"),
+        ("effective_from", "Its effective date"), ("published_at", "When it was published (UTC)"),
+        ("published_by", "Who published it"), ("reason", "Why (the version's reason)"),
+        ("option", "Option number"), ("tier", "Tier position within the option; empty for an option field"),
+        ("field", "option.<field> or tier.<field>"), ("old", "Value in the replaced version; empty if new"),
+        ("new", "Value in the published version; empty if removed")], change_rows),
+    Kind("history", "Edits recorded in the change history during the period (who, when, why, old, new)", [
+        ("at", "When (UTC)"), ("by", "Who"), ("reason", "The reason given"),
+        ("object", "version, option or tier"), ("object_id", "Its id"), ("change", "created, changed or deleted"),
+        ("field", "Field changed; empty for a creation or deletion"), ("old", "Old value"), ("new", "New value")],
+         history_rows),
+    Kind("approvals", "Game approvals that apply to the establishments", [
+        ("key", "Approval key"), ("game", "Game name"), ("registration_number", "Game registration number"),
+        ("jurisdiction", "Jurisdiction code"), ("establishment", "Establishment slug; empty if jurisdiction-wide"),
+        ("scope", "Who it applies to"), ("status", "approved, trial, revoked, ..."),
+        ("reference", "Letter, registration or trial reference"), ("decided_on", "Date of the decision"),
+        ("effective_from", "Effective date"), ("expires_on", "Expiry date"), ("trial_ends_on", "End of a trial"),
+        ("licensee", "Granted to"), ("source", "Source document and citation")], approval_rows),
+    Kind("approval_conditions", "Conditions of those approvals", [
+        ("approval", "Approval key"), ("order", "Position in the letter"), ("text", "The condition as written"),
+        ("applies_to", "Who it applies to"), ("status", "outstanding, met, ..."),
+        ("citation", "Where it is written")], condition_rows),
+    Kind("postings", "Table postings shown during the period", [
+        ("id", "Posting id"), ("establishment", "Establishment slug"), ("table", "Table label"), ("game", "Game"),
+        ("schedule", "Schedule code"), ("option", "Option number"), ("min_wager", "Posted minimum"),
+        ("max_wager", "Posted maximum"), ("currency", "Currency of the amounts"), ("seats", "Seats open"),
+        ("bonus_limits", "Bonus bet limits as bet: minimum-maximum; ..."),
+        ("effective_from", "In force from (UTC)"), ("superseded_at", "Superseded at (UTC); empty if still in force"),
+        ("errors", "Error findings when saved"), ("warnings", "Warnings when saved"),
+        ("override_reason", "A compliance officer's reason for printing despite errors"),
+        ("override_by", "Who overrode"), ("notes", "Notes shown on the sign")], posting_rows),
+    Kind("findings", "Validation findings of runs in the period, and how they were handled", [
+        ("id", "Finding id"), ("run", "Validation run id"), ("run_kind", "posting, establishment, schedule, ..."),
+        ("as_of", "Day the rules were applied for"), ("run_at", "When the run happened (UTC)"),
+        ("rule", "Rule"), ("severity", "error, warning or info"), ("establishment", "Establishment slug"),
+        ("table", "Table label"), ("posting", "Posting id"), ("schedule", "Schedule code"),
+        ("schedule_version", "Version number"), ("option", "Option number"), ("message", "What was found"),
+        ("citation", "The rule's source"), ("acknowledged_at", "When it was acknowledged (UTC)"),
+        ("acknowledged_by", "By whom"), ("acknowledgement_reason", "Why")], finding_rows),
+    Kind("ledger_entries", "Collection entries (what was collected), every row", [
+        ("id", "Entry id"), ("establishment", "Establishment slug"), ("table", "Table label"),
+        ("gaming_day", "Gaming day"), ("reference", "Hand or round"), ("collected_at", "When (UTC)"),
+        ("payer", "Who paid"), ("seat", "Betting position"), ("player", "Player"), ("fee_kind", "Fee kind"),
+        ("amount", "Amount collected"), ("currency", "Currency"), ("corrects", "Entry id this one corrects"),
+        ("reason", "Reason for a correction"), ("idempotency_key", "The recorder's key"),
+        ("recorded_at", "When recorded (UTC)")], entry_rows, entry_copy_sql, big=True),
+    Kind("rounds", "Rounds of play and the fee each was expected to pay, every row", [
+        ("id", "Round id"), ("establishment", "Establishment slug"), ("table", "Table label"),
+        ("gaming_day", "Gaming day"), ("reference", "Hand or round"), ("played_at", "When (UTC)"),
+        ("posting", "Posting in force"), ("schedule", "Schedule code"), ("schedule_version", "Version"),
+        ("option", "Option"), ("expected_total", "Fees expected"), ("currency", "Currency")],
+         round_rows, round_copy_sql, big=True),
+    Kind("fees_by_table_day", "Fees expected vs collected per table and gaming day", [
+        ("gaming_day", "Gaming day"), ("establishment", "Establishment slug"), ("table", "Table label"),
+        ("expected", "Sum of the rounds' expected fees"),
+        ("collected", "Sum of the entries collected (corrected entries replaced by their corrections)"),
+        ("difference", "Collected minus expected"), ("currency", "Currency")], fee_day_rows),
+    Kind("sign_prints", "Table signs printed and reprinted in the period", [
+        ("id", "Print id"), ("printed_at", "When (UTC)"), ("establishment", "Establishment slug"),
+        ("table", "Table label"), ("posting", "Posting id"), ("schedule", "Schedule code"), ("option", "Option"),
+        ("number", "1 for the first print of the posting, then 2, 3, ..."), ("reprint", "true from the second"),
+        ("layout", "letter or tent"), ("channel", "api, admin, command or batch"), ("printed_by", "Who"),
+        ("job", "Batch job id"), ("override_reason", "The override printed under, if any")], print_rows),
+    Kind("audit_log", "Audit-log entries of the establishments in the period, with their chain hashes", [
+        ("chain", "Hash chain (one per establishment)"), ("sequence", "Position in the chain"),
+        ("created_at", "When (UTC)"), ("establishment", "Establishment slug"), ("actor", "Who or which command"),
+        ("action", "What was done"), ("object_type", "Model"), ("object_id", "Id"), ("object", "Description"),
+        ("data", "Details (JSON)"), ("prev_hash", "Hash of the entry before in the chain"),
+        ("entry_hash", "This entry's hash (covers its content and prev_hash)")], audit_rows, big=True),
+]
+
+
+def use_copy():
+    return connection.vendor == "postgresql"

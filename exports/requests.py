@@ -1,0 +1,98 @@
+"""Who may export what, and reading an export request (API and command alike)."""
+
+import datetime
+
+from django.utils import timezone
+
+from cardroom import values
+from cardroom.models import Establishment, Jurisdiction
+
+from .collect import ExportScope
+
+FIELDS = {"establishment", "jurisdiction", "from", "to", "as_of"}
+MAX_DAYS = 366 * 5
+
+
+class ExportInputError(ValueError):
+    """An export request that cannot be run; the message says what is wrong (a 400)."""
+
+
+def may_export(scope, establishment):
+    """Administrators; the establishment's compliance officers; regulators of its jurisdiction."""
+    return (scope.is_admin or establishment.pk in scope.compliance_establishments
+            or establishment.jurisdiction_id in scope.regulated_jurisdictions)
+
+
+def may_export_jurisdiction(scope, jurisdiction):
+    return scope.is_admin or jurisdiction.pk in scope.regulated_jurisdictions
+
+
+def _day(data, key):
+    try:
+        return values.day(data[key])
+    except values.Invalid as error:
+        raise ExportInputError(f"{key} {error}") from None
+
+
+def read_request(data, *, scope, today=None):
+    """The ExportScope a request asks for; raises ExportInputError (400) or PermissionError (403)."""
+    if not isinstance(data, dict):
+        raise ExportInputError("The body must be a JSON object.")
+    unknown = set(data) - FIELDS
+    if unknown:
+        raise ExportInputError(f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
+    today = today or timezone.localdate()
+    has_establishment, has_jurisdiction = data.get("establishment"), data.get("jurisdiction")
+    if bool(has_establishment) == bool(has_jurisdiction):
+        raise ExportInputError("Give either establishment (a slug) or jurisdiction (a code), not both or neither.")
+    if has_establishment:
+        slug = data["establishment"]
+        establishment = Establishment.objects.filter(scope.establishments_q()).filter(
+            slug=slug).select_related("jurisdiction").first() if isinstance(slug, str) else None
+        if establishment is None:
+            raise ExportInputError(f"No establishment {slug!r} among those you may see.")
+        if not may_export(scope, establishment):
+            raise PermissionError("Exports are made by compliance officers of the establishment and regulators "
+                                  "of its jurisdiction.")
+        establishments, jurisdiction = [establishment], None
+    else:
+        code = data["jurisdiction"]
+        jurisdiction = Jurisdiction.objects.filter(code=code).first() if isinstance(code, str) else None
+        if jurisdiction is None or jurisdiction.pk not in (scope.jurisdictions | scope.regulated_jurisdictions) \
+                and not scope.is_admin:
+            raise ExportInputError(f"No jurisdiction {code!r} among those you may see.")
+        if not may_export_jurisdiction(scope, jurisdiction):
+            raise PermissionError("A whole jurisdiction is exported by its regulators.")
+        establishments = list(Establishment.objects.filter(jurisdiction=jurisdiction).select_related("jurisdiction")
+                              .order_by("slug"))
+    if data.get("as_of") not in (None, ""):
+        if data.get("from") or data.get("to"):
+            raise ExportInputError("Give either as_of, or from and to, not both.")
+        start, end = None, _day(data, "as_of")
+    else:
+        if not data.get("from") or not data.get("to"):
+            raise ExportInputError("Give the period: from and to (YYYY-MM-DD, inclusive), or as_of.")
+        start, end = _day(data, "from"), _day(data, "to")
+        if start > end:
+            raise ExportInputError(f"from ({start}) is after to ({end}).")
+        if (end - start).days > MAX_DAYS:
+            raise ExportInputError(f"A period is at most {MAX_DAYS} days; split it.")
+    if end > today + datetime.timedelta(days=1):
+        raise ExportInputError(f"The period ends in the future ({end}).")
+    return ExportScope(establishments=establishments, start=start, end=end, jurisdiction=jurisdiction)
+
+
+def params_of(export_scope):
+    return {"establishments": [e.slug for e in export_scope.establishments],
+            "jurisdiction": export_scope.jurisdiction.code if export_scope.jurisdiction is not None else None,
+            "from": export_scope.start.isoformat() if export_scope.start else None,
+            "to": export_scope.end.isoformat()}
+
+
+def scope_from_params(params):
+    establishments = list(Establishment.objects.filter(slug__in=params["establishments"])
+                          .select_related("jurisdiction").order_by("slug"))
+    jurisdiction = Jurisdiction.objects.get(code=params["jurisdiction"]) if params.get("jurisdiction") else None
+    start = datetime.date.fromisoformat(params["from"]) if params.get("from") else None
+    return ExportScope(establishments=establishments, start=start, end=datetime.date.fromisoformat(params["to"]),
+                       jurisdiction=jurisdiction)

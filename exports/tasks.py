@@ -1,0 +1,56 @@
+"""The export job: build the bundle into a temporary file, keep it as the job's file, log the export."""
+
+import hashlib
+import os
+import tempfile
+
+from celery import shared_task
+from django.core.files import File
+
+from cardroom import jobs
+from cardroom.audit import log_action
+
+from . import build
+from .requests import scope_from_params
+
+
+def build_export(job, on_progress=None):
+    export_scope = scope_from_params(job.params)
+
+    def progress(done, total, stage):
+        if job.total != total:
+            job.plan(total, stage)
+        job.advance(done, stage)
+        if on_progress is not None:
+            on_progress(job)
+
+    handle, path = tempfile.mkstemp(suffix=".zip", prefix="cardroom-export-")
+    os.close(handle)
+    try:
+        manifest = build.build(export_scope, path, requested_by=job.requested_label, on_progress=progress)
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        period = (f"{export_scope.start}-to-{export_scope.end}" if export_scope.start
+                  else f"as-of-{export_scope.end}")
+        who = export_scope.jurisdiction.code if export_scope.jurisdiction is not None else \
+            export_scope.establishments[0].slug
+        result = {"sha256": digest.hexdigest(), "bytes": os.path.getsize(path), "rows": manifest["rows"],
+                  "audit_chains": manifest["audit_chains"], "signing_key": manifest["signing_key"]}
+        # Each export is itself logged, in the chain of what it covers (the installation's for a jurisdiction).
+        establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
+        log_action("audit.export", actor=job.requested_by, actor_label=job.requested_label, obj=job,
+                   establishment=establishment, jurisdiction=export_scope.jurisdiction,
+                   data={"job": str(job.uuid), "scope": manifest["scope"], "period": manifest["period"],
+                         "sha256": result["sha256"], "audit_chains": manifest["audit_chains"]})
+        with open(path, "rb") as f:  # finished here, so the temporary copy can go once it is saved
+            job.finish(f"audit-{who}-{period}.zip", File(f), result)
+        return None
+    finally:
+        os.unlink(path)
+
+
+@shared_task
+def export_audit(job_id):
+    return jobs.run(job_id, build_export)
