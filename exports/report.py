@@ -30,7 +30,7 @@ import signage.render  # noqa: F401  (registers the embedded Vera fonts)
 
 from . import collect
 
-ROW_LIMIT = 500
+ROW_LIMIT = 200  # per section; a first version of GEGA-002888 alone is ~5,000 changed values
 EXPECTED, COLLECTED = colors.HexColor("#4a6fa5"), colors.HexColor("#e0a030")
 
 TITLE = ParagraphStyle("title", fontName="Vera-Bold", fontSize=18, leading=22, spaceAfter=8)
