@@ -204,11 +204,12 @@ def posting_facts(posting, day, catalog):
 
 def current_postings(tables, at):
     """The posting in force at each table at moment ``at`` (tables with none are left out)."""
+    in_force = {p.table_id: p for p in TablePosting.objects.in_force_at(at).filter(table__in=tables)
+                .select_related("schedule__jurisdiction", "schedule__establishment", "schedule__source")
+                .prefetch_related("bonus_limits")}
     postings = []
     for table in tables:
-        posting = (TablePosting.objects
-                   .select_related("schedule__jurisdiction", "schedule__establishment", "schedule__source")
-                   .prefetch_related("bonus_limits").in_force(table, at))
+        posting = in_force.get(table.pk)
         if posting is not None:
             posting.table = table
             postings.append(posting)

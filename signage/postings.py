@@ -11,10 +11,11 @@ from django.utils import timezone
 from cardroom import values
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
-from cardroom.models import Game, Table
+from cardroom.models import Game
 from compliance.checking import run_posting
 from compliance.models import Finding, ValidationRun
 from fees.engine import QuoteError, money
+from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
 
 FIELDS = {"table", "game", "schedule", "option", "min_wager", "max_wager", "seats", "notes", "effective_from",
@@ -51,8 +52,8 @@ def may_override(scope, establishment_id):
 
 
 def postable_tables(scope):
-    tables = Table.objects.select_related("establishment__jurisdiction", "game")
-    return tables if scope.is_admin else tables.filter(establishment__in=scope.staff_establishments)
+    """The tables one may post: the same as those one may record collections at."""
+    return writable_tables(scope).select_related("game")
 
 
 # -- posting -------------------------------------------------------------------------------------------------------
@@ -213,9 +214,14 @@ def post_table(fields, *, user=None, actor_label=""):
 
 
 def validation_run(posting):
-    """The run that checked ``posting`` when it was saved (made now for postings saved before checks existed)."""
-    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
-    return run or run_posting(posting)
+    """The run that checked ``posting`` when it was saved (made now for postings saved before checks existed).
+
+    Kept on the instance: the API's serializer, the admin's columns and the print gate all ask for it.
+    """
+    if getattr(posting, "_validation_run", None) is None:
+        run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
+        posting._validation_run = run or run_posting(posting)
+    return posting._validation_run
 
 
 def error_findings(posting):
