@@ -1,6 +1,6 @@
-from .celery import app as celery_app
-
 # The release this code is; audit exports record it (with the git commit when there is one) as their generator.
 __version__ = "0.6.0"
 
-__all__ = ["__version__", "celery_app"]
+# The Celery app is loaded when Django starts (CardroomConfig.ready) and by `celery -A cardroom`, which finds
+# cardroom.celery itself: importing a plain module of this package (cardroom.values) loads neither.
+__all__ = ["__version__"]

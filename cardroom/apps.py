@@ -1,6 +1,18 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class CardroomConfig(AppConfig):
+    default = True
     name = "cardroom"
     verbose_name = "Card rooms, games and approvals"
+
+    def ready(self):
+        from . import celery  # noqa: F401  (the app every @shared_task binds to)
+
+
+class AdminConfig(admin_apps.AdminConfig):
+    """The admin, with the site that lets administrators only in."""
+
+    default = False
+    default_site = "cardroom.admin_site.AdminSite"

@@ -5,10 +5,11 @@ name the file and the item, so a typo never loads silently.
 """
 
 import datetime
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import yaml
+
+from . import values
 
 
 class SeedError(ValueError):
@@ -40,27 +41,26 @@ def check_keys(item, where, required=(), optional=()):
 
 
 def money(value, where, key):
-    """A decimal amount written as a string (or integer); floats are refused because they are inexact."""
+    """A decimal amount written as a quoted string (or a whole number), read by ``cardroom.values`` like every
+    amount the service takes in; any number of decimal places (percentages, odds). YAML floats are refused:
+    they are inexact."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, float):
         raise SeedError(f"{where}: {key} must be a quoted decimal string, not {value!r}")
     try:
-        amount = Decimal(str(value))
-    except InvalidOperation as exc:
-        raise SeedError(f"{where}: {key} is not a decimal amount: {value!r}") from exc
-    if not amount.is_finite():
-        raise SeedError(f"{where}: {key} is not a finite amount: {value!r}")
-    return amount
+        return values.decimal(value, minimum=None)
+    except values.Invalid as exc:
+        raise SeedError(f"{where}: {key} {exc}") from None
 
 
 def day(value, where, key):
-    if value is None or isinstance(value, datetime.date):
-        return value
+    if value is None:
+        return None
     try:
-        return datetime.date.fromisoformat(str(value))
-    except ValueError as exc:
-        raise SeedError(f"{where}: {key} must be a date YYYY-MM-DD, not {value!r}") from exc
+        return values.day(value.isoformat() if isinstance(value, datetime.date) else value)
+    except values.Invalid as exc:
+        raise SeedError(f"{where}: {key} {exc}") from None
 
 
 def choice(value, allowed, where, key):

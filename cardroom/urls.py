@@ -37,4 +37,5 @@ urlpatterns = [
     *signage.urls.public_urlpatterns,
 ]
 
+handler400 = "cardroom.api.errors.handler400"
 handler500 = "cardroom.api.errors.handler500"

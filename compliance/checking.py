@@ -11,7 +11,6 @@ from django.utils import timezone
 
 from cardroom import values
 from cardroom.models import Establishment, Jurisdiction, Table
-from fees import engine
 from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
 
 from .facts import Catalog, document_facts, documents_queryset, table_rounds
@@ -39,34 +38,29 @@ FIELDS = {"jurisdiction", "establishment", "game", "schedule", "option", "min_wa
 FEE_KINDS = ("time", "per_hand", "rake")
 
 
-def _money(value, what):
+def _read(read, value, what, **options):
     try:
-        return engine.money(value, what)
-    except engine.QuoteError as exc:
-        raise CheckError(str(exc)) from None
+        return read(value, **options)
+    except values.Invalid as exc:
+        raise CheckError(f"{what} {exc}") from None
+
+
+def _money(value, what):
+    return _read(values.money, value, what)
 
 
 def _whole(value, what, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise CheckError(f"{what} must be a whole number of at least {minimum}, not {value!r}.")
-    return value
+    return _read(values.whole, value, what, minimum=minimum, maximum=10_000)
 
 
 def _day(value, today):
-    if value in (None, ""):
-        return today
-    try:
-        return values.day(value)
-    except values.Invalid as exc:
-        raise CheckError(f"as_of {exc}") from None
+    return today if value in (None, "") else _read(values.day, value, "as_of")
 
 
 def _establishment(value, scope):
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or value == "":
+    if type(value) not in (int, str) or value == "":
         raise CheckError(f"establishment must be an id or a slug, not {value!r}.")
-    qs = Establishment.objects.select_related("jurisdiction").filter(scope.establishments_q())
-    found = qs.filter(pk=value).first() if isinstance(value, int) or str(value).isdigit() else None
-    found = found or qs.filter(slug=str(value)).first()
+    found = Establishment.objects.select_related("jurisdiction").filter(scope.establishments_q()).by_key(value)
     if found is None:
         raise CheckError(f"Unknown establishment {value!r}.")
     return found
@@ -126,7 +120,8 @@ def read_request(data, *, scope, today, catalog):
     bonus = data.get("bonus_limits") or {}
     if not isinstance(bonus, dict):
         raise CheckError('bonus_limits must be an object of bet name to maximum, e.g. {"pair_plus": "100"}.')
-    bonus_limits = tuple((str(name), _money(value, f"bonus_limits.{name}")) for name, value in bonus.items())
+    bonus_limits = tuple((_read(values.text, name, "a bonus_limits bet", max_length=120),
+                          _money(value, f"bonus_limits.{name}")) for name, value in bonus.items())
     fees = []
     raw_fees = data.get("fees") or []
     if not isinstance(raw_fees, list):
@@ -143,9 +138,7 @@ def read_request(data, *, scope, today, catalog):
             percent=_money(fee["percent"], f"fees[{i}].percent") if fee.get("percent") is not None else None,
             cap=_money(fee["cap"], f"fees[{i}].cap") if fee.get("cap") is not None else None,
         ))
-    class_f = data.get("class_f", False)
-    if not isinstance(class_f, bool):
-        raise CheckError(f"class_f must be true or false, not {class_f!r}.")
+    class_f = _read(values.flag, data.get("class_f", False), "class_f")
     wagers_per_hand = data.get("wagers_per_hand")
     if wagers_per_hand is not None:
         wagers_per_hand = _whole(wagers_per_hand, "wagers_per_hand")

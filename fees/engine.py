@@ -59,13 +59,14 @@ first time they are read; the fees and totals never depend on them.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from functools import cached_property
 from typing import Sequence
+
+from cardroom import values
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
@@ -352,63 +353,30 @@ def _line(payer, player, fee_kind, measure, measured, tier, fee, note=""):
 
 # -- amounts -------------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
-
-
 def money(value, what: str) -> Decimal:
-    """``value`` (a str, int or Decimal) as an amount of money quantized to the cent.
-
-    Refuses floats (not exact), booleans, NaN and infinities, negative amounts, more than two decimal
-    places ("1.005"; "1.500" is $1.50) and anything that is not a plain number ("abc", "1e3", "$5").
-    """
-    kind = type(value)
-    if kind is Decimal:
-        # Fast path: a finite, non-negative Decimal with at most 2 places (NaN fails ==, -0 is signed).
+    """``value`` as an amount of money quantized to the cent, read by ``cardroom.values.money`` (the service's
+    one reader of amounts): a decimal string ("12.50"), a whole number or a Decimal; never a float, a negative
+    amount (not even "-0"), more than 2 decimal places, or anything but plain ASCII digits ("1e3", "1_000")."""
+    if type(value) is Decimal:
+        # Fast path for amounts already read (the engine's own tiers): finite, not negative, at most 2 places.
         try:
             cents = value.quantize(CENT)
         except InvalidOperation:
             cents = None
         if cents == value and not cents.is_signed():
             return cents
-        amount = value
-    elif kind is str:
-        text = value.strip()
-        if not _NUMBER.fullmatch(text):
-            raise QuoteError(f"{what} must be an amount of money such as \"12.50\", not {value!r}.")
-        amount = Decimal(text)
-    elif kind is bool:
-        raise QuoteError(f"{what} must be an amount of money, not {value!r}.")
-    elif kind is float:
-        raise QuoteError(
-            f"{what} must be given as a string or a Decimal, not the float {value!r} (floats cannot hold "
-            "every amount in cents exactly)."
-        )
-    elif isinstance(value, Decimal):
-        amount = Decimal(value)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        amount = Decimal(int(value))
-    else:
-        raise QuoteError(f"{what} must be an amount of money such as \"12.50\", not {value!r}.")
-    if not amount.is_finite():
-        raise QuoteError(f"{what} must be a finite amount of money, not {value!r}.")
-    if amount < 0:
-        raise QuoteError(f"{what} cannot be negative: {value!r}.")
     try:
-        cents = amount.quantize(CENT)
-    except InvalidOperation:
-        raise QuoteError(f"{what} is too large: {value!r}.") from None
-    if cents != amount:
-        raise QuoteError(f"{what} has more than 2 decimal places: {value!r}.")
-    return cents if cents else ZERO  # "-0" is $0.00
+        return values.money(value)
+    except values.Invalid as error:
+        raise QuoteError(f"{what} {error}") from None
 
 
 def _percent(value) -> Decimal:
-    if isinstance(value, (bool, float)) or not isinstance(value, (str, int, Decimal)):
-        raise QuoteError(f"A rake percent must be a string, int or Decimal, not {value!r}.")
-    if isinstance(value, str) and not _NUMBER.fullmatch(value.strip()):
-        raise QuoteError(f"A rake percent must be a number such as \"10\", not {value!r}.")
-    percent = Decimal(value.strip() if isinstance(value, str) else value)
-    if not percent.is_finite() or percent <= 0 or percent > 100:
+    try:
+        percent = values.decimal(value, example='"10"')
+    except values.Invalid as error:
+        raise QuoteError(f"A rake percent {error}") from None
+    if percent <= 0 or percent > 100:
         raise QuoteError(f"A rake percent must be more than 0 and at most 100, not {value!r}.")
     return percent
 

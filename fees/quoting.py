@@ -87,40 +87,33 @@ def _field(data, key, what=None):
     return data[key]
 
 
+def _read(read, value, what, **options):
+    try:
+        return read(value, **options)
+    except values.Invalid as exc:
+        raise QuoteError(f"{what} {exc}") from None
+
+
 def _boolean(data, key):
-    value = data.get(key, False)
-    if not isinstance(value, bool):
-        raise QuoteError(f"{key} must be true or false, not {value!r}.")
-    return value
+    return _read(values.flag, data.get(key, False), key)
 
 
 def _integer(value, what):
-    try:
-        return values.whole(value)
-    except values.Invalid as exc:
-        raise QuoteError(f"{what} {exc}") from None
+    return _read(values.whole, value, what)
 
 
 def _text(value, what):
-    if not isinstance(value, str) or not value.strip():
-        raise QuoteError(f"{what} must be a non-empty string, not {value!r}.")
-    return value
+    return _read(values.text, value, what, max_length=64)
 
 
 def _moment(value, what):
-    try:
-        return values.moment(value)
-    except values.Invalid as exc:
-        raise QuoteError(f"{what} {exc}") from None
+    return _read(values.moment, value, what)
 
 
 def read_as_of(value, default):
     if value in (None, ""):
         return default
-    try:
-        return values.day(value)
-    except values.Invalid as exc:
-        raise QuoteError(f"as_of {exc}") from None
+    return _read(values.day, value, "as_of")
 
 
 def kind_of(facts):

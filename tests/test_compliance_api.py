@@ -81,7 +81,7 @@ def test_washington_limit_at_two_dates(api, people, day, severity, value, status
     ({"game": "no-such-game"}, "Unknown game"),
     ({"schedule": "NOPE"}, "Unknown schedule"),
     ({"max_wager": 5.5}, "not the float"),
-    ({"seats": 0}, "seats must be a whole number"),
+    ({"seats": 0}, "seats must be at least 1"),
     ({"as_of": "21/11/2026"}, "as_of must be a date"),
     ({"colour": "red"}, "Unknown field(s): colour"),
     ({"jurisdiction": None}, "jurisdiction (CA, WA, GB) or establishment"),

@@ -894,7 +894,7 @@ def test_washington_hourly_time_fee():
     ({"kind": "rake"}, "needs its percent"),
     ({"kind": "rake", "percent": "0"}, "more than 0 and at most 100"),
     ({"kind": "rake", "percent": "150"}, "more than 0 and at most 100"),
-    ({"kind": "rake", "percent": 10.0}, "string, int or Decimal"),
+    ({"kind": "rake", "percent": 10.0}, "not the float 10.0"),
     ({"kind": "rake", "percent": "10", "cap": "-1"}, "cap cannot be negative"),
     ({"kind": "per_hand"}, "needs its amount"),
     ({"kind": "time", "amount": 1.5}, "float"),
@@ -920,8 +920,8 @@ def test_washington_fee_used_the_wrong_way():
 # -- money() ---------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, expected", [
-    ("12.5", "12.50"), ("12.50", "12.50"), (" 3 ", "3.00"), ("1.500", "1.50"), ("0", "0.00"), ("-0", "0.00"),
-    (7, "7.00"), (D("2"), "2.00"), (D("0.10"), "0.10"), (D("-0.00"), "0.00"), ("+5", "5.00"), (".5", "0.50"),
+    ("12.5", "12.50"), ("12.50", "12.50"), (" 3 ", "3.00"), ("1.500", "1.50"), ("0", "0.00"),
+    (7, "7.00"), (D("2"), "2.00"), (D("0.10"), "0.10"), (".5", "0.50"), ("9999999999.99", "9999999999.99"),
 ])
 def test_money_accepts(value, expected):
     result = money(value, "The amount")
@@ -942,9 +942,16 @@ def test_money_accepts(value, expected):
     ("1e3", "must be an amount of money"),
     ("1_000", "must be an amount of money"),
     ("$5", "must be an amount of money"),
-    (D("NaN"), "must be a finite amount"),
-    (D("sNaN"), "must be a finite amount"),
-    (D("Infinity"), "must be a finite amount"),
+    (D("NaN"), "must be a finite number"),
+    (D("sNaN"), "must be a finite number"),
+    (D("Infinity"), "must be a finite number"),
+    # Strict as everywhere else in the service (cardroom.values): no sign, no exotic digits, within a column.
+    ("-0", "cannot be negative"),
+    (D("-0.00"), "cannot be negative"),
+    ("+5", "must be an amount of money"),
+    ("\u0663", "must be an amount of money"),
+    ("\uff13", "must be an amount of money"),
+    ("10000000000", "must be at most 9999999999.99"),
     (float("nan"), "float"),
     (True, "must be an amount of money"),
     (None, "must be an amount of money"),
@@ -1051,4 +1058,13 @@ def test_engine_has_no_django_imports():
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module.split(".")[0])
-    assert "django" not in imported and "fees" not in imported and "cardroom" not in imported
+    assert "django" not in imported and "fees" not in imported
+    # From the project, only the one reader of outside values, itself plain Python:
+    assert {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("cardroom")} <= {"cardroom"}
+    import subprocess
+    import sys
+
+    loaded = subprocess.run([sys.executable, "-c", "import sys, fees.engine; print(sorted(sys.modules))"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "'django" not in loaded and "'celery" not in loaded and "'cardroom.values'" in loaded

@@ -132,9 +132,9 @@ def test_command_poker_and_errors(capsys):
 
 
 def test_an_endless_time_collection_is_refused_not_computed(officer):
-    endless = {**LOWBALL, "game_ended_at": "9999-12-31T23:59:59+00:00",
+    endless = {**LOWBALL, "game_ended_at": "2199-12-31T23:59:59+00:00",
                "players": [{"player": "a", "seated_from": "2026-11-21T20:00:00-08:00",
-                            "seated_to": "9999-12-31T23:59:59+00:00"}]}
+                            "seated_to": "2199-12-31T23:59:59+00:00"}]}
     response = officer.post(URL, endless, format="json")
     assert response.status_code == 400
     assert "at most 7 days" in response.json()["error"]["message"]

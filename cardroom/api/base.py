@@ -36,6 +36,9 @@ class CitationField(serializers.Field):
 class ScopedReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
     """A read-only viewset whose rows are filtered to what the requesting user may see."""
 
+    # The largest request body accepted (cardroom.middleware); an action may raise it: @action(max_body_bytes=...).
+    max_body_bytes = None
+
     def scope_queryset(self, queryset, scope):
         raise NotImplementedError
 

@@ -1,17 +1,25 @@
 """Every API error is JSON: {"error": {"status": ..., "code": ..., "message": ..., "details": ...}}."""
 
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from cardroom.exceptions import StateConflict
+from cardroom.responses import error_response
 
 
 class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"
     default_detail = "The request conflicts with the current state of the data."
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+    default_detail = "The request body is larger than this endpoint accepts."
 
 
 def _message(detail):
@@ -33,6 +41,13 @@ def _domain_error(exc):
         return Conflict(str(exc))
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    # Django's own request limits, met while DRF reads a form or multipart body.
+    if isinstance(exc, RequestDataTooBig):
+        return PayloadTooLarge("The request body is larger than this endpoint accepts.")
+    if isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        return exceptions.ValidationError(f"The request has too many fields or files: {exc}")
+    if isinstance(exc, SuspiciousOperation):
+        return exceptions.ValidationError(str(exc) or "The request is malformed.")
     return exc
 
 
@@ -65,10 +80,20 @@ def json_not_found(request, *args, **kwargs):
 
 def handler500(request):
     if request.path.startswith("/api/"):
-        return JsonResponse(
-            {"error": {"status": 500, "code": "server_error", "message": "An unexpected error occurred."}}, status=500
-        )
+        return error_response(request, 500, "server_error", "An unexpected error occurred.")
     from django.views.defaults import server_error
 
     return server_error(request)
+
+
+def handler400(request, exception=None):
+    """Django's own 400s (a malformed request, a disallowed host, too many form fields)."""
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            return error_response(request, 413, "payload_too_large", "The request body is larger than this endpoint "
+                                                                     "accepts.")
+        return error_response(request, 400, "error", str(exception) if exception else "Bad request.")
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)
 

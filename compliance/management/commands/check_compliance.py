@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from cardroom import values
 from cardroom.models import Establishment
 from compliance import checking
 from compliance.models import ValidationRun
@@ -21,12 +22,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, establishment=None, as_of=None, json=False, **options):
         try:
-            day = timezone.localdate() if not as_of else __import__("datetime").date.fromisoformat(as_of)
-        except ValueError:
-            raise CommandError(f"--as-of must be a date written YYYY-MM-DD, not {as_of!r}") from None
+            day = timezone.localdate() if not as_of else values.day(as_of)
+        except values.Invalid as error:
+            raise CommandError(f"--as-of {error}") from None
         if establishment:
-            place = (Establishment.objects.filter(pk=int(establishment)).first() if establishment.isdigit() else None) \
-                or Establishment.objects.filter(slug=establishment).first()
+            place = Establishment.objects.by_key(establishment)
             if place is None:
                 raise CommandError(f"Unknown establishment {establishment!r}")
             run = checking.run_establishment(place, as_of=day, trigger=ValidationRun.Trigger.ON_DEMAND)
