@@ -11,12 +11,14 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
+from cardroom.api.fields import DayField, TextField, WholeField
 from cardroom.models import Establishment
 from fees.models import ScheduleVersion
 
-from . import checking
+from . import checking, findings
 from .models import Finding, RuleParameter, ValidationRun
 
 EXAMPLE = {
@@ -74,12 +76,12 @@ class RunSerializer(serializers.ModelSerializer):
                   "postings_checked", "options_linted", "errors", "warnings", "infos", "ok"]
 
 
-class RunInputSerializer(serializers.Serializer):
-    establishment = serializers.CharField(required=False)
-    schedule = serializers.CharField(required=False)
-    version = serializers.IntegerField(required=False, min_value=1)
+class ValidationRunInputSerializer(serializers.Serializer):
+    establishment = TextField(max_length=80, required=False, help_text="The establishment's slug (or id).")
+    schedule = TextField(max_length=40, required=False, help_text="A schedule's code.")
+    version = WholeField(required=False, min_value=1, max_value=10_000)
     everything = serializers.BooleanField(required=False, default=False)
-    as_of = serializers.DateField(required=False)
+    as_of = DayField(required=False)
 
 
 class ParameterSerializer(serializers.ModelSerializer):
@@ -113,18 +115,18 @@ class RunViewSet(ScopedReadOnlyViewSet):
     def scope_queryset(self, queryset, scope):
         return queryset.filter(runs_q(scope)).distinct()
 
-    @extend_schema(request=RunInputSerializer, responses=RunSerializer)
+    @extend_schema(request=ValidationRunInputSerializer, responses=RunSerializer)
     @action(detail=False, methods=["post"])
     def run(self, request):
         scope = scope_of(request)
-        data = RunInputSerializer(data=request.data)
+        data = ValidationRunInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         as_of = values.get("as_of") or timezone.localdate()
         if values.get("establishment"):
             key = values["establishment"]
             qs = Establishment.objects.filter(scope.establishments_q())
-            establishment = (qs.filter(pk=int(key)).first() if key.isdigit() else None) or qs.filter(slug=key).first()
+            establishment = qs.by_key(key)
             if establishment is None:
                 raise exceptions.ValidationError({"establishment": f"Unknown establishment {key!r}."})
             if not may_run(scope, establishment):
@@ -152,7 +154,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
 
 
 class AcknowledgeSerializer(serializers.Serializer):
-    reason = serializers.CharField(min_length=3)
+    reason = TextField(max_length=2000, single_line=False, min_length=3, help_text="How the finding was handled.")
 
 
 class FindingViewSet(ScopedReadOnlyViewSet):
@@ -175,25 +177,16 @@ class FindingViewSet(ScopedReadOnlyViewSet):
     @extend_schema(request=AcknowledgeSerializer, responses=FindingSerializer)
     @action(detail=True, methods=["post"])
     def acknowledge(self, request, pk=None):
-        finding = self.get_object()
-        scope = scope_of(request)
-        allowed = scope.is_admin or (
-            finding.establishment_id in scope.compliance_establishments if finding.establishment_id
-            else finding.jurisdiction_id in scope.compliance_jurisdictions
-        )
-        if not allowed:
-            raise exceptions.PermissionDenied("Only a compliance officer may acknowledge a finding.")
+        """Say, with a reason, how a finding was handled (compliance officers). A second time answers 409."""
         data = AcknowledgeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        if finding.acknowledged_at is not None:
-            from cardroom.api.errors import Conflict
-
-            raise Conflict(f"Finding {finding.pk} was acknowledged on {finding.acknowledged_at:%Y-%m-%d}.")
-        finding.acknowledged_at = timezone.now()
-        finding.acknowledged_by = request.user
-        finding.acknowledgement_reason = data.validated_data["reason"]
-        finding._change_reason = f"Acknowledged: {finding.acknowledgement_reason}"
-        finding.save()
+        try:
+            finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"],
+                                           scope=scope_of(request))
+        except PermissionError as error:
+            raise exceptions.PermissionDenied(str(error)) from None
+        except values.Invalid as error:
+            raise exceptions.ValidationError({"reason": str(error)}) from None
         return Response(FindingSerializer(finding).data)
 
 

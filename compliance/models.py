@@ -13,9 +13,10 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 from cardroom.models import Cited
+from cardroom.models.guards import NeverDeleted
 
 
-class RuleParameter(Cited):
+class RuleParameter(NeverDeleted, Cited):
     class Status(models.TextChoices):
         CONFIRMED = "confirmed", "Confirmed in the regulation's text"
         SECONDARY = "secondary", "From a secondary source"

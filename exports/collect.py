@@ -292,7 +292,8 @@ def entry_rows(scope):
 def _sql_scope(scope, alias, last_id, day_column="gaming_day"):
     from psycopg import sql
 
-    ids = sql.SQL(", ").join(sql.Literal(i) for i in scope.establishment_ids) or sql.SQL("NULL")
+    # A jurisdiction with no establishments exports no rows (IN () is no SQL; IN (NULL) matches nothing).
+    ids = sql.SQL(", ").join(sql.Literal(i) for i in scope.establishment_ids or [None])
     parts = [sql.SQL("t.establishment_id IN ({})").format(ids),
              sql.SQL("{}.id <= {}").format(sql.Identifier(alias), sql.Literal(last_id)),
              sql.SQL("{}.{} <= {}").format(sql.Identifier(alias), sql.Identifier(day_column), sql.Literal(scope.end))]

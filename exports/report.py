@@ -44,11 +44,29 @@ def _p(text, style=BODY):
     return Paragraph(escape("" if text is None else str(text)), style)
 
 
+PAGE_WIDTH = landscape(letter)[0] - inch
+MIN_COLUMN = 0.45 * inch
+
+
+def _widths(columns, rows, width=PAGE_WIDTH):
+    """Column widths filling ``width``: each by its longest text (capped), never narrower than MIN_COLUMN.
+    Widths are always given: left to itself reportlab sizes a column of paragraphs from nothing and fails
+    ("negative availWidth") on a long enough cell."""
+    weights = []
+    for index, column in enumerate(columns):
+        longest = max([len(str(column))] + [len(collect_cell(row[index])) for row in rows[:50]])
+        weights.append(min(longest, 40) + 4)
+    spare = width - MIN_COLUMN * len(columns)
+    if spare <= 0:
+        return [width / len(columns)] * len(columns)
+    return [MIN_COLUMN + spare * weight / sum(weights) for weight in weights]
+
+
 def _table(columns, rows, widths=None, total=None, file=None):
     """A table of rows (first ROW_LIMIT), with a note when there are more."""
     shown = rows[:ROW_LIMIT]
     data = [[_p(c, HEAD) for c in columns]] + [[_p(collect_cell(v), CELL) for v in row] for row in shown]
-    table = Table(data, colWidths=widths, repeatRows=1, hAlign="LEFT")
+    table = Table(data, colWidths=widths or _widths(columns, shown), repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), "Vera"),
         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8e8e8")),
@@ -109,7 +127,7 @@ def render(scope, counts, *, generated_at, requested_by=""):
     doc = SimpleDocTemplate(buffer, pagesize=landscape(letter), leftMargin=0.5 * inch, rightMargin=0.5 * inch,
                             topMargin=0.5 * inch, bottomMargin=0.5 * inch, title="Audit export",
                             author="cardroom", creator="cardroom")
-    width = landscape(letter)[0] - inch
+    width = PAGE_WIDTH
     kinds = {k.name: k for k in collect.KINDS}
 
     def rows(name):

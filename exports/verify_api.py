@@ -1,5 +1,6 @@
 """The installation's public key, and checking an audit export bundle over the API (docs/exports.md)."""
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.parsers import MultiPartParser
@@ -58,6 +59,7 @@ def _public_key_of(request):
 class VerifyView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser]
+    max_body_bytes = settings.EXPORT_VERIFY_MAX_BYTES  # a year's bundle; the upload is spooled to disk
 
     @extend_schema(
         request={"multipart/form-data": {

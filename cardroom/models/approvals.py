@@ -1,10 +1,11 @@
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from .guards import NeverDeleted
 from .sources import Cited
 
 
-class Approval(Cited):
+class Approval(NeverDeleted, Cited):
     """A regulator's approval of a game in a jurisdiction, and in one establishment where it is given per site."""
 
     class Status(models.TextChoices):
@@ -13,6 +14,10 @@ class Approval(Cited):
         APPROVED = "approved", "Approved"
         WITHDRAWN = "withdrawn", "Withdrawn"
         REVOKED = "revoked", "Revoked"
+        SUPERSEDED = "superseded", "Superseded by a later approval"
+
+    # Statuses an approval leaves the record by: it is never deleted (cardroom.services.set_approval_status).
+    ENDED = (Status.WITHDRAWN, Status.REVOKED, Status.SUPERSEDED)
 
     class Scope(models.TextChoices):
         ALL = "all", "All operators"
@@ -35,6 +40,9 @@ class Approval(Cited):
     trial_ends_on = models.DateField(null=True, blank=True, help_text="For trials; blank where no end is stated.")
     licensee = models.CharField(max_length=200, blank=True, help_text="Who the approval was granted to.")
     notes = models.TextField(blank=True)
+    status_reason = models.TextField(
+        blank=True, help_text="Why the status is what it is (the letter that withdrew or superseded it).",
+    )
     history = HistoricalRecords()
 
     class Meta:
@@ -45,18 +53,20 @@ class Approval(Cited):
         return f"{self.game.name} in {where}: {self.get_status_display()}"
 
 
-class ApprovalCondition(models.Model):
+class ApprovalCondition(NeverDeleted):
     class Status(models.TextChoices):
         OUTSTANDING = "outstanding", "Outstanding"
         MET = "met", "Met"
         NOT_APPLICABLE = "not_applicable", "Not applicable"
+        WITHDRAWN = "withdrawn", "Withdrawn"
 
-    approval = models.ForeignKey(Approval, on_delete=models.CASCADE, related_name="conditions")
+    approval = models.ForeignKey(Approval, on_delete=models.PROTECT, related_name="conditions")
     order = models.PositiveSmallIntegerField()
     text = models.TextField()
     applies_to = models.CharField(max_length=16, choices=Approval.Scope.choices, default=Approval.Scope.ALL)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OUTSTANDING)
     citation = models.CharField(max_length=500)
+    status_reason = models.TextField(blank=True, help_text="Why the status is what it is.")
     history = HistoricalRecords()
 
     class Meta:

@@ -1,8 +1,10 @@
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from .guards import NeverDeleted
 
-class Source(models.Model):
+
+class Source(NeverDeleted):
     """A document the data was transcribed from: rules of play, a regulator's letter, a fee schedule."""
 
     key = models.SlugField(max_length=80, unique=True, help_text="Stable name used by the seed files.")

@@ -5,19 +5,20 @@ reconciliations there; regulators read everything in their jurisdiction; nobody 
 never changed or deleted (PUT, PATCH and DELETE are not offered): a correction is a new entry.
 """
 
-import datetime
-
 import django_filters
 from celery.result import EagerResult
 from django import forms
+from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
+from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, WholeField
 from fees import ledger
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
@@ -43,9 +44,7 @@ def require_recorder(request):
 
 
 def writable_table(scope, value, field="table"):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise exceptions.ValidationError({field: f"must be a table id (a whole number), not {value!r}."})
-    table = ledger.writable_tables(scope).filter(pk=value).first() if ledger.is_id(value) else None
+    table = ledger.writable_tables(scope).filter(pk=value).first()
     if table is None:
         raise exceptions.ValidationError({field: f"no table {value} among the tables you may record at."})
     return table
@@ -77,28 +76,30 @@ class CollectionEntrySerializer(PlacedSerializer):
 class EntryInputSerializer(serializers.Serializer):
     """One collection entry as posted (documentation; the ledger service reads and checks the body)."""
 
-    idempotency_key = serializers.CharField(max_length=100, help_text="Or the Idempotency-Key header.")
-    table = serializers.IntegerField(required=False, help_text="Table id (not needed for a correction).")
-    gaming_day = serializers.DateField(required=False, help_text="Default: the local date of collected_at.")
-    reference = serializers.CharField(max_length=64, required=False, help_text="Hand or round reference.")
-    collected_at = serializers.DateTimeField(required=False,
-                                             help_text="With its offset, e.g. 2026-03-03T02:30:00-08:00")
+    idempotency_key = TextField(max_length=100, help_text="Or the Idempotency-Key header. Unique within the "
+                                                          "establishment.")
+    table = WholeField(required=False, min_value=1, help_text="Table id (not needed for a correction).")
+    gaming_day = DayField(required=False, help_text="Default: the gaming day of collected_at in the room's time "
+                                                    "zone; when given, it must be that day.")
+    reference = TextField(max_length=64, required=False, help_text="Hand or round reference.")
+    collected_at = MomentField(required=False, help_text="With its offset, e.g. 2026-03-03T02:30:00-08:00")
     payer = serializers.ChoiceField(choices=CollectionEntry.Payer.choices, required=False)
-    seat = serializers.IntegerField(required=False, allow_null=True)
-    player = serializers.CharField(required=False, allow_blank=True)
+    seat = WholeField(required=False, allow_null=True, min_value=1)
+    player = TextField(max_length=64, required=False, allow_blank=True)
     fee_kind = serializers.ChoiceField(choices=CollectionEntry.FeeKind.choices, required=False)
-    amount = serializers.DecimalField(max_digits=12, decimal_places=2, help_text="Decimal string, e.g. \"3.00\".")
+    amount = MoneyField(help_text="Decimal string, e.g. \"3.00\".")
     currency = serializers.CharField(required=False, help_text="If given, must be the table's currency.")
-    corrects = serializers.IntegerField(required=False, help_text="Id of the entry this one corrects.")
-    corrects_key = serializers.CharField(required=False, help_text="Or its idempotency key.")
-    reason = serializers.CharField(required=False, help_text="Required for a correction.")
+    corrects = WholeField(required=False, min_value=1, help_text="Id of the entry this one corrects.")
+    corrects_key = TextField(max_length=100, required=False, help_text="Or its idempotency key.")
+    reason = TextField(max_length=500, single_line=False, required=False, help_text="Required for a correction.")
 
 
 class BulkInputSerializer(serializers.Serializer):
-    idempotency_key = serializers.CharField(
-        required=False, help_text="Batch key: a row without its own key gets '<batch key>:<row index>'."
+    idempotency_key = TextField(
+        max_length=80, required=False, help_text="Batch key: a row without its own key gets '<batch key>:<row index>'."
     )
-    entries = EntryInputSerializer(many=True)
+    entries = EntryInputSerializer(many=True, max_length=ledger.MAX_BATCH,
+                                   help_text=f"At most {ledger.MAX_BATCH:,} entries.")
 
 
 class BulkResultSerializer(serializers.Serializer):
@@ -120,24 +121,15 @@ class RoundSerializer(PlacedSerializer):
 
 
 class RoundInputSerializer(serializers.Serializer):
-    table = serializers.IntegerField()
-    gaming_day = serializers.DateField(required=False, help_text="Default: the local date of played_at.")
-    reference = serializers.CharField(max_length=64, help_text="Hand or round reference, unique per table and day.")
-    played_at = serializers.DateTimeField()
+    table = WholeField(min_value=1)
+    gaming_day = DayField(required=False, help_text="Default: the gaming day of played_at in the room's time zone; "
+                                                    "when given, it must be that day.")
+    reference = TextField(max_length=64, help_text="Hand or round reference, unique per table and day.")
+    played_at = MomentField()
     facts = serializers.JSONField(help_text=(
         "As in the quote API: {'wagers': [...]} (California), {'players', 'reached_flop', 'reached_river'} "
         "(poker) or {'game_started_at', 'game_ended_at', 'players': [...]} (time collection)."
     ))
-
-    def validate_played_at(self, value):
-        raw = self.initial_data.get("played_at")
-        try:
-            naive = isinstance(raw, str) and datetime.datetime.fromisoformat(raw).tzinfo is None
-        except ValueError:
-            naive = False  # a form DRF reads but Python does not; DRF has made it aware already
-        if naive:
-            raise serializers.ValidationError("must include its time zone offset, e.g. 2026-03-03T02:30:00-08:00.")
-        return value
 
     def validate(self, attrs):
         unknown = set(self.initial_data) - set(self.fields)
@@ -160,9 +152,9 @@ class ReconciliationSerializer(PlacedSerializer):
                   "hands_with_variance", "variances", "run_by", "run_at"]
 
 
-class RunInputSerializer(serializers.Serializer):
-    table = serializers.IntegerField()
-    gaming_day = serializers.DateField()
+class ReconciliationRunSerializer(serializers.Serializer):
+    table = WholeField(min_value=1)
+    gaming_day = DayField()
 
 
 # -- filters -------------------------------------------------------------------------------------------------
@@ -249,7 +241,7 @@ class CollectionEntryViewSet(LedgerViewSet):
 
     @extend_schema(request=BulkInputSerializer, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BulkResultSerializer, 200: BulkResultSerializer})
-    @action(detail=False, methods=["post"])
+    @action(detail=False, methods=["post"], max_body_bytes=settings.LEDGER_BULK_MAX_BYTES)
     def bulk(self, request):
         """Record a batch, all or nothing: one bad row rejects it (400 naming the row) and nothing is saved.
 
@@ -257,13 +249,11 @@ class CollectionEntryViewSet(LedgerViewSet):
         201 when anything was created, 200 when everything was already recorded.
         """
         scope = require_recorder(request)
-        body = request.data
-        if not isinstance(body, dict):
-            raise exceptions.ValidationError('The body must be an object: {"idempotency_key": ..., "entries": [...]}.')
-        unknown = set(body) - {"idempotency_key", "entries"}
-        if unknown:
-            raise exceptions.ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}; the rows go under "
-                                             "'entries'.")
+        try:
+            body = values.obj(request.data, allowed=("idempotency_key", "entries"), required=("entries",),
+                              what='The body ({"idempotency_key": ..., "entries": [...]})')
+        except values.Invalid as error:
+            raise exceptions.ValidationError(str(error)) from None
         batch_key = body.get("idempotency_key", request.headers.get("Idempotency-Key"))
         try:
             result = ledger.record_entries(body.get("entries"), scope=scope, user=request.user, batch_key=batch_key)
@@ -309,7 +299,7 @@ class ReconciliationViewSet(LedgerViewSet):
     ordering_fields = ["run_at", "gaming_day"]
 
     @extend_schema(
-        request=RunInputSerializer,
+        request=ReconciliationRunSerializer,
         responses={201: ReconciliationSerializer, 202: inline_serializer("ReconciliationQueued", {
             "task_id": serializers.CharField(), "table": serializers.IntegerField(),
             "gaming_day": serializers.DateField(), "status": serializers.CharField()})},
@@ -321,7 +311,7 @@ class ReconciliationViewSet(LedgerViewSet):
         from fees import tasks
 
         scope = require_recorder(request)
-        data = RunInputSerializer(data=request.data)
+        data = ReconciliationRunSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         table = writable_table(scope, data.validated_data["table"])
         day = data.validated_data["gaming_day"]

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from cardroom.api.base import CitationField
+from cardroom.api.fields import DayField, FlagField, TextField
 from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
 
 
@@ -38,8 +39,8 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ScheduleVersion
-        fields = ["number", "status", "effective_from", "reason", "provisions", "based_on", "created_by",
-                  "created_at", "published_by", "published_at"]
+        fields = ["number", "status", "effective_from", "reason", "retroactive", "retroactive_reason", "provisions",
+                  "based_on", "created_by", "created_at", "published_by", "published_at"]
 
 
 class VersionDetailSerializer(VersionSummarySerializer):
@@ -52,20 +53,29 @@ class VersionDetailSerializer(VersionSummarySerializer):
 class VersionUpdateSerializer(serializers.ModelSerializer):
     """What may be changed on a draft through the API (options and tiers are edited in the admin)."""
 
+    effective_from = DayField(required=False, allow_null=True)
+    reason = TextField(max_length=4000, single_line=False, required=False)
+    provisions = serializers.ListField(child=TextField(max_length=4000, single_line=False), max_length=200,
+                                       required=False)
+
     class Meta:
         model = ScheduleVersion
         fields = ["effective_from", "reason", "provisions"]
 
 
 class PublishSerializer(serializers.Serializer):
-    reason = serializers.CharField(
-        required=False, allow_blank=False, help_text="Why this version is published; defaults to the draft's reason."
-    )
+    reason = TextField(max_length=4000, single_line=False, required=False,
+                       help_text="Why this version is published; defaults to the draft's reason.")
+    retroactive = FlagField(required=False, help_text=(
+        "Confirms that the version takes effect before the day it is published (a retroactive change); required "
+        "then, with retroactive_reason."))
+    retroactive_reason = TextField(max_length=4000, single_line=False, required=False,
+                                   help_text="Why it must reach back before its publication.")
 
 
 class NewDraftSerializer(serializers.Serializer):
-    reason = serializers.CharField(help_text="What will change and on whose authority.")
-    effective_from = serializers.DateField(help_text="First day the new version is to apply.")
+    reason = TextField(max_length=4000, single_line=False, help_text="What will change and on whose authority.")
+    effective_from = DayField(help_text="First day the new version is to apply.")
 
 
 class ScheduleSummarySerializer(serializers.ModelSerializer):

@@ -4,6 +4,7 @@ from rest_framework import exceptions, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from cardroom import changes
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
 from cardroom.api.errors import Conflict
@@ -142,8 +143,10 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
             raise Conflict(f"{version} is published and cannot be changed; start a new draft from it instead.")
         serializer = serializers.VersionUpdateSerializer(version, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        version._change_reason = f"Draft edited through the API by {request.user.get_username()}"
-        serializer.save()
+        for field, value in serializer.validated_data.items():
+            setattr(version, field, value)
+        changes.save(version, user=request.user,
+                     reason=f"Draft edited through the API by {request.user.get_username()}")
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
     @extend_schema(responses={204: None})
@@ -165,7 +168,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         serializer = serializers.PublishSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         version = self.get_version(document, number)
-        version.publish(user=request.user, reason=serializer.validated_data.get("reason"))
+        version.publish(user=request.user, **serializer.validated_data)
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
     @extend_schema(request=serializers.NewDraftSerializer, responses=serializers.VersionDetailSerializer)

@@ -77,8 +77,12 @@ class CollectionEntry(AppendOnly):
     FeeKind = FeeTier.FeeKind
 
     idempotency_key = models.CharField(
-        max_length=100, help_text="Chosen by the recorder; a retried submission with the same key records nothing new."
+        max_length=100, help_text="Chosen by the recorder; a retried submission with the same key records nothing new. "
+                                  "Unique within the establishment.",
     )
+    # Every ledger row carries its establishment: keys are scoped to it, and the tables can be distributed by it.
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.PROTECT, related_name="+",
+                                      db_index=False)
     table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
     gaming_day = models.DateField()
     reference = models.CharField(max_length=64, help_text="The hand or round the amount was collected for.")
@@ -109,7 +113,7 @@ class CollectionEntry(AppendOnly):
         verbose_name_plural = "collection entries"
         constraints = [
             # Declared as constraints, not unique=True, so PostgreSQL keeps one index each (no LIKE index).
-            models.UniqueConstraint(fields=["idempotency_key"], name="ledger_entry_idempotency_key"),
+            models.UniqueConstraint(fields=["establishment", "idempotency_key"], name="ledger_entry_idempotency_key"),
             models.UniqueConstraint(
                 fields=["corrects"], condition=Q(corrects__isnull=False), name="ledger_entry_corrected_once"
             ),
@@ -124,6 +128,8 @@ class CollectionEntry(AppendOnly):
 class RoundOfPlay(AppendOnly):
     """A hand or round played at a table, priced by the engine against the posting in force."""
 
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.PROTECT, related_name="+",
+                                      db_index=False)
     table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
     gaming_day = models.DateField()
     reference = models.CharField(max_length=64, help_text="The hand or round reference, unique per table and day.")
@@ -168,6 +174,8 @@ class Reconciliation(AppendOnly):
         BALANCED = "balanced", "Balanced"
         VARIANCE = "variance", "Variance"
 
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.PROTECT, related_name="+",
+                                      db_index=False)
     table = models.ForeignKey("cardroom.Table", on_delete=models.PROTECT, related_name="+")
     gaming_day = models.DateField()
     trigger = models.CharField(max_length=12, choices=Trigger.choices)

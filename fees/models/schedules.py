@@ -7,7 +7,7 @@ and why" by the history tables.
 """
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -67,6 +67,8 @@ class ScheduleDocument(Cited):
     @transaction.atomic
     def new_draft(self, *, based_on, user=None, reason="", effective_from=None):
         """A new draft version holding a copy of ``based_on``'s options and tiers, ready to edit."""
+        # The document's row is locked so that drafts started at the same moment get consecutive numbers.
+        ScheduleDocument.objects.select_for_update().filter(pk=self.pk).first()
         number = (self.versions.aggregate(n=Max("number"))["n"] or 0) + 1
         why = f"New draft v{number}" + (f" from v{based_on.number}" if based_on else "") + f": {reason}"
         draft = ScheduleVersion(
@@ -74,7 +76,12 @@ class ScheduleDocument(Cited):
             provisions=list(based_on.provisions) if based_on else [], created_by=user,
         )
         draft._change_reason = why
-        draft.save()
+        try:
+            with transaction.atomic():
+                draft.save()
+        except IntegrityError:  # where the lock above is no lock (SQLite): another draft took the number
+            raise VersionStateError(
+                f"Another draft of {self.code} was started at the same moment; try again.") from None
         if based_on is not None:
             for option in based_on.options.prefetch_related("tiers"):
                 tiers = list(option.tiers.all())
@@ -103,6 +110,10 @@ class ScheduleVersion(models.Model):
         help_text="First day this version applies. Only a first version whose source states no date may be blank.",
     )
     reason = models.TextField(blank=True, help_text="Why this version exists: what changed and on whose authority.")
+    retroactive = models.BooleanField(
+        default=False, help_text="Confirmed as retroactive: it takes effect before the day it is published.",
+    )
+    retroactive_reason = models.TextField(blank=True, help_text="Why it must reach back before its publication.")
     provisions = models.JSONField(
         default=list, blank=True, help_text="Provisions printed with the schedule, one string each, as written."
     )
@@ -138,6 +149,10 @@ class ScheduleVersion(models.Model):
     def delete(self, *args, **kwargs):
         if self.is_published:
             raise ImmutableVersionError(f"{self} is published and cannot be deleted.")
+        dependents = [f"v{n}" for n in ScheduleVersion.objects.filter(based_on=self).values_list("number", flat=True)]
+        if dependents:
+            raise VersionStateError(f"{self} cannot be discarded: {', '.join(dependents)} of {self.document.code} "
+                                    "was started from it. Discard that draft first.")
         return super().delete(*args, **kwargs)
 
     def publish_problems(self):
@@ -151,12 +166,22 @@ class ScheduleVersion(models.Model):
         has_earlier = self.document.versions.filter(number__lt=self.number).exists()
         if has_earlier and self.effective_from is None:
             problems.append("An effective-from date is required for every version after the first.")
+        today = timezone.localdate()
+        if self.effective_from is not None and self.effective_from < today:
+            if not self.retroactive:
+                problems.append(
+                    f"It takes effect on {self.effective_from}, before today ({today}): a retroactive change. "
+                    "Publish it only as one: confirm it is retroactive and say why.")
+            elif not self.retroactive_reason.strip():
+                problems.append("A retroactive version needs the reason it must reach back before its publication.")
         if not self.options.exists():
             problems.append("A version with no options cannot be published.")
         return problems
 
     @transaction.atomic
-    def publish(self, *, user=None, reason=None, actor_label=""):
+    def publish(self, *, user=None, reason=None, actor_label="", retroactive=None, retroactive_reason=None):
+        """Publish the draft. One whose effective date is before today is published only when confirmed as
+        retroactive with its reason (given here or set on the draft)."""
         from cardroom.audit import log_action
 
         # Lock the row so two publishers cannot both see it as a draft.
@@ -164,6 +189,10 @@ class ScheduleVersion(models.Model):
         self.status = locked.status
         if reason is not None:
             self.reason = reason
+        if retroactive is not None:
+            self.retroactive = retroactive
+        if retroactive_reason is not None:
+            self.retroactive_reason = retroactive_reason
         problems = self.publish_problems()
         if problems:
             raise VersionStateError(" ".join(problems))
@@ -180,7 +209,8 @@ class ScheduleVersion(models.Model):
             "schedule.publish", actor=user, actor_label=actor_label, obj=self,
             establishment=self.document.establishment, jurisdiction=self.document.jurisdiction,
             data={"code": self.document.code, "version": self.number, "reason": self.reason,
-                  "effective_from": self.effective_from.isoformat() if self.effective_from else None},
+                  "effective_from": self.effective_from.isoformat() if self.effective_from else None,
+                  "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason},
         )
         return self
 

@@ -1,0 +1,48 @@
+"""Acknowledging a finding: a compliance officer says, with a reason, that it has been seen and handled.
+
+The one way to do it (API, admin, pages): the finding is locked so that two officers cannot both acknowledge
+it, and the acknowledgement goes to the history and the hash-chained audit log.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from cardroom import values
+from cardroom.audit import log_action
+from cardroom.exceptions import StateConflict
+
+from .models import Finding
+
+
+class AlreadyAcknowledged(StateConflict):
+    pass
+
+
+def may_acknowledge(scope, finding):
+    """Compliance officers of the finding's establishment (or of its jurisdiction, for jurisdiction-wide ones)."""
+    if scope.is_admin:
+        return True
+    if finding.establishment_id:
+        return finding.establishment_id in scope.compliance_establishments
+    return finding.jurisdiction_id in scope.compliance_jurisdictions
+
+
+@transaction.atomic
+def acknowledge(finding, *, user, reason, scope):
+    """Raises PermissionError, ValueError (``values.Invalid``: a missing or bad reason) or AlreadyAcknowledged."""
+    if not may_acknowledge(scope, finding):
+        raise PermissionError("Only a compliance officer of the finding's establishment may acknowledge it.")
+    reason = values.text(reason, max_length=2000, single_line=False)
+    if len(reason) < 3:
+        raise values.Invalid("must say how the finding was handled (3 characters or more).")
+    finding = Finding.objects.select_for_update().get(pk=finding.pk)
+    if finding.acknowledged_at is not None:
+        raise AlreadyAcknowledged(f"Finding {finding.pk} was acknowledged on {finding.acknowledged_at:%Y-%m-%d} by "
+                                  f"{finding.acknowledged_by}.")
+    finding.acknowledged_at, finding.acknowledged_by, finding.acknowledgement_reason = timezone.now(), user, reason
+    finding._change_reason = f"Acknowledged: {reason}"
+    finding.save(update_fields=["acknowledged_at", "acknowledged_by", "acknowledgement_reason"])
+    log_action("compliance.acknowledge", actor=user, obj=finding, establishment=finding.establishment,
+               jurisdiction=finding.jurisdiction,
+               data={"finding": finding.pk, "rule": finding.rule, "severity": finding.severity, "reason": reason})
+    return finding
