@@ -1,5 +1,6 @@
-"""Admin for floor supervisors and compliance officers: post a table, look up what a table showed at a moment,
-print or preview its sign, override a print block with a reason, start a batch and follow its progress."""
+"""Postings and signs in the admin (administrators): post a table, look up what a table showed at a moment,
+print or preview its sign, override a print block with a reason, start a batch and follow its progress. Every
+one of these goes through the same services as the API (signage.postings, signage.printing)."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -10,8 +11,10 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from cardroom import forms as strict
 from cardroom import jobs
-from cardroom.admin import ScopedAdmin, scope_of
+from cardroom.access import scope_of
+from cardroom.admin_site import ReadOnlyAdmin
 from cardroom.exceptions import StateConflict
 from cardroom.models import Job, Table
 from fees.models import ScheduleDocument, TablePosting
@@ -37,10 +40,10 @@ class PostingForm(forms.Form):
     table = forms.ModelChoiceField(queryset=Table.objects.none())
     schedule = forms.ModelChoiceField(queryset=ScheduleDocument.objects.none(), to_field_name="code")
     option = forms.IntegerField(min_value=1, help_text="The one schedule option the table uses.")
-    min_wager = forms.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table minimum.")
-    max_wager = forms.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table maximum.")
+    min_wager = strict.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table minimum.")
+    max_wager = strict.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table maximum.")
     seats = forms.IntegerField(min_value=1, required=False, help_text="Blank: the table's seats.")
-    effective_from = forms.DateTimeField(required=False, help_text="Local time, YYYY-MM-DD HH:MM. Blank: now.")
+    effective_from = strict.LocalMomentField(required=False, help_text="Local time, YYYY-MM-DD HH:MM. Blank: now.")
     bonus_limits = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}),
         help_text="One per line: bet, minimum (may be blank), maximum. E.g. Fortune Bonus, 1, 20",
@@ -83,7 +86,7 @@ class PostingForm(forms.Form):
 
 class LookupForm(forms.Form):
     table = forms.ModelChoiceField(queryset=Table.objects.none())
-    at = forms.DateTimeField(label="At", help_text="Local time, YYYY-MM-DD HH:MM, e.g. 2026-03-03 02:30.")
+    at = strict.LocalMomentField(label="At", help_text="Local time, YYYY-MM-DD HH:MM, e.g. 2026-03-03 02:30.")
 
     def __init__(self, *args, scope, **kwargs):
         super().__init__(*args, **kwargs)
@@ -113,7 +116,7 @@ class BatchForm(forms.Form):
 
 
 @admin.register(TablePosting)
-class TablePostingAdmin(ScopedAdmin):
+class TablePostingAdmin(ReadOnlyAdmin):
     list_display = ["table", "game", "schedule", "option_number", "min_wager", "max_wager", "effective_from",
                     "state", "errors", "prints"]
     list_filter = ["table__establishment", "schedule"]
@@ -124,19 +127,7 @@ class TablePostingAdmin(ScopedAdmin):
                        "print_history", "verification"]
     fields = readonly_fields
     actions = ["print_letter", "print_tent"]
-
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.establishments_q("table__establishment__")).select_related(
-            "table__establishment", "game", "schedule")
-
-    def has_add_permission(self, request):
-        return False  # postings are made through "Post a table", which validates them
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    # Postings are made through "Post a table" (post_view), which validates them; never changed afterwards.
 
     @admin.display(description="State")
     def state(self, obj):
@@ -237,7 +228,7 @@ class TablePostingAdmin(ScopedAdmin):
 
     def print_view(self, request, pk, layout):
         posting = self._posting(request, pk)
-        preview = request.GET.get("preview") == "1"
+        preview = request.method != "POST"  # a GET never records anything: it is a preview
         if layout not in signs.LAYOUTS:
             raise PermissionDenied
         if not preview and not may_post(scope_of(request), posting.table.establishment_id):
@@ -312,25 +303,12 @@ def pdf(data, name):
     return response
 
 
-class ReadOnly(ScopedAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(SignPrint)
-class SignPrintAdmin(ReadOnly):
+class SignPrintAdmin(ReadOnlyAdmin):
     list_display = ["posting", "number", "reprint", "layout", "channel", "printed_label", "printed_at", "job"]
     list_filter = ["posting__table__establishment", "channel", "layout"]
     date_hierarchy = "printed_at"
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.establishments_q("posting__table__establishment__"))
 
     @admin.display(boolean=True, description="Reprint")
     def reprint(self, obj):
@@ -338,11 +316,9 @@ class SignPrintAdmin(ReadOnly):
 
 
 @admin.register(PrintOverride)
-class PrintOverrideAdmin(ReadOnly):
+class PrintOverrideAdmin(ReadOnlyAdmin):
     list_display = ["posting", "granted_by", "granted_at", "reason"]
     list_filter = ["posting__table__establishment"]
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.establishments_q("posting__table__establishment__"))
 
 

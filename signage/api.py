@@ -17,7 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import jobs
+from cardroom import jobs, values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.jobs import JobSerializer
@@ -41,7 +41,10 @@ from .postings import (
 AT = OpenApiParameter("at", str, description="A date and time with its offset, e.g. 2026-03-03T02:30:00-08:00 "
                                              "(default: now).")
 LAYOUT = OpenApiParameter("layout", str, enum=list(render.LAYOUTS), description="letter (default) or tent.")
-PREVIEW = OpenApiParameter("preview", bool, description="true: a watermarked preview, not recorded as a print.")
+PDF = {(200, "application/pdf"): OpenApiTypes.BINARY}
+PREVIEW_DOC = ("GET answers an unrecorded preview, watermarked PREVIEW; POST prints the sign, which is recorded "
+               "(numbered, with an audit entry) and refused (409) while the posting has error findings and no "
+               "compliance override.")
 
 
 def bad_request(error):
@@ -122,21 +125,14 @@ def layout_param(request):
     return layout
 
 
-def preview_param(request):
-    raw = (request.query_params.get("preview") or "false").lower()
-    if raw not in ("true", "false", "1", "0"):
-        raise exceptions.ValidationError({"preview": f"must be true or false, not {raw!r}."})
-    return raw in ("true", "1")
-
-
 def sign_response(request, posting):
-    """Print (or preview) ``posting``'s sign for the requesting user."""
-    layout, preview = layout_param(request), preview_param(request)
+    """``posting``'s sign: a GET never changes anything, so it answers a preview; a POST prints (and records)."""
+    layout, preview = layout_param(request), request.method == "GET"
     scope = scope_of(request)
     if not preview and not may_post(scope, posting.table.establishment_id):
         raise exceptions.PermissionDenied(
             "Only floor supervisors and compliance officers of the table's establishment print signs; "
-            "add ?preview=true for a watermarked preview."
+            "GET the same address for a watermarked preview."
         )
     rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
                                        preview=preview)
@@ -202,17 +198,21 @@ class PostingViewSet(ScopedReadOnlyViewSet):
         """Let a posting with error findings be printed (compliance officers; the reason is logged)."""
         posting = self.get_object()
         try:
-            override(posting, user=request.user, reason=request.data.get("reason"), scope=scope_of(request))
+            body = values.obj(request.data, allowed=("reason",), required=("reason",))
+        except values.Invalid as error:
+            raise exceptions.ValidationError(str(error)) from None
+        try:
+            override(posting, user=request.user, reason=body["reason"], scope=scope_of(request))
         except PermissionError as error:
             raise exceptions.PermissionDenied(str(error)) from None
         except PostingInputError as error:
             raise bad_request(error) from None
         return Response(self.get_serializer(posting).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[LAYOUT, PREVIEW], responses={(200, "application/pdf"): OpenApiTypes.BINARY})
-    @action(detail=True, methods=["get"], url_path="signage.pdf")
+    @extend_schema(parameters=[LAYOUT], responses=PDF, description=PREVIEW_DOC)
+    @action(detail=True, methods=["get", "post"], url_path="signage.pdf")
     def signage(self, request, pk=None):
-        """This posting's sign (409 while it has error findings and no override)."""
+        """This posting's sign: GET a preview, POST to print it."""
         return sign_response(request, self.get_object())
 
 
@@ -238,14 +238,22 @@ class TablePostingView(APIView):
 
 
 class TableSignageView(APIView):
-    @extend_schema(parameters=[LAYOUT, PREVIEW], responses={(200, "application/pdf"): OpenApiTypes.BINARY})
-    def get(self, request, pk):
-        """The sign of the posting in force now at table ``pk``."""
+    def sign(self, request, pk):
         table = visible_table(request, pk)
         posting = TablePosting.objects.in_force(table, timezone.now())
         if posting is None:
             raise exceptions.NotFound(f"Table {table.label} has no posting in force; post it first.")
         return sign_response(request, posting)
+
+    @extend_schema(parameters=[LAYOUT], responses=PDF, description=PREVIEW_DOC)
+    def get(self, request, pk):
+        """A preview of the sign of the posting in force now at table ``pk`` (nothing is recorded)."""
+        return self.sign(request, pk)
+
+    @extend_schema(parameters=[LAYOUT], request=None, responses=PDF, description=PREVIEW_DOC)
+    def post(self, request, pk):
+        """Print the sign of the posting in force now at table ``pk`` (recorded)."""
+        return self.sign(request, pk)
 
 
 class BatchView(APIView):
@@ -259,10 +267,12 @@ class BatchView(APIView):
     def post(self, request):
         """Start printing the signs of an establishment's tables (or the chosen ones) as one PDF. Poll the job
         at ``/api/v1/jobs/{uuid}/`` for progress and download it from its ``download`` link when done."""
-        data = request.data if isinstance(request.data, dict) else {}
-        unknown = set(data) - {"establishment", "layout", "tables"}
-        if unknown:
-            raise exceptions.ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}.")
+        try:
+            data = values.obj(request.data, allowed=("establishment", "layout", "tables"), required=("establishment",))
+            tables = values.items(data.get("tables") or [], max_items=1000, what="tables", required=False)
+            tables = [values.identifier(table) for table in tables]
+        except values.Invalid as error:
+            raise exceptions.ValidationError(str(error)) from None
         scope = scope_of(request)
         slug = data.get("establishment")
         establishment = Establishment.objects.filter(scope.establishments_q()).filter(slug=slug).first() \
@@ -274,11 +284,7 @@ class BatchView(APIView):
         layout = data.get("layout") or "letter"
         if layout not in render.LAYOUTS:
             raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
-        tables = data.get("tables") or []
-        if not isinstance(tables, list) or any(isinstance(t, bool) or not isinstance(t, int) for t in tables):
-            raise exceptions.ValidationError({"tables": "must be a list of table ids."})
-        known = set(Table.objects.filter(establishment=establishment, pk__in=[t for t in tables if 0 < t < 2**63])
-                    .values_list("pk", flat=True))
+        known = set(Table.objects.filter(establishment=establishment, pk__in=tables).values_list("pk", flat=True))
         missing = [t for t in tables if t not in known]
         if missing:
             raise exceptions.ValidationError({"tables": f"not tables of {establishment.slug}: {missing}."})

@@ -4,6 +4,7 @@ Everything that creates a posting comes through ``post_table`` (API, admin, demo
 validated when saved (``compliance.checking.run_posting``) and its findings stay with it.
 """
 
+import datetime
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -14,13 +15,15 @@ from cardroom.exceptions import StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
 from compliance.models import Finding, ValidationRun
-from fees.engine import QuoteError, money
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
 
 FIELDS = {"table", "game", "schedule", "option", "min_wager", "max_wager", "seats", "notes", "effective_from",
           "bonus_limits"}
 BONUS_FIELDS = {"bet", "minimum", "maximum"}
+# A posting starts now or later, within a year. A few minutes back are allowed for a terminal's slow clock.
+CLOCK_SKEW = datetime.timedelta(minutes=5)
+HORIZON = datetime.timedelta(days=366)
 
 
 class PostingInputError(ValueError):
@@ -59,71 +62,50 @@ def postable_tables(scope):
 # -- posting -------------------------------------------------------------------------------------------------------
 
 
+def _read(read, value, label, **options):
+    try:
+        return read(value, **options)
+    except values.Invalid as error:
+        raise PostingInputError(f"{label} {error}".strip()) from None
+
+
 def _amount(value, what, required=False):
     if value in (None, ""):
         if required:
             raise PostingInputError(f"{what} is required.")
         return None
-    try:
-        amount = money(value, what)
-    except QuoteError as error:
-        raise PostingInputError(str(error)) from None
-    if amount < 0:
-        raise PostingInputError(f"{what} must not be negative, not {value}.")
-    if amount >= 10**10:
-        raise PostingInputError(f"{what} is too large: {value}.")
-    return amount
+    return _read(values.money, value, what)
 
 
 def _whole(value, what, low, high):
-    try:
-        number = values.whole(value)
-    except values.Invalid as error:
-        raise PostingInputError(f"{what} {error}") from None
-    if not low <= number <= high:
-        raise PostingInputError(f"{what} must be between {low} and {high}, not {number}.")
-    return number
+    return _read(values.whole, value, what, minimum=low, maximum=high)
 
 
 def _bonus_limits(raw):
     if raw in (None, ""):
         return []
-    if not isinstance(raw, list):
-        raise PostingInputError("bonus_limits must be a list of {bet, minimum, maximum}.")
+    _read(values.items, raw, "", max_items=50, what="bonus_limits", required=False)
     limits, seen = [], set()
     for i, item in enumerate(raw):
         where = f"bonus_limits[{i}]"
-        if not isinstance(item, dict):
-            raise PostingInputError(f"{where} must be an object with bet, minimum and maximum.")
-        unknown = set(item) - BONUS_FIELDS
-        if unknown:
-            raise PostingInputError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
-        bet = item.get("bet")
-        if not isinstance(bet, str) or not bet.strip() or len(bet) > 120:
-            raise PostingInputError(f"{where}.bet must be the bet's name (1 to 120 characters).")
-        if bet.strip().lower() in seen:
+        _read(values.obj, item, "", allowed=BONUS_FIELDS, required=("bet", "maximum"), what=where)
+        bet = _read(values.text, item.get("bet"), f"{where}.bet", max_length=120)
+        if bet.lower() in seen:
             raise PostingInputError(f"{where}.bet {bet!r} is listed twice.")
-        seen.add(bet.strip().lower())
+        seen.add(bet.lower())
         minimum = _amount(item.get("minimum"), f"{where}.minimum")
         maximum = _amount(item.get("maximum"), f"{where}.maximum", required=True)
         if minimum is not None and minimum > maximum:
             raise PostingInputError(f"{where}: the minimum {minimum} is above the maximum {maximum}.")
-        limits.append((bet.strip(), minimum, maximum))
+        limits.append((bet, minimum, maximum))
     return limits
 
 
 def read_posting(data, *, scope, now):
     """Check a posting request (docs/signage.md) and return the values to save; raises PostingInputError."""
-    if not isinstance(data, dict):
-        raise PostingInputError("The body must be a JSON object.")
-    unknown = set(data) - FIELDS
-    if unknown:
-        raise PostingInputError(
-            f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
-    table_id = data.get("table")
-    if isinstance(table_id, bool) or not isinstance(table_id, int):
-        raise PostingInputError(f"table must be a table id (a whole number), not {table_id!r}.")
-    table = postable_tables(scope).filter(pk=table_id).first() if 0 < table_id < 2**63 else None
+    _read(values.obj, data, "", allowed=FIELDS, required=("table",))
+    table_id = _read(values.identifier, data.get("table"), "table")
+    table = postable_tables(scope).filter(pk=table_id).first()
     if table is None:
         raise PostingInputError(f"No table {table_id} among the tables you may post.")
     game_slug = data.get("game")
@@ -132,12 +114,12 @@ def read_posting(data, *, scope, now):
         if game is None:
             raise PostingInputError(f"Table {table.label} is set up for no game; say which game it posts.")
     else:
-        game = Game.objects.filter(slug=game_slug).first() if isinstance(game_slug, str) else None
+        game = Game.objects.filter(slug=_read(values.text, game_slug, "game", max_length=80)).first()
         if game is None:
             raise PostingInputError(f"Unknown game {game_slug!r}.")
-    code = data.get("schedule")
-    if not isinstance(code, str) or not code:
+    if data.get("schedule") in (None, ""):
         raise PostingInputError("schedule is required: the collection schedule's code, e.g. GEGA-002888.")
+    code = _read(values.text, data["schedule"], "schedule", max_length=40)
     document = ScheduleDocument.objects.filter(code=code).filter(scope.placed_q()).first()
     if document is None:
         raise PostingInputError(f"Unknown schedule {code!r}.")
@@ -146,13 +128,14 @@ def read_posting(data, *, scope, now):
             or document.jurisdiction_id != establishment.jurisdiction_id):
         raise PostingInputError(f"Schedule {code} is not one of {establishment}'s schedules.")
     raw_from = data.get("effective_from")
-    if raw_from in (None, ""):
-        effective_from = now
-    else:
-        try:
-            effective_from = values.moment(raw_from)
-        except values.Invalid as error:
-            raise PostingInputError(f"effective_from {error}") from None
+    effective_from = now if raw_from in (None, "") else _read(values.moment, raw_from, "effective_from")
+    if effective_from < now - CLOCK_SKEW:
+        raise PostingInputError(
+            f"effective_from {effective_from.isoformat()} is in the past: a posting starts now or later and never "
+            "rewrites what a table showed.")
+    if effective_from > now + HORIZON:
+        raise PostingInputError(f"effective_from {effective_from.isoformat()} is more than a year ahead; post it "
+                                "nearer the time.")
     version = document.version_as_of(timezone.localdate(effective_from))
     if version is None:
         raise PostingInputError(f"{code} has no published version in force on {timezone.localdate(effective_from)}.")
@@ -174,12 +157,10 @@ def read_posting(data, *, scope, now):
     max_wager = _amount(data.get("max_wager"), "max_wager", required=True)
     seats = data.get("seats")
     seats = table.seats if seats in (None, "") else _whole(seats, "seats", 1, table.seats)
-    notes = data.get("notes") or ""
-    if not isinstance(notes, str) or len(notes) > 1000:
-        raise PostingInputError("notes must be text of at most 1,000 characters.")
+    notes = _read(values.text, data.get("notes"), "notes", max_length=1000, required=False, single_line=False)
     return {
         "table": table, "game": game, "schedule": document, "option_number": option, "min_wager": min_wager,
-        "max_wager": max_wager, "seats": seats, "notes": notes.strip(), "effective_from": effective_from,
+        "max_wager": max_wager, "seats": seats, "notes": notes, "effective_from": effective_from,
         "bonus_limits": _bonus_limits(data.get("bonus_limits")),
     }
 
@@ -253,13 +234,14 @@ def override(posting, *, user, reason, scope):
 
     if not may_override(scope, posting.table.establishment_id):
         raise PermissionError("Only a compliance officer of the table's establishment may override a print block.")
-    if not isinstance(reason, str) or len(reason.strip()) < 10:
+    reason = _read(values.text, reason, "reason", max_length=2000, single_line=False)
+    if len(reason) < 10:
         raise PostingInputError(
             "reason must say why the sign may be printed despite its errors (10 characters or more).")
     errors = error_findings(posting)
     if not errors:
         raise PostingInputError(f"Posting {posting.pk} has no error findings: it prints without an override.")
-    granted = PrintOverride.objects.create(posting=posting, reason=reason.strip(), granted_by=user, findings=errors)
+    granted = PrintOverride.objects.create(posting=posting, reason=reason, granted_by=user, findings=errors)
     log_action("signage.print_override", actor=user, obj=posting, establishment=posting.table.establishment,
                data={"override": granted.pk, "reason": granted.reason, "findings": errors})
     return granted
@@ -269,10 +251,7 @@ def at_moment(raw, default=None):
     """Read the ``at`` of a lookup: a date and time with its offset; now when absent."""
     if raw in (None, ""):
         return default or timezone.now()
-    try:
-        return values.moment(raw)
-    except values.Invalid as error:
-        raise PostingInputError(f"at {error}") from None
+    return _read(values.moment, raw, "at")
 
 
 __all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings", "may_override",

@@ -70,6 +70,17 @@ def people(db):
 
 
 @pytest.fixture
+def clock(time_machine):
+    """``clock(moment)`` stops the clock at ``moment`` (an aware datetime). A posting starts now or later, so a
+    test that posts a table for a day of the past first puts the clock back to just before it."""
+
+    def set_to(moment):
+        time_machine.move_to(moment, tick=False)
+
+    return set_to
+
+
+@pytest.fixture
 def api():
     from rest_framework.test import APIClient
 

@@ -38,8 +38,10 @@ def body(tbl, **changes):
 def post(table, people, **changes):
     from cardroom.access import Scope
 
-    posting, _ = post_table(read_posting(body(table, **changes), scope=Scope(people.floor),
-                                         now=datetime.datetime(2026, 11, 21, tzinfo=LA)), user=people.floor)
+    data = body(table, **changes)
+    # Posted a minute before it takes effect (a posting never starts in the past).
+    now = datetime.datetime.fromisoformat(data["effective_from"]) - datetime.timedelta(minutes=1)
+    posting, _ = post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
     return posting
 
 
@@ -51,7 +53,8 @@ def option_of(posting):
 # -- postings ---------------------------------------------------------------------------------------------------
 
 
-def test_posting_through_the_api_is_validated_when_saved(api, people, table):
+def test_posting_through_the_api_is_validated_when_saved(api, people, table, clock):
+    clock(MARCH_1 - datetime.timedelta(hours=1))
     api.force_login(people.floor)
     answer = api.post("/api/v1/postings/", body(table), format="json")
     assert answer.status_code == 201, answer.json()
@@ -71,13 +74,16 @@ def test_posting_through_the_api_is_validated_when_saved(api, people, table):
     ({"schedule": "NOPE"}, "Unknown schedule 'NOPE'"),
     ({"min_wager": "abc"}, "min_wager"),
     ({"max_wager": 12.5}, "max_wager"),
-    ({"seats": 9}, "seats must be between 1 and 7, not 9"),
+    ({"seats": 9}, "seats must be at most 7, not 9"),
     ({"effective_from": "2026-03-01 08:00"}, "effective_from must include its time zone offset"),
-    ({"colour": "red"}, "Unknown field(s): colour"),
+    ({"colour": "red"}, "unknown field(s): colour"),
+    ({"effective_from": "2026-02-28T06:00:00-08:00"}, "is in the past"),
+    ({"effective_from": "2027-03-02T08:00:00-08:00"}, "more than a year ahead"),
     ({"bonus_limits": [{"bet": "Fortune Bonus Bet", "maximum": "5", "minimum": "10"}]}, "is above the maximum"),
     ({"table": 10**9}, "No table 1000000000 among the tables you may post"),
 ])
-def test_bad_postings_are_refused_and_change_nothing(api, people, table, changes, message):
+def test_bad_postings_are_refused_and_change_nothing(api, people, table, changes, message, clock):
+    clock(MARCH_1 - datetime.timedelta(hours=1))
     api.force_login(people.floor)
     before = (TablePosting.objects.count(), AuditLogEntry.objects.count())
     answer = api.post("/api/v1/postings/", body(table, **changes), format="json")
@@ -86,8 +92,9 @@ def test_bad_postings_are_refused_and_change_nothing(api, people, table, changes
     assert (TablePosting.objects.count(), AuditLogEntry.objects.count()) == before
 
 
-def test_a_posting_never_rewrites_the_past(api, people, table):
+def test_a_posting_never_rewrites_the_past(api, people, table, clock):
     post(table, people)
+    clock(datetime.datetime(2026, 1, 31, tzinfo=LA))  # 1 February is still ahead, but before the latest posting
     api.force_login(people.floor)
     answer = api.post("/api/v1/postings/", body(table, effective_from="2026-02-01T08:00:00-08:00"), format="json")
     assert answer.status_code == 400
@@ -137,7 +144,7 @@ def test_a_posting_with_errors_prints_only_under_a_compliance_override(api, peop
     posting = post(table, people, max_wager="20000")  # above California's $10,000 maximum wagering limit
     assert posting.validation_runs.get().errors >= 1
     api.force_login(people.floor)
-    answer = api.get(f"/api/v1/tables/{table.pk}/signage.pdf")
+    answer = api.post(f"/api/v1/tables/{table.pk}/signage.pdf")
     assert answer.status_code == 409
     assert "cannot be printed until a compliance officer overrides" in answer.json()["error"]["message"]
     assert "ca.wager_limits" in answer.json()["error"]["message"]
@@ -155,7 +162,7 @@ def test_a_posting_with_errors_prints_only_under_a_compliance_override(api, peop
     assert logged.data["findings"][0]["rule"] == "ca.wager_limits"
 
     api.force_login(people.floor)
-    answer = api.get(f"/api/v1/tables/{table.pk}/signage.pdf")
+    answer = api.post(f"/api/v1/tables/{table.pk}/signage.pdf")
     assert answer.status_code == 200 and answer["Content-Type"] == "application/pdf"
     assert SignPrint.objects.get(posting=posting).override.reason == "Bureau letter of 2026-03-02 allows it."
 
@@ -174,7 +181,7 @@ def test_a_clean_posting_needs_no_override(api, people, table):
 def test_letter_sign_prints_every_fee_limit_and_code_of_the_data(api, people, table):
     posting = post(table, people)
     api.force_login(people.floor)
-    answer = api.get(f"/api/v1/tables/{table.pk}/signage.pdf", {"layout": "letter"})
+    answer = api.post(f"/api/v1/tables/{table.pk}/signage.pdf?layout=letter")
     assert answer.status_code == 200
     pdf = answer.content
     assert signs.pages(pdf) == 1
@@ -201,7 +208,7 @@ def test_sign_qr_code_opens_the_postings_verification_page(api, people, table, t
     posting = post(table, people)
     api.force_login(people.floor)
     for layout, faces in (("letter", 1), ("tent", 2)):
-        pdf = api.get(f"/api/v1/tables/{table.pk}/signage.pdf", {"layout": layout}).content
+        pdf = api.post(f"/api/v1/tables/{table.pk}/signage.pdf?layout={layout}").content
         (png,) = signs.png_pages(pdf, tmp_path / layout)
         assert signs.qr_codes(png) == [content.verify_url(posting)] * faces
 
@@ -209,7 +216,7 @@ def test_sign_qr_code_opens_the_postings_verification_page(api, people, table, t
 def test_tent_has_two_faces_with_the_whole_sign(api, people, table):
     posting = post(table, people)
     api.force_login(people.floor)
-    pdf = api.get(f"/api/v1/tables/{table.pk}/signage.pdf", {"layout": "tent"}).content
+    pdf = api.post(f"/api/v1/tables/{table.pk}/signage.pdf?layout=tent").content
     assert signs.pages(pdf) == 1
     flat = " ".join(signs.text(pdf, layout=False).split())
     assert flat.count(table.game.name) == 2 and flat.count("GEGA-002888, version 1") == 2
@@ -245,13 +252,16 @@ def test_reprints_are_marked_and_logged(people, table):
     assert actions == ["signage.print", "signage.reprint"]
 
 
-def test_a_preview_is_watermarked_and_not_recorded(api, people, table):
+def test_a_get_is_a_watermarked_preview_and_records_nothing(api, people, table):
+    """A GET never changes data: printing (a numbered print and an audit entry) is a POST."""
     post(table, people)
-    api.force_login(people.regulator_ca)
-    assert api.get(f"/api/v1/tables/{table.pk}/signage.pdf").status_code == 403
-    answer = api.get(f"/api/v1/tables/{table.pk}/signage.pdf", {"preview": "true"})
-    assert answer.status_code == 200 and "PREVIEW - NOT FOR POSTING" in signs.text(answer.content)
-    assert not SignPrint.objects.exists()
+    before = AuditLogEntry.objects.count()
+    for user in (people.floor, people.regulator_ca):
+        api.force_login(user)
+        answer = api.get(f"/api/v1/tables/{table.pk}/signage.pdf")
+        assert answer.status_code == 200 and "PREVIEW - NOT FOR POSTING" in signs.text(answer.content)
+    assert not SignPrint.objects.exists() and AuditLogEntry.objects.count() == before
+    assert api.post(f"/api/v1/tables/{table.pk}/signage.pdf").status_code == 403  # a regulator does not print
     assert api.get(f"/api/v1/tables/{table.pk}/signage.pdf", {"layout": "poster"}).status_code == 400
 
 
