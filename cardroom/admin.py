@@ -1,8 +1,18 @@
-from django.contrib import admin
-from django.utils.html import format_html
-from simple_history.admin import SimpleHistoryAdmin
+"""The Django admin: for administrators only (every other role works through the API and its own pages).
 
-from .access import scope_of
+Every model admin derives from ``AuditedAdmin``: each save, inline row and deletion goes through
+``cardroom.changes`` with a required reason, so it reaches the hash-chained audit log like a change made
+through the API. Nothing is deleted unless its admin says so, history "revert" is off
+(SIMPLE_HISTORY_REVERT_DISABLED) and bulk "delete selected" is removed (cardroom.admin_site).
+"""
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.utils.html import format_html
+
+from .admin_site import AuditedAdmin, AuditedInline, AuditedMixin, ReadOnlyAdmin
+from .audit import log_action
 from .models import (
     Approval,
     ApprovalCondition,
@@ -21,36 +31,21 @@ from .models import (
     Table,
 )
 
-admin.site.site_header = "cardroom - regulatory data"
-admin.site.site_title = "cardroom"
-admin.site.index_title = "Schedules, games, approvals and the audit log"
-
-
-class ScopedAdmin(SimpleHistoryAdmin):
-    """Lists only the rows the user may see (see cardroom.access)."""
-
-    def scope_queryset(self, queryset, scope):
-        return queryset
-
-    def get_queryset(self, request):
-        return self.scope_queryset(super().get_queryset(request), scope_of(request))
-
 
 @admin.register(Jurisdiction)
-class JurisdictionAdmin(ScopedAdmin):
+class JurisdictionAdmin(AuditedAdmin):
     list_display = ["code", "name", "kind", "currency", "regulator"]
-
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(pk__in=scope.jurisdictions_qs().values("pk"))
 
 
 @admin.register(Source)
-class SourceAdmin(SimpleHistoryAdmin):
+class SourceAdmin(AuditedAdmin):
+    """Source documents are never deleted (cardroom.models.guards)."""
+
     list_display = ["key", "title", "issuer", "issued_on", "seed_file"]
     search_fields = ["key", "title", "issuer"]
 
 
-class TableInline(admin.TabularInline):
+class TableInline(AuditedInline, admin.TabularInline):
     model = Table
     extra = 0
     fields = ["label", "seats", "game", "active"]
@@ -58,58 +53,45 @@ class TableInline(admin.TabularInline):
 
 
 @admin.register(Establishment)
-class EstablishmentAdmin(ScopedAdmin):
-    list_display = ["name", "slug", "jurisdiction", "kind", "is_demo"]
+class EstablishmentAdmin(AuditedAdmin):
+    list_display = ["name", "slug", "jurisdiction", "kind", "time_zone", "is_demo"]
     list_filter = ["jurisdiction", "kind"]
     search_fields = ["name", "slug"]
     inlines = [TableInline]
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.establishments_q())
-
 
 @admin.register(Table)
-class TableAdmin(ScopedAdmin):
+class TableAdmin(AuditedAdmin):
     list_display = ["label", "establishment", "game", "seats", "active"]
     list_filter = ["establishment", "active"]
     autocomplete_fields = ["game"]
-
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.establishments_q("establishment__"))
+    deletable = True  # a table never posted nor recorded at (anything else protects it)
 
 
-class GameRulesInline(admin.StackedInline):
+class GameRulesInline(AuditedInline, admin.StackedInline):
     model = GameRules
     extra = 0
 
 
-class BetLimitInline(admin.TabularInline):
+class BetLimitInline(AuditedInline, admin.TabularInline):
     model = BetLimit
     extra = 0
 
 
-class GameScopedAdmin(ScopedAdmin):
-    game_path = "game__"
-
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(**{f"{self.game_path}in": Game.objects.filter(scope.games_q()).values("pk")})
-
-
 @admin.register(Game)
-class GameAdmin(GameScopedAdmin):
-    game_path = "pk__"
+class GameAdmin(AuditedAdmin):
     list_display = ["name", "registration_number", "category", "owner", "max_collection_rates"]
     list_filter = ["category"]
     search_fields = ["name", "registration_number", "slug"]
     inlines = [GameRulesInline, BetLimitInline]
 
 
-class PaytableLineInline(admin.TabularInline):
+class PaytableLineInline(AuditedInline, admin.TabularInline):
     model = PaytableLine
     extra = 0
 
 
-class StatedHouseEdgeInline(admin.TabularInline):
+class StatedHouseEdgeInline(AuditedInline, admin.TabularInline):
     model = StatedHouseEdge
     extra = 0
     fk_name = "paytable"
@@ -117,44 +99,45 @@ class StatedHouseEdgeInline(admin.TabularInline):
 
 
 @admin.register(Paytable)
-class PaytableAdmin(GameScopedAdmin):
+class PaytableAdmin(AuditedAdmin):
     list_display = ["game", "bet", "number", "citation"]
     list_filter = ["game"]
     inlines = [PaytableLineInline, StatedHouseEdgeInline]
 
 
 @admin.register(StatedHouseEdge)
-class StatedHouseEdgeAdmin(GameScopedAdmin):
+class StatedHouseEdgeAdmin(AuditedAdmin):
     list_display = ["game", "bet", "decks", "strategy", "edge_percent", "approval"]
 
 
-class ApprovalConditionInline(admin.TabularInline):
+class ApprovalConditionInline(AuditedInline, admin.TabularInline):
     model = ApprovalCondition
     extra = 0
-    fields = ["order", "text", "applies_to", "status", "citation"]
+    fields = ["order", "text", "applies_to", "status", "status_reason", "citation"]
 
 
 @admin.register(Approval)
-class ApprovalAdmin(ScopedAdmin):
+class ApprovalAdmin(AuditedAdmin):
+    """Approvals and their conditions are never deleted: set the status (withdrawn, revoked, superseded) and
+    say why in the status reason."""
+
     list_display = ["game", "jurisdiction", "establishment", "status", "scope", "decided_on", "effective_from",
                     "expires_on"]
     list_filter = ["status", "jurisdiction", "establishment"]
     search_fields = ["key", "game__name", "reference"]
     inlines = [ApprovalConditionInline]
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.placed_q())
-
 
 @admin.register(Membership)
-class MembershipAdmin(SimpleHistoryAdmin):
+class MembershipAdmin(AuditedAdmin):
     list_display = ["user", "role", "establishment", "jurisdiction"]
     list_filter = ["role"]
+    deletable = True  # taking a role away
 
 
 @admin.register(AuditLogEntry)
-class AuditLogAdmin(admin.ModelAdmin):
-    """Read-only for everybody: the log is append-only."""
+class AuditLogAdmin(ReadOnlyAdmin):
+    """The log is append-only: entries are written by ``cardroom.audit.log_action`` only."""
 
     list_display = ["created_at", "actor_label", "action", "object_repr", "establishment", "jurisdiction",
                     "sequence", "short_hash"]
@@ -166,23 +149,9 @@ class AuditLogAdmin(admin.ModelAdmin):
     def short_hash(self, obj):
         return obj.entry_hash[:12]
 
-    def get_queryset(self, request):
-        scope = scope_of(request)
-        queryset = super().get_queryset(request)
-        return queryset if scope.is_admin else queryset.filter(scope.placed_q())
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(ReadOnlyAdmin):
     """Background jobs (sign batches, audit exports): progress while they run, the file when done."""
 
     list_display = ["created_at", "kind", "establishment", "requested_label", "status", "progress", "download"]
@@ -190,11 +159,6 @@ class JobAdmin(admin.ModelAdmin):
     readonly_fields = ["uuid", "kind", "status", "establishment", "jurisdiction", "params", "requested_label",
                        "progress", "stage", "error", "result", "download", "created_at", "started_at", "finished_at"]
     fields = readonly_fields
-
-    def get_queryset(self, request):
-        from .api.jobs import visible_jobs
-
-        return visible_jobs(scope_of(request))
 
     @admin.display(description="Progress")
     def progress(self, obj):
@@ -209,19 +173,25 @@ class JobAdmin(admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         response = super().change_view(request, object_id, form_url, extra_context)
-        job = self.get_queryset(request).filter(pk=object_id).first()
+        job = Job.objects.filter(pk=object_id).first()
         if job is not None and job.status in (Job.Status.QUEUED, Job.Status.RUNNING):
             response["Refresh"] = "2"  # follow the progress without pressing reload
         return response
 
-    def has_add_permission(self, request):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
+# Django's own user admin: saved through the audited mixin like every other (cardroom.admin_site), and its
+# password form, which saves the user itself, logged here (the hash never is).
+User = get_user_model()
+admin.site.unregister(User)
 
-    def has_delete_permission(self, request, obj=None):
-        return False
 
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_active and request.user.is_staff
+@admin.register(User)
+class CardroomUserAdmin(AuditedMixin, UserAdmin):
+    deletable = True
+
+    def user_change_password(self, request, id, form_url=""):
+        response = super().user_change_password(request, id, form_url)
+        if request.method == "POST" and response.status_code == 302:
+            log_action("auth.user.password_change", actor=request.user, obj=User.objects.get(pk=id),
+                       data={"reason": f"password set by {request.user.get_username()} in the admin"})
+        return response

@@ -1,22 +1,21 @@
-from django.contrib import admin
-from django.db.models import Q
-from django.utils import timezone
+from django.contrib import admin, messages
 
-from cardroom.admin import ScopedAdmin, scope_of
+from cardroom import values
+from cardroom.access import scope_of
+from cardroom.admin_site import AuditedAdmin, ReadOnlyAdmin
 
+from . import findings
 from .models import Finding, RuleParameter, ValidationRun
 
 
 @admin.register(RuleParameter)
-class RuleParameterAdmin(ScopedAdmin):
-    """Dated rule values. A change of limit is a new row with a later effective date (history is kept)."""
+class RuleParameterAdmin(AuditedAdmin):
+    """Dated rule values, never deleted: a change of limit is a new row with a later effective date, and the
+    reason for it goes to the history and the audit log."""
 
     list_display = ["jurisdiction", "key", "value", "unit", "effective_from", "status", "citation"]
     list_filter = ["jurisdiction", "status", "key"]
     search_fields = ["key", "citation", "note"]
-
-    def scope_queryset(self, queryset, scope):
-        return queryset if scope.is_admin else queryset.filter(jurisdiction__in=scope.jurisdictions)
 
 
 class FindingInline(admin.TabularInline):
@@ -31,43 +30,24 @@ class FindingInline(admin.TabularInline):
         return False
 
 
-def findings_q(scope):
-    if scope.is_admin:
-        return Q()
-    return scope.establishments_q("establishment__") | Q(establishment__isnull=True,
-                                                       jurisdiction__in=scope.jurisdictions)
-
-
 @admin.register(ValidationRun)
-class ValidationRunAdmin(ScopedAdmin):
+class ValidationRunAdmin(ReadOnlyAdmin):
     list_display = ["id", "kind", "trigger", "as_of", "establishment", "schedule_version", "errors", "warnings",
                     "infos", "created_at"]
     list_filter = ["kind", "trigger", "establishment"]
     readonly_fields = [f.name for f in ValidationRun._meta.fields]
     inlines = [FindingInline]
 
-    def scope_queryset(self, queryset, scope):
-        if scope.is_admin:
-            return queryset
-        return queryset.filter(
-            Q(establishment__isnull=False) & scope.establishments_q("establishment__")
-            | Q(schedule_version__isnull=False) & scope.placed_q("schedule_version__document__")
-        )
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Finding)
-class FindingAdmin(ScopedAdmin):
-    """Findings per table and per schedule; a compliance officer acknowledges one with a reason."""
+class FindingAdmin(admin.ModelAdmin):
+    """Findings per table and per schedule. The one change made here is acknowledging one, with a reason,
+    through the same service as the API (compliance.findings)."""
 
     list_display = ["id", "severity", "rule", "establishment", "table", "schedule", "option_number", "short_message",
                     "acknowledged_at"]
-    list_filter = ["severity", "rule", "establishment", "table", "schedule", ("acknowledged_at", admin.EmptyFieldListFilter)]
+    list_filter = ["severity", "rule", "establishment", "table", "schedule",
+                   ("acknowledged_at", admin.EmptyFieldListFilter)]
     search_fields = ["message", "rule", "citation"]
     fields = ["run", "rule", "severity", "subject_type", "subject", "message", "citation", "parameters",
               "establishment", "table", "posting", "schedule", "schedule_version", "option_number", "approval",
@@ -80,9 +60,6 @@ class FindingAdmin(ScopedAdmin):
     def short_message(self, obj):
         return obj.message[:120]
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(findings_q(scope))
-
     def has_add_permission(self, request):
         return False
 
@@ -90,20 +67,10 @@ class FindingAdmin(ScopedAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        scope = scope_of(request)
-        if obj is None:
-            return scope.is_admin or bool(scope.compliance_establishments)
-        if obj.acknowledged_at is not None:
-            return False
-        if scope.is_admin:
-            return True
-        if obj.establishment_id:
-            return obj.establishment_id in scope.compliance_establishments
-        return obj.jurisdiction_id in scope.compliance_jurisdictions
+        return obj is None or obj.acknowledged_at is None
 
     def save_model(self, request, obj, form, change):
-        if obj.acknowledgement_reason.strip() and obj.acknowledged_at is None:
-            obj.acknowledged_at = timezone.now()
-            obj.acknowledged_by = request.user
-            obj._change_reason = f"Acknowledged: {obj.acknowledgement_reason}"
-        super().save_model(request, obj, form, change)
+        try:
+            findings.acknowledge(obj, user=request.user, reason=obj.acknowledgement_reason, scope=scope_of(request))
+        except (values.Invalid, findings.AlreadyAcknowledged) as error:
+            messages.error(request, f"Not acknowledged: {error}")

@@ -1,5 +1,5 @@
-"""Admin for compliance officers: browse documents, versions, options and tiers; edit drafts; publish with a
-reason; start a new draft from a published version; see who changed what and why."""
+"""Schedules in the admin (administrators): browse documents, versions, options and tiers; edit drafts; publish
+with a reason; start a new draft from a published version; see who changed what and why."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -9,38 +9,13 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from cardroom.admin import ScopedAdmin, scope_of
+from cardroom import forms as strict
+from cardroom.access import scope_of
+from cardroom.admin_site import AuditedAdmin, AuditedInline
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 
 from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
-
-
-class ChangeReasonForm(forms.ModelForm):
-    """Every edit of a draft says why; the reason lands in the history."""
-
-    change_reason = forms.CharField(
-        max_length=500, help_text="Why you are making this change (recorded in the history).", required=True
-    )
-
-
-class ReasonedChangesMixin:
-    """Saves the form's change reason on the object and on every inline row it changes."""
-
-    form = ChangeReasonForm
-
-    def save_model(self, request, obj, form, change):
-        obj._change_reason = form.cleaned_data.get("change_reason", "")
-        super().save_model(request, obj, form, change)
-
-    def save_formset(self, request, form, formset, change):
-        reason = form.cleaned_data.get("change_reason", "")
-        for instance in formset.save(commit=False):
-            instance._change_reason = reason
-            instance.save()
-        for instance in formset.deleted_objects:
-            instance._change_reason = reason
-            instance.delete()
 
 
 def editable(request, version):
@@ -50,7 +25,7 @@ def editable(request, version):
     return not version.is_published and scope_of(request).may_edit_schedule(version.document)
 
 
-class ScheduleVersionInline(admin.TabularInline):
+class ScheduleVersionInline(AuditedInline, admin.TabularInline):
     model = ScheduleVersion
     fields = ["link", "status", "effective_from", "reason", "published_by", "published_at"]
     readonly_fields = fields
@@ -68,15 +43,13 @@ class ScheduleVersionInline(admin.TabularInline):
 
 
 @admin.register(ScheduleDocument)
-class ScheduleDocumentAdmin(ScopedAdmin):
+class ScheduleDocumentAdmin(AuditedAdmin):
     list_display = ["code", "title", "jurisdiction", "establishment", "in_force_today"]
     list_filter = ["jurisdiction", "establishment"]
     search_fields = ["code", "title", "games__name"]
     filter_horizontal = ["games"]
     inlines = [ScheduleVersionInline]
 
-    def scope_queryset(self, queryset, scope):
-        return queryset.filter(scope.placed_q()).distinct()
 
     @admin.display(description="In force today")
     def in_force_today(self, obj):
@@ -84,7 +57,7 @@ class ScheduleDocumentAdmin(ScopedAdmin):
         return f"v{version.number}" if version else "none"
 
 
-class FeeOptionInline(admin.TabularInline):
+class FeeOptionInline(AuditedInline, admin.TabularInline):
     model = FeeOption
     fields = ["link", "label", "basis", "tier_count"]
     readonly_fields = ["link", "tier_count"]
@@ -109,7 +82,7 @@ class FeeOptionInline(admin.TabularInline):
         return editable(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return editable(request, obj)
+        return editable(request, obj)  # an option of a draft; a published version's rows refuse (VersionRowGuard)
 
 
 def tiers_table(options):
@@ -155,13 +128,13 @@ class PublishForm(forms.Form):
 
 
 class NewDraftForm(forms.Form):
-    effective_from = forms.DateField(help_text="First day the new version will apply (YYYY-MM-DD).")
+    effective_from = strict.DayField(help_text="First day the new version will apply (YYYY-MM-DD).")
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}),
                              help_text="What will change and on whose authority.")
 
 
 @admin.register(ScheduleVersion)
-class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
+class ScheduleVersionAdmin(AuditedAdmin):
     list_display = ["__str__", "document", "status", "effective_from", "published_by", "published_at"]
     list_filter = ["status", "document"]
     search_fields = ["document__code"]
@@ -171,12 +144,7 @@ class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
               "created_at", "published_by", "published_at", "change_reason", "all_tiers", "changes"]
     inlines = [FeeOptionInline]
     change_form_template = "admin/fees/scheduleversion/change_form.html"
-
-    def scope_queryset(self, queryset, scope):
-        queryset = queryset.filter(scope.placed_q("document__"))
-        if not scope.sees_drafts():
-            queryset = queryset.filter(status=ScheduleVersion.Status.PUBLISHED)
-        return queryset
+    deletable = True  # a draft, discarded (editable() below keeps published versions)
 
     @admin.display(description="Options and tiers")
     def all_tiers(self, obj):
@@ -185,12 +153,6 @@ class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
     @admin.display(description="Changes (who, when, why)")
     def changes(self, obj):
         return history_table(obj) if obj.pk else "-"
-
-    def get_fields(self, request, obj=None):
-        fields = list(super().get_fields(request, obj))
-        if not editable(request, obj):
-            fields.remove("change_reason")
-        return fields
 
     def has_add_permission(self, request):
         return False  # versions start from "New draft from this version", so each has a parent and a reason
@@ -246,7 +208,7 @@ class ScheduleVersionAdmin(ReasonedChangesMixin, ScopedAdmin):
         return self._action_page(request, version, form, f"New draft from {version}", "Create draft")
 
 
-class FeeTierInline(admin.TabularInline):
+class FeeTierInline(AuditedInline, admin.TabularInline):
     model = FeeTier
     extra = 0
     fields = ["order", "fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds",
@@ -263,24 +225,13 @@ class FeeTierInline(admin.TabularInline):
 
 
 @admin.register(FeeOption)
-class FeeOptionAdmin(ReasonedChangesMixin, ScopedAdmin):
+class FeeOptionAdmin(AuditedAdmin):
     list_display = ["__str__", "label", "basis", "version"]
     list_filter = ["basis", "version__document"]
     search_fields = ["version__document__code", "label"]
     readonly_fields = ["version"]
     inlines = [FeeTierInline]
-
-    def scope_queryset(self, queryset, scope):
-        queryset = queryset.filter(scope.placed_q("version__document__"))
-        if not scope.sees_drafts():
-            queryset = queryset.filter(version__status=ScheduleVersion.Status.PUBLISHED)
-        return queryset
-
-    def get_fields(self, request, obj=None):
-        fields = list(super().get_fields(request, obj))
-        if obj is not None and not editable(request, obj.version):
-            fields.remove("change_reason")
-        return fields
+    deletable = True  # an option of a draft (editable() below keeps published versions)
 
     def has_add_permission(self, request):
         return False  # options are added from their version's page
