@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from support import ensure_postgres_database  # benchmarks/ is on sys.path when run as a script
+from support import ensure_postgres_database, production_environment  # benchmarks/ is on sys.path as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -82,11 +82,9 @@ def main():
     ensure_database()
     token = prepare()
     url = f"http://127.0.0.1:{PORT}/api/v1/fees/quote"
-    env = {**os.environ, "DEBUG": "False", "SECRET_KEY": "benchmark-only", "ALLOWED_HOSTS": "127.0.0.1",
-           "LOG_LEVEL": "ERROR"}
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "cardroom.wsgi", "--workers", str(WORKERS), "--bind",
-         f"127.0.0.1:{PORT}", "--log-level", "warning"], cwd=ROOT, env=env,
+         f"127.0.0.1:{PORT}", "--log-level", "warning", "--no-control-socket"], cwd=ROOT, env=production_environment(),
     )
     try:
         sample = wait_for(url, token)

@@ -5,7 +5,9 @@ a working service from one command. ``DATABASE_URL`` (PostgreSQL) and ``CELERY_B
 switch to the production set-up. Settings are parsed strictly: a malformed value stops start-up.
 """
 
+import datetime
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -24,16 +26,51 @@ def env_bool(name, default):
     return value == "True"
 
 
+def env_int(name, default, minimum=0):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if not (value.isascii() and value.isdigit()) or int(value) < minimum:
+        raise ImproperlyConfigured(f"{name} must be a whole number of at least {minimum}, not {value!r}")
+    return int(value)
+
+
 DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is False")
     SECRET_KEY = "development-only-secret-key-do-not-use-in-production"
+if not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-")):
+    # What Django's deploy check calls a weak key (security.W009): refused here, not merely warned about.
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be a generated key of at least 50 characters, at least 5 of them different, when DEBUG "
+        "is False: python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
 
+# Production is HTTPS only. SECURE_SSL_REDIRECT=False is for a plain-HTTP server that nothing outside this host
+# reaches (bin/test's live stage, the benchmarks); HSTS can be shortened or (0) switched off while moving over.
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+# Behind a proxy that terminates TLS: the header it sets to "https" on secure requests, e.g. X-Forwarded-Proto.
+# Trusted only when set (the proxy must overwrite the header clients send).
+if proxy_ssl_header := os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    if not re.fullmatch(r"[A-Za-z0-9-]+", proxy_ssl_header):
+        raise ImproperlyConfigured(f"SECURE_PROXY_SSL_HEADER must be a header name, not {proxy_ssl_header!r}")
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + proxy_ssl_header.upper().replace("-", "_"), "https")
+# Origins allowed to send forms here besides the service's own address, e.g. https://cardroom.example.org when a
+# proxy in front makes requests look like plain HTTP.
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+if bad_origins := [o for o in CSRF_TRUSTED_ORIGINS if not re.fullmatch(r"https?://[^/]+", o)]:
+    raise ImproperlyConfigured(f"CSRF_TRUSTED_ORIGINS are scheme://host[:port], not {', '.join(bad_origins)}")
+
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "cardroom.apps.AdminConfig",  # django.contrib.admin, for administrators only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -44,6 +81,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "simple_history",
+    "axes",
     # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports.
     "cardroom",
     "fees",
@@ -54,6 +92,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything reads the request: NUL in the address, bodies over the view's limit (cardroom.middleware).
+    "cardroom.middleware.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -61,6 +101,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last: answers a locked-out login (see AXES_* below) whichever view it reached.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -98,6 +140,12 @@ TIME_ZONE = os.environ.get("TIME_ZONE", "America/Los_Angeles")
 USE_I18N = True
 USE_TZ = True
 
+# Request bodies: Django's default limit, raised per view where a larger body is the job (bulk ledger posts,
+# bundle uploads; see cardroom.middleware). Decided from Content-Length before the body is read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+LEDGER_BULK_MAX_BYTES = int(os.environ.get("LEDGER_BULK_MAX_BYTES", 16 * 1024 * 1024))
+EXPORT_VERIFY_MAX_BYTES = int(os.environ.get("EXPORT_VERIFY_MAX_BYTES", 1024 * 1024 * 1024))
+
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
 # Files made by jobs (sign batches, export bundles). With several hosts, point this at shared storage.
@@ -107,6 +155,8 @@ LOGIN_URL = "/admin/login/"
 
 # Change reasons ("why") are as long as they need to be.
 SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
+# History is read, never "reverted": a revert page would change data around the services and the audit log.
+SIMPLE_HISTORY_REVERT_DISABLED = True
 
 # Where the regulatory seed data lives (kept in the repository, never read from ../shared).
 SEED_DATA_DIR = BASE_DIR / "seed"
@@ -118,14 +168,31 @@ PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
 SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
 SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" / "signing-key.pem")
 
+# Failed logins are counted per account and per address by django-axes, in the authentication backend, so
+# every door that checks a password is covered: the admin's login, the session logins and HTTP Basic on the
+# API. At LOGIN_FAILURE_LIMIT failures the account and the address are locked for LOGIN_COOLOFF_MINUTES: a
+# login then answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# Attempts refused during a lock are not counted: the lock ends a cool-off after the last checked failure.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "cardroom.authentication.lockout_response"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First: its challenge (WWW-Authenticate: Basic realm="cardroom") makes a request without valid
+        # credentials answer 401 rather than 403.
+        "cardroom.authentication.BasicAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
         # For machines (floor terminals, integrations): "Authorization: Token <key>".
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON only, read strictly (cardroom.api.parsers); the one upload (exports/verify) declares multipart itself.
+    "DEFAULT_PARSER_CLASSES": ["cardroom.api.parsers.StrictJSONParser"],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -146,6 +213,8 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema's own warnings are not deployment settings: check --deploy stays about those.
+    "ENABLE_DJANGO_DEPLOY_CHECK": False,
     "ENUM_NAME_OVERRIDES": {
         "ApprovalStatusEnum": "cardroom.models.Approval.Status",
         "ApprovalScopeEnum": "cardroom.models.Approval.Scope",

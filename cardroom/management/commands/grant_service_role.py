@@ -1,0 +1,61 @@
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from django.db.migrations.recorder import MigrationRecorder
+
+from cardroom.management.commands.create_database_roles import role_name
+from cardroom.models import AuditChainHead, AuditLogEntry
+
+ROWS = "SELECT, INSERT, UPDATE, DELETE"
+# Tables whose rows the service role may not rewrite: the audit log is appended to (each entry hash-chained to
+# the one before; its trigger refuses changes, and only the owner could switch the trigger off), chain heads
+# only move forward, and migrations are the owner's.
+LIMITED = {
+    AuditLogEntry._meta.db_table: "SELECT, INSERT",
+    AuditChainHead._meta.db_table: "SELECT, INSERT, UPDATE",
+    MigrationRecorder.Migration._meta.db_table: "SELECT",
+}
+
+
+class Command(BaseCommand):
+    help = (
+        "Grant the service role what it needs and nothing more: SELECT, INSERT, UPDATE and DELETE on every table "
+        "(also on tables later migrations create), USAGE and SELECT on sequences, only SELECT and INSERT on the "
+        "audit log, TRUNCATE nowhere. Run as the tables' owner after migrating (bin/migrate does). Idempotent."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("service", type=role_name, help="The role gunicorn and Celery connect as.")
+
+    @transaction.atomic
+    def handle(self, *args, service, **options):
+        if connection.vendor != "postgresql":
+            raise CommandError("Roles are PostgreSQL's: this needs DATABASE_URL=postgres://<owner>@.../<database>.")
+        quote = connection.ops.quote_name
+        role = quote(service)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_user, tableowner FROM pg_tables WHERE schemaname = 'public' AND tablename = %s",
+                [MigrationRecorder.Migration._meta.db_table],
+            )
+            user, owner = cursor.fetchone() or (None, None)
+            if user != owner:
+                raise CommandError("Run this as the role that owns the tables (MIGRATE_DATABASE_URL).")
+            if service == owner:
+                raise CommandError(f"{service} owns the tables: the service role must be another role.")
+            statements = [
+                f"GRANT USAGE ON SCHEMA public TO {role}",
+                # From nothing, so that running this again converges on the same privileges.
+                f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}",
+                f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {role}",
+                f"GRANT {ROWS} ON ALL TABLES IN SCHEMA public TO {role}",
+                f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+                f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT {ROWS} ON TABLES TO {role}",
+                f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {role}",
+            ]
+            for table, privileges in LIMITED.items():
+                statements.append(f"REVOKE ALL ON {quote(table)} FROM {role}")
+                statements.append(f"GRANT {privileges} ON {quote(table)} TO {role}")
+            for statement in statements:
+                cursor.execute(statement)
+        if options["verbosity"]:
+            self.stdout.write(f"Granted {service} rows on every table ({', '.join(sorted(LIMITED))} limited).")

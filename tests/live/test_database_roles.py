@@ -1,0 +1,93 @@
+"""The service connects as a PostgreSQL role that owns nothing: it reads and writes rows and appends to the audit
+log, but cannot rewrite the log, switch its triggers off nor change the schema; migrations run as the owner.
+Checked on the live database as the service role, with psycopg."""
+
+import psycopg
+import pytest
+from psycopg import errors
+
+AUDIT_LOG, CHAIN_HEADS = "cardroom_auditlogentry", "cardroom_auditchainhead"
+FIRST_ENTRY = f"(SELECT min(id) FROM {AUDIT_LOG})"
+
+REFUSED = {
+    "truncate the audit log": f"TRUNCATE {AUDIT_LOG}",
+    "truncate another table": "TRUNCATE django_session",
+    "alter a table": f"ALTER TABLE {AUDIT_LOG} ADD COLUMN note text",
+    "disable the audit log's trigger": f"ALTER TABLE {AUDIT_LOG} DISABLE TRIGGER cardroom_audit_log_append_only",
+    "disable every trigger for the session": "SET session_replication_role = replica",
+    "drop a table": f"DROP TABLE {AUDIT_LOG}",
+    "create a table": "CREATE TABLE live_probe (id integer)",
+    "update an audit entry": f"UPDATE {AUDIT_LOG} SET action = 'forged' WHERE id = {FIRST_ENTRY}",
+    "delete an audit entry": f"DELETE FROM {AUDIT_LOG} WHERE id = {FIRST_ENTRY}",
+    "delete a chain head": f"DELETE FROM {CHAIN_HEADS}",
+    "record a migration": "INSERT INTO django_migrations (app, name, applied) VALUES ('cardroom', 'forged', now())",
+}
+
+
+@pytest.fixture
+def service(service_database_url):
+    with psycopg.connect(service_database_url, autocommit=True) as connection:
+        yield connection
+
+
+def rolled_back(connection, *statements):
+    """Run statements in a transaction that is then rolled back; return the last one's rows, if any."""
+    rows = None
+    with connection.transaction(force_rollback=True):
+        for statement in statements:
+            cursor = connection.execute(statement)
+            rows = cursor.fetchall() if cursor.description else None
+    return rows
+
+
+def test_the_service_role_reads_the_data(service):
+    assert service.execute("SELECT count(*) FROM cardroom_establishment").fetchone()[0] > 0
+    assert service.execute(f"SELECT count(*) FROM {AUDIT_LOG}").fetchone()[0] > 0
+
+
+def test_the_service_role_writes_rows_and_appends_to_the_audit_log(service):
+    assert rolled_back(service, "UPDATE auth_user SET first_name = 'Live' WHERE username = 'floor' RETURNING id")
+    assert rolled_back(service, "DELETE FROM authtoken_token RETURNING key") == []
+    assert rolled_back(service, f"""
+        INSERT INTO {AUDIT_LOG} (created_at, actor_label, action, object_type, object_id, object_repr, data, chain,
+                                 sequence, prev_hash, entry_hash)
+        VALUES (now(), 'live test', 'probe', '', '', '', '{{}}', 'live-test', 1, repeat('0', 64), repeat('1', 64))
+        RETURNING id""")
+    assert rolled_back(service, f"UPDATE {CHAIN_HEADS} SET sequence = sequence + 1 WHERE id = "
+                                f"(SELECT min(id) FROM {CHAIN_HEADS}) RETURNING id")
+
+
+@pytest.mark.parametrize("statement", REFUSED.values(), ids=REFUSED.keys())
+def test_the_service_role_may_not(service, statement):
+    with pytest.raises(errors.InsufficientPrivilege):
+        rolled_back(service, statement)
+
+
+def test_the_service_role_owns_nothing_and_may_truncate_nothing(service):
+    role = service.execute(
+        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+    ).fetchone()
+    assert role == (False, False, False, False)
+    owned = service.execute(
+        "SELECT count(*) FROM pg_shdepend WHERE deptype = 'o' AND refobjid = "
+        "(SELECT oid FROM pg_roles WHERE rolname = current_user)"
+    ).fetchone()[0]
+    assert owned == 0
+    too_much = service.execute("""
+        SELECT relname FROM pg_class JOIN pg_namespace ON pg_namespace.oid = relnamespace
+        WHERE nspname = 'public' AND relkind IN ('r', 'p')
+          AND has_table_privilege(pg_class.oid, 'TRUNCATE, REFERENCES, TRIGGER')""").fetchall()
+    assert too_much == []
+
+
+def test_tables_created_by_later_migrations_are_granted_rows_but_not_truncate(service, owner_database_url):
+    with psycopg.connect(owner_database_url, autocommit=True) as owner:
+        owner.execute("CREATE TABLE live_later_migration (id integer)")
+        try:
+            granted = service.execute(
+                "SELECT privilege, has_table_privilege('live_later_migration', privilege) "
+                "FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) AS privilege"
+            ).fetchall()
+        finally:
+            owner.execute("DROP TABLE live_later_migration")
+    assert dict(granted) == {"SELECT": True, "INSERT": True, "UPDATE": True, "DELETE": True, "TRUNCATE": False}
