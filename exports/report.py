@@ -31,6 +31,7 @@ import signage.render  # noqa: F401  (registers the embedded Vera fonts)
 from . import collect
 
 ROW_LIMIT = 200  # per section; a first version of GEGA-002888 alone is ~5,000 changed values
+CELL_LIMIT = 200  # characters of one cell: the tallest row (18 narrow columns) then still fits on a page
 EXPECTED, COLLECTED = colors.HexColor("#4a6fa5"), colors.HexColor("#e0a030")
 
 TITLE = ParagraphStyle("title", fontName="Vera-Bold", fontSize=18, leading=22, spaceAfter=8)
@@ -62,10 +63,17 @@ def _widths(columns, rows, width=PAGE_WIDTH):
     return [MIN_COLUMN + spare * weight / sum(weights) for weight in weights]
 
 
+def _clipped(text):
+    """A cell's text cut to CELL_LIMIT characters: a table row must fit on one page (reportlab cannot split a
+    row), and a reason may be thousands of characters long."""
+    return text if len(text) <= CELL_LIMIT else text[:CELL_LIMIT - 6].rstrip() + " [...]"
+
+
 def _table(columns, rows, widths=None, total=None, file=None):
-    """A table of rows (first ROW_LIMIT), with a note when there are more."""
+    """A table of rows (first ROW_LIMIT), with a note when there are more or when long texts were cut."""
     shown = rows[:ROW_LIMIT]
-    data = [[_p(c, HEAD) for c in columns]] + [[_p(collect_cell(v), CELL) for v in row] for row in shown]
+    cells = [[collect_cell(v) for v in row] for row in shown]
+    data = [[_p(c, HEAD) for c in columns]] + [[_p(_clipped(text), CELL) for text in row] for row in cells]
     table = Table(data, colWidths=widths or _widths(columns, shown), repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), "Vera"),
@@ -80,6 +88,9 @@ def _table(columns, rows, widths=None, total=None, file=None):
         out = [_p("None in the period.")]
     elif count > len(shown):
         out.append(_p(f"The first {len(shown):,} of {count:,} rows; every row is in {file}."))
+    if any(len(text) > CELL_LIMIT for row in cells for text in row):
+        out.append(_p(f"Texts longer than {CELL_LIMIT} characters are cut here (marked [...]); "
+                      f"they are whole in {file or 'the CSV and JSON files'}."))
     return out
 
 
