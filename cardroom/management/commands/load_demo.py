@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from cardroom import demo_play
 from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
 from cardroom.roles import appoint
 from fees.models import ScheduleDocument, TablePosting
@@ -17,6 +18,7 @@ DEMO_USERS = [
     # username, password, role, establishment slug, jurisdiction code
     ("admin", "admin-dev-only", Role.ADMIN, None, None),
     ("compliance", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "casino-marysville", None),
+    ("compliance-2", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "casino-marysville", None),
     ("floor", "floor-dev-only", Role.FLOOR_SUPERVISOR, "casino-marysville", None),
     ("regulator-ca", "regulator-dev-only", Role.REGULATOR, None, "CA"),
     ("compliance-wa", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "demo-evergreen-card-room", None),
@@ -33,16 +35,24 @@ SEATS = {"player_dealer": 7, "poker_drop": 9, "time_collection": 8, "house_banke
 class Command(BaseCommand):
     help = (
         "Add a demo floor on top of the seed data: tables for every California game at Casino Marysville, a "
-        "Washington card room with One for the Money tables, and one user per role (development-only passwords)."
+        "Washington card room with One for the Money tables, one user per role (development-only passwords), "
+        "and a month of recorded play at Casino Marysville (rounds, collections, reconciliations)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--force", action="store_true", help="Load even when DEBUG is False (never in production).")
+        parser.add_argument(
+            "--days", type=int, default=demo_play.MONTH_DAYS, metavar="N",
+            help=f"Record only the first N gaming days of the demo month ({demo_play.MONTH_START:%B %Y}; default: "
+                 f"all {demo_play.MONTH_DAYS}; 0 records no play).",
+        )
 
     @transaction.atomic
-    def handle(self, *args, force=False, **options):
+    def handle(self, *args, force=False, days=demo_play.MONTH_DAYS, **options):
         if not settings.DEBUG and not force:
             raise CommandError("load_demo creates accounts with published passwords; it runs only with DEBUG=True.")
+        if not 0 <= days <= demo_play.MONTH_DAYS:
+            raise CommandError(f"--days must be from 0 to {demo_play.MONTH_DAYS}, not {days}.")
         call_command("load_seed_data", verbosity=0)
         marysville = Establishment.objects.get(slug="casino-marysville")
         california_games = (
@@ -71,12 +81,36 @@ class Command(BaseCommand):
                 jurisdiction=Jurisdiction.objects.get(code=jurisdiction) if jurisdiction else None,
             )
         self.post_tables(Table.objects.filter(establishment=marysville), User.objects.get(username="compliance"))
+        play = demo_play.record_month(marysville, recorder=User.objects.get(username="floor"),
+                                      corrector=User.objects.get(username="compliance-2"), days=days)
         if options["verbosity"]:
             tables = Table.objects.filter(establishment__in=[marysville, evergreen]).count()
             posted = TablePosting.objects.filter(table__establishment=marysville).count()
             self.stdout.write(self.style.SUCCESS(
                 f"Demo floor ready: {tables} tables ({posted} posted); users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
             ))
+            self.report_play(marysville, play)
+
+    def report_play(self, establishment, play):
+        if not play.hands:
+            self.stdout.write("No demo play recorded (--days 0).")
+            return
+        period = f"{play.first_day.day} {play.first_day:%B %Y} to {play.last_day.day} {play.last_day:%B %Y}"
+        self.stdout.write(
+            f"Demo play at {establishment}, gaming days {period}: {play.hands} rounds at "
+            f"{len(play.tables_played)} tables ({', '.join(play.tables_played)}); {play.fates['short']} collected "
+            f"short, {play.fates['missing']} not collected, {play.fates['corrected']} mis-keyed and corrected."
+        )
+        for label, why in play.tables_skipped.items():
+            self.stdout.write(f"  Table {label} has no play recorded: {why}")
+        if play.added_anything:
+            self.stdout.write(self.style.SUCCESS(
+                f"Added {play.rounds_created} rounds, {play.entries_created} collection entries (corrections "
+                f"included) and {play.reconciliations_created} nightly reconciliations."
+            ))
+        else:
+            self.stdout.write(f"Already recorded: nothing added ({play.entries_received} entries sent again, all "
+                              f"already in the ledger).")
 
     def post_tables(self, tables, officer):
         """Post each demo table through the same service as the API (so each posting is validated), on the first
