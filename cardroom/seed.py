@@ -1,5 +1,8 @@
 """Load the shared domain from seed/sources.yaml and seed/games/*.yaml (format: docs/seed-format.md)."""
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
 from . import seedfile as sf
 from .models import (
     Approval,
@@ -14,6 +17,7 @@ from .models import (
     Source,
     StatedHouseEdge,
 )
+from .models.places import validate_time_zone
 from .upsert import upsert
 
 CITED = ("source", "citation")
@@ -79,13 +83,18 @@ def load_sources(loader, path):
     for i, item in enumerate(data.get("establishments", [])):
         where = f"{path} establishments[{i}]"
         sf.check_keys(item, where, required=("slug", "name", "jurisdiction", "kind"),
-                      optional=("licence_number", "address", "is_demo"))
+                      optional=("licence_number", "address", "is_demo", "time_zone"))
         sf.choice(item["kind"], Establishment.Kind.values, where, "kind")
+        zone = item.get("time_zone") or settings.TIME_ZONE
+        try:
+            validate_time_zone(zone)
+        except ValidationError as error:
+            raise sf.SeedError(f"{where}: time_zone: {error.messages[0]}") from None
         loader.tally(upsert(Establishment, {"slug": item["slug"]}, {
             "name": item["name"], "kind": item["kind"],
             "jurisdiction": loader.get(Jurisdiction, where, code=item["jurisdiction"]),
             "licence_number": item.get("licence_number") or "", "address": item.get("address") or "",
-            "is_demo": bool(item.get("is_demo", False)),
+            "is_demo": bool(item.get("is_demo", False)), "time_zone": zone,
         }))
 
 
