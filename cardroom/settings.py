@@ -65,6 +65,8 @@ if proxy_ssl_header := os.environ.get("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + proxy_ssl_header.upper().replace("-", "_"), "https")
 # Origins allowed to send forms here besides the service's own address, e.g. https://cardroom.example.org when a
 # proxy in front makes requests look like plain HTTP.
+# A refused CSRF token under /api/ answers in the API's JSON error format (a page elsewhere).
+CSRF_FAILURE_VIEW = "cardroom.api.errors.csrf_failure"
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 if bad_origins := [o for o in CSRF_TRUSTED_ORIGINS if not re.fullmatch(r"https?://[^/]+", o)]:
     raise ImproperlyConfigured(f"CSRF_TRUSTED_ORIGINS are scheme://host[:port], not {', '.join(bad_origins)}")
@@ -82,12 +84,15 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "simple_history",
     "axes",
+    "django_htmx",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not a CDN
     # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports.
     "cardroom",
     "fees",
     "compliance",
     "signage",
     "exports",
+    "console",  # the role pages; last, so the apps' own templates come first
 ]
 
 MIDDLEWARE = [
@@ -101,6 +106,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
     # Last: answers a locked-out login (see AXES_* below) whichever view it reached.
     "axes.middleware.AxesMiddleware",
 ]
@@ -122,6 +128,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.context.navigation",
             ],
         },
     },
@@ -151,7 +158,9 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # Files made by jobs (sign batches, export bundles). With several hosts, point this at shared storage.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "var" / "media")
 MEDIA_URL = "media/"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
 
 # Change reasons ("why") are as long as they need to be.
 SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
@@ -194,12 +203,13 @@ REST_FRAMEWORK = {
     # JSON only, read strictly (cardroom.api.parsers); the one upload (exports/verify) declares multipart itself.
     "DEFAULT_PARSER_CLASSES": ["cardroom.api.parsers.StrictJSONParser"],
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "cardroom.api.filters.FilterBackend",  # django-filter's, reading true/false strictly
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "cardroom.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, documenting every operation's error answers (cardroom.api.schema).
+    "DEFAULT_SCHEMA_CLASS": "cardroom.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "cardroom.api.errors.exception_handler",
     # Money travels as decimal strings, never floats.
     "COERCE_DECIMAL_TO_STRING": True,
@@ -212,9 +222,15 @@ SPECTACULAR_SETTINGS = {
         "paytables. Amounts are decimal strings in the currency named beside them."
     ),
     "VERSION": "1",
+    # Swagger UI and Redoc from drf-spectacular-sidecar: the docs work on a card room's offline network.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema's own warnings are not deployment settings: check --deploy stays about those.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
+    # A route repeated with a trailing slash is one operation (and one operation id), not two.
+    "PREPROCESSING_HOOKS": ["cardroom.api.schema.without_aliases"],
     "ENUM_NAME_OVERRIDES": {
         "ApprovalStatusEnum": "cardroom.models.Approval.Status",
         "ApprovalScopeEnum": "cardroom.models.Approval.Scope",

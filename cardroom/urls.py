@@ -2,7 +2,6 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -26,16 +25,17 @@ api_v1 = [
     *signage.urls.urlpatterns,
     *exports.urls.urlpatterns,
     path("", include(router.urls)),
-    re_path(r"^.*$", json_not_found),
+    re_path(r"^[\s\S]*$", json_not_found),  # any character, a newline too: an address the API lacks
 ]
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/v1/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api-auth/", include("rest_framework.urls")),
     path("api/v1/", include(api_v1)),
     *signage.urls.public_urlpatterns,
+    path("", include("console.urls")),
 ]
 
 handler400 = "cardroom.api.errors.handler400"
+handler404 = "cardroom.api.errors.handler404"
 handler500 = "cardroom.api.errors.handler500"

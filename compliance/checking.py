@@ -4,6 +4,7 @@
 saves nothing. ``run_posting`` / ``run_establishment`` / ``run_schedule`` / ``run_everything`` check and store.
 """
 
+import dataclasses
 import datetime
 
 from django.db import transaction
@@ -330,21 +331,49 @@ def run_schedule(version, *, as_of=None, user=None, trigger=ValidationRun.Trigge
     run = ValidationRun.objects.create(kind=ValidationRun.Kind.SCHEDULE, schedule_version=version, as_of=day,
                                        started_by=user, trigger=trigger)
     recorder = _Recorder(run, Catalog())
-    others = [v for v in published_versions() if v.pk != version.pk]
-    documents = [document_facts(version)]
-    recorder.run.options_linted = len(documents[0].options)
+    facts, found = schedule_findings(version)
+    recorder.run.options_linted = len(facts.options)
+    for finding in found:
+        recorder.add(finding)
+    return recorder.save()
+
+
+def schedule_findings(version):
+    """(DocumentFacts, findings) of one version, published or draft: its options' lint, and its consistency with
+    every other published version. Saves nothing: ``run_schedule`` stores these, the publish page shows them."""
     from .rules.lint import lint_consistency, lint_option
 
+    others = [v for v in published_versions() if v.pk != version.pk]
+    documents = [document_facts(version)]
+    found = []
     for option in documents[0].options:
-        for finding in lint_option(documents[0].code, documents[0].version, option):
-            recorder.add(finding)
+        found.extend(lint_option(documents[0].code, documents[0].version, option))
     mine = (documents[0].code, documents[0].version)
     for finding in lint_consistency(documents + [document_facts(v) for v in others]):
         other = finding.subject.get("other", {})
         if (finding.subject["schedule"], finding.subject["version"]) == mine or \
                 (other.get("schedule"), other.get("version")) == mine:
-            recorder.add(finding)
-    return recorder.save()
+            found.append(finding)
+    return documents[0], found
+
+
+def preview_version(version, *, tables, at=None):
+    """What publishing ``version`` (a draft) would raise, saving nothing: its schedule findings, and the
+    findings of the postings in force at ``tables`` that use its schedule, checked against it as of the day it
+    takes effect (today when that is earlier). Returns {"as_of", "lint", "postings": [(posting, findings)]}."""
+    at = at or timezone.now()
+    today = timezone.localdate(at)
+    day = max(version.effective_from or today, today)
+    _, lint = schedule_findings(version)
+    catalog = Catalog()
+    schedule = catalog.schedule(version.document, version)
+    checked = []
+    for posting in current_postings(tables, at):
+        if posting.schedule_id != version.document_id:
+            continue
+        facts = dataclasses.replace(posting_facts(posting, day, catalog), schedule=schedule)
+        checked.append((posting, check_posting(facts, catalog.params)))
+    return {"as_of": day, "lint": lint, "postings": checked}
 
 
 @transaction.atomic

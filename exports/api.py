@@ -5,13 +5,10 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import jobs
 from cardroom.access import scope_of
 from cardroom.api.jobs import JobSerializer
-from cardroom.models import Job
 
-from . import tasks
-from .requests import ExportInputError, params_of, read_request
+from .requests import ExportInputError, read_request, start_export
 
 
 class ExportView(APIView):
@@ -35,11 +32,5 @@ class ExportView(APIView):
             raise exceptions.ValidationError(str(error)) from None
         except PermissionError as error:
             raise exceptions.PermissionDenied(str(error)) from None
-        establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
-        job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
-                                 jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
-                                 requested_by=request.user, requested_label=request.user.get_username(),
-                                 params=params_of(export_scope))
-        jobs.submit(job, tasks.export_audit)
-        job.refresh_from_db()
+        job = start_export(export_scope, user=request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

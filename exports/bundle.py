@@ -18,8 +18,9 @@ Writing::
         writer.add_bytes("report.pdf", pdf)
         writer.finish({"period": {...}}, private_key)
 
-Checking: ``verify(path, public_key)`` returns a ``Verification`` (ok, problems, manifest); it never raises
-on a malformed or tampered bundle, every problem is a sentence naming the file concerned.
+Checking: ``verify(path, public_key)`` returns a ``Verification`` (ok, problems, manifest, and each file's
+state and the signature's for a page to show); it never raises on a malformed or tampered bundle, every problem
+is a sentence naming the file concerned.
 """
 
 import base64
@@ -317,6 +318,17 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     # The manifest as read from the bundle (None when it could not be read). Trust it only when ok.
     manifest: dict | None = None
+    # Every data file seen, listed or present, by name: "ok", "altered", "missing" (listed, not in the bundle),
+    # "added" (in the bundle, not listed, or a second entry under a listed name) or "unchecked" (no manifest
+    # to check it against).
+    files: dict = field(default_factory=dict)
+    # The manifest's signature: "valid", "invalid" (altered, or made by another key), "missing" (no
+    # manifest.sig) or "unchecked" (no manifest, or one that cannot be read).
+    signature: str = "unchecked"
+
+    def named(self, status):
+        """The files of one status, sorted by name."""
+        return sorted(name for name, seen in self.files.items() if seen == status)
 
 
 def _reason(error) -> str:
@@ -399,7 +411,7 @@ def _check_signature(data, signature, public_key, problems):
         raw = None
     if raw is None or len(raw) != 64:
         problems.append(f"{SIGNATURE}: not a valid Ed25519 signature (base64 of 64 bytes): altered")
-        return
+        return "invalid"
     try:
         public_key.verify(raw, data)
     except InvalidSignature:
@@ -407,6 +419,8 @@ def _check_signature(data, signature, public_key, problems):
             f"{MANIFEST} has been altered or was not signed by this key ({fingerprint(public_key)}): "
             f"the signature in {SIGNATURE} does not match it"
         )
+        return "invalid"
+    return "valid"
 
 
 def verify(path_or_fileobj, public_key) -> Verification:
@@ -414,7 +428,7 @@ def verify(path_or_fileobj, public_key) -> Verification:
 
     Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError)."""
     public_key = load_public_key(public_key)
-    problems = []
+    problems, files, signature_state = [], {}, "unchecked"
     try:
         archive = zipfile.ZipFile(path_or_fileobj)
     except FileNotFoundError:
@@ -436,6 +450,7 @@ def verify(path_or_fileobj, public_key) -> Verification:
         for name in seen_twice:
             count = sum(1 for info in infos if info.filename == name)
             problems.append(f"{name}: in the bundle {count} times (a file was added)")
+            files[name] = "added"
 
         manifest_data = signature = None
         if MANIFEST not in by_name:
@@ -446,12 +461,14 @@ def verify(path_or_fileobj, public_key) -> Verification:
                 problems.append(problem)
         if SIGNATURE not in by_name:
             problems.append(f"{SIGNATURE}: missing from the bundle (the manifest is not signed)")
+            signature_state = "missing"
         else:
             signature, problem = _read_small(archive, by_name[SIGNATURE], MAX_SIGNATURE_BYTES)
             if problem:
                 problems.append(problem)
+                signature_state = "invalid"
         if manifest_data is not None and signature is not None:
-            _check_signature(manifest_data, signature, public_key, problems)
+            signature_state = _check_signature(manifest_data, signature, public_key, problems)
 
         manifest = None
         if manifest_data is not None:
@@ -472,6 +489,7 @@ def verify(path_or_fileobj, public_key) -> Verification:
                 info = by_name.get(name)
                 if info is None:
                     problems.append(f"{name}: listed in the manifest but missing from the bundle")
+                    files[name] = "missing"
                     continue
                 sha, count, problem = _hash_entry(archive, info, entry["bytes"])
                 if problem:
@@ -480,12 +498,17 @@ def verify(path_or_fileobj, public_key) -> Verification:
                     problems.append(f"{name}: {count:,} bytes, the manifest lists {entry['bytes']:,} (altered)")
                 elif sha != entry["sha256"]:
                     problems.append(f"{name}: SHA-256 does not match the manifest (altered)")
+                files.setdefault(name, "altered" if problem or count != entry["bytes"] or sha != entry["sha256"]
+                                 else "ok")
             for name in by_name:
                 if name not in listed and name not in RESERVED:
                     problems.append(f"{name}: in the bundle but not listed in the manifest")
-        elif manifest_data is None:
+                    files[name] = "added"
+        else:
             # No manifest to check the files against: still say what the bundle holds unverified.
             others = [name for name in by_name if name not in RESERVED]
-            if others:
+            for name in others:
+                files.setdefault(name, "unchecked")
+            if others and manifest_data is None:
                 problems.append(f"no file could be checked ({len(others)} in the bundle, unverified)")
-    return Verification(not problems, problems, manifest)
+    return Verification(not problems, problems, manifest, files, signature_state)

@@ -22,6 +22,7 @@ from cardroom.models import (
     Establishment,
     Table,
 )
+from cardroom.ordering import natural
 from compliance.models import Finding
 from fees.models import (
     CollectionEntry,
@@ -51,13 +52,18 @@ class ExportScope:
     chain_heads: dict = field(default_factory=dict)  # chain name -> (sequence, entry_hash)
 
     def freeze(self):
-        from django.db.models import Max
-
         from cardroom.audit import chain_head, chain_name
+
+        self.freeze_ledger()
+        self.chain_heads = {chain_name(e): chain_head(e) for e in self.establishments}
+        return self
+
+    def freeze_ledger(self):
+        """Fix the last ledger entry and round read (all that the ledger's kinds need)."""
+        from django.db.models import Max
 
         self.last_entry = CollectionEntry.objects.aggregate(m=Max("id"))["m"] or 0
         self.last_round = RoundOfPlay.objects.aggregate(m=Max("id"))["m"] or 0
-        self.chain_heads = {chain_name(e): chain_head(e) for e in self.establishments}
         return self
 
     @property
@@ -361,15 +367,26 @@ def fee_day_rows(scope):
         key = (row["table__establishment__slug"], row["table__label"], row["gaming_day"], row["currency"])
         days.setdefault(key, [Decimal("0.00"), Decimal("0.00")])[1] = row["total"]
     for (slug, label, day, currency), (want, got) in sorted(days.items(), key=lambda i: (i[0][2], i[0][0],
-                                                                                           _natural(i[0][1]))):
+                                                                                           natural(i[0][1]))):
         want, got = want.quantize(CENT), got.quantize(CENT)  # SQLite sums decimals without their places
         yield (day, slug, label, want, got, got - want, currency)
 
 
-def _natural(label):
-    import re
-
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", label)]
+def fees_by_day(establishments, start, end):
+    """Expected vs collected per gaming day over ``establishments`` (``fee_day_rows`` summed per day and
+    currency), for the pages: ``[{"day", "currency", "expected", "collected", "difference", "tables": [(label,
+    expected, collected, difference)]}]`` in day order, each day's tables in floor order. Three queries."""
+    scope = ExportScope(establishments=list(establishments), start=start, end=end).freeze_ledger()
+    days = {}
+    for day, _, label, want, got, difference, currency in fee_day_rows(scope):
+        total = days.setdefault((day, currency), {"day": day, "currency": currency, "expected": Decimal("0.00"),
+                                                  "collected": Decimal("0.00"), "tables": []})
+        total["expected"] += want
+        total["collected"] += got
+        total["tables"].append((label, want, got, difference))
+    for total in days.values():
+        total["difference"] = total["collected"] - total["expected"]
+    return [days[key] for key in sorted(days)]
 
 
 def print_rows(scope):

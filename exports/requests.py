@@ -4,8 +4,8 @@ import datetime
 
 from django.utils import timezone
 
-from cardroom import values
-from cardroom.models import Establishment, Jurisdiction
+from cardroom import jobs, values
+from cardroom.models import Establishment, Job, Jurisdiction
 
 from .collect import ExportScope
 
@@ -41,6 +41,9 @@ def read_request(data, *, scope, today=None):
     unknown = set(data) - FIELDS
     if unknown:
         raise ExportInputError(f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
+    empty = sorted(key for key, value in data.items() if value in (None, ""))
+    if empty:  # given, but empty: a field is left out or has a value (the schema says what each one is)
+        raise ExportInputError(f"Empty field(s): {', '.join(empty)}. Give each a value or leave it out.")
     today = today or timezone.localdate()
     has_establishment, has_jurisdiction = data.get("establishment"), data.get("jurisdiction")
     if bool(has_establishment) == bool(has_jurisdiction):
@@ -80,6 +83,21 @@ def read_request(data, *, scope, today=None):
     if end > today + datetime.timedelta(days=1):
         raise ExportInputError(f"The period ends in the future ({end}).")
     return ExportScope(establishments=establishments, start=start, end=end, jurisdiction=jurisdiction)
+
+
+def start_export(export_scope, *, user):
+    """Queue the export job of an ExportScope read by ``read_request`` (API and pages alike); returns the job
+    as it stands once queued (already done when jobs run in-process)."""
+    from . import tasks  # tasks reads its requests here: imported when used
+
+    establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
+    job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
+                             jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
+                             requested_by=user, requested_label=user.get_username(),
+                             params=params_of(export_scope))
+    jobs.submit(job, tasks.export_audit)
+    job.refresh_from_db()
+    return job
 
 
 def params_of(export_scope):

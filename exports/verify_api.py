@@ -8,9 +8,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import bundle, keys
-
-MAX_PUBLIC_KEY_BYTES = 16 * 1024
+from . import keys, verification
 
 
 class PublicKeyView(APIView):
@@ -39,21 +37,10 @@ class PublicKeyView(APIView):
 
 def _public_key_of(request):
     """The key to verify against: the one uploaded or given as text, else this installation's."""
-    given = request.FILES.get("public_key")
-    if given is not None:
-        if given.size > MAX_PUBLIC_KEY_BYTES:
-            raise exceptions.ValidationError({"public_key": "This is far too large to be a public key."})
-        text = given.read()
-    else:
-        text = request.data.get("public_key")
-    if text in (None, "", b""):
-        return keys.public_key()
     try:
-        return bundle.load_public_key(text)
-    except (ValueError, TypeError) as error:
-        raise exceptions.ValidationError(
-            {"public_key": f"Not an Ed25519 public key (PEM, or base64 of the raw 32 bytes): {error}."}
-        ) from None
+        return verification.public_key_from(request.FILES.get("public_key"), request.data.get("public_key"))
+    except verification.PublicKeyError as error:
+        raise exceptions.ValidationError({"public_key": str(error)}) from None
 
 
 class VerifyView(APIView):
@@ -89,16 +76,5 @@ class VerifyView(APIView):
             raise exceptions.ValidationError(
                 {"bundle": "Upload the bundle (zip) as the multipart form field 'bundle'."}
             )
-        public_key = _public_key_of(request)
-        try:
-            upload.seek(0)
-            result = bundle.verify(upload.file, public_key)
-        finally:
-            upload.close()
-        return Response({
-            "ok": result.ok,
-            "problems": result.problems,
-            "manifest": result.manifest,
-            "public_key_fingerprint": bundle.fingerprint(public_key),
-        })
+        return Response(verification.verify_upload(upload, _public_key_of(request)).as_dict())
 

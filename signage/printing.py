@@ -26,6 +26,31 @@ def postings_in_force(tables, at):
     return {p.table_id: p for p in postings}
 
 
+def sign_states(postings, at):
+    """For each posting (keyed by id): how many signs were printed, the last print, and whether a print is due:
+    never printed, or the schedule version in force at ``at`` took effect or was published after the last print
+    (one query for the prints, one per schedule)."""
+    postings = list(postings)
+    last = {}
+    for record in SignPrint.objects.filter(posting__in=postings).order_by("posting", "-printed_at", "-id"):
+        last.setdefault(record.posting_id, [record, 0])[1] += 1
+    day = timezone.localdate(at)
+    in_force = {schedule.pk: schedule.version_as_of(day) for schedule in {p.schedule for p in postings}}
+    states = {}
+    for posting in postings:
+        record, count = last.get(posting.pk, (None, 0))
+        version = in_force.get(posting.schedule_id)
+        why = "never printed" if record is None else ""
+        if record is not None and version is not None:
+            printed_day = timezone.localdate(record.printed_at)
+            if version.effective_from and version.effective_from > printed_day:
+                why = f"version {version.number} in force since {version.effective_from}"
+            elif version.published_at and version.published_at > record.printed_at:
+                why = f"version {version.number} published since"
+        states[posting.pk] = {"prints": count, "last": record, "version": version, "reprint": bool(why), "why": why}
+    return states
+
+
 def _record(posting, number, layout, *, user, label, channel, job, override, at):
     record = SignPrint.objects.create(
         posting=posting, layout=layout, number=number, channel=channel, printed_label=label, printed_at=at,
@@ -91,4 +116,4 @@ def filename(establishment, tables, layout, now=None):
     return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
 
 
-__all__ = ["PREVIEW_BANNER", "PrintBlocked", "filename", "postings_in_force", "print_signs", "stamp"]
+__all__ = ["PREVIEW_BANNER", "PrintBlocked", "filename", "postings_in_force", "print_signs", "sign_states", "stamp"]

@@ -1,23 +1,18 @@
 """Batch printing: one PDF with the sign of every (or every chosen) table of an establishment."""
 
 import hashlib
-import re
 
 from celery import shared_task
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from cardroom import jobs
-from cardroom.models import Table
+from cardroom.models import Job, Table
+from cardroom.ordering import natural
 
 from . import printing
 from .models import SignPrint
 from .postings import PrintBlocked, print_permission
-
-
-def natural(label):
-    """Table labels in floor order: 2 before 10, PG-2 before PG-10."""
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", label)]
 
 
 def build_batch(job, on_progress=None):
@@ -68,3 +63,12 @@ def build_batch(job, on_progress=None):
 @shared_task
 def print_batch(job_id):
     return jobs.run(job_id, build_batch)
+
+
+def start_batch(establishment, *, layout, tables, user):
+    """Queue a batch of ``establishment``'s signs (all its tables, or the ``tables`` chosen) as a Job."""
+    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=user,
+                             requested_label=user.get_username(), params={"layout": layout, "tables": sorted(tables)})
+    jobs.submit(job, print_batch)
+    job.refresh_from_db()
+    return job

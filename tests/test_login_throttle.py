@@ -61,6 +61,7 @@ def basic_login(username, password, address):
 # door: (log in, status of a success, status of a wrong password)
 DOORS = {
     "admin": (form_login("/admin/login/"), 302, 200),
+    "pages": (form_login("/login/"), 302, 200),
     "session": (form_login("/api-auth/login/"), 302, 200),
     "basic": (basic_login, 200, 401),
 }
@@ -131,7 +132,7 @@ def test_the_right_password_works_after_the_cool_off(door, victim):
     assert login("victim", RIGHT, HERE).status_code == succeeded
 
 
-@pytest.mark.parametrize("url", ["/admin/login/", "/api-auth/login/"])
+@pytest.mark.parametrize("url", ["/admin/login/", "/login/", "/api-auth/login/"])
 def test_a_session_login_clears_the_failures(url, victim):
     login = form_login(url)
     for _ in range(LIMIT - 1):

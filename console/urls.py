@@ -1,0 +1,51 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from .views import compliance, floor, home, jobs, regulator
+
+app_name = "console"
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("login/", home.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin-home/", home.admin_home, name="admin-home"),
+    path("floor/", floor.home, name="floor-home"),
+    path("floor/<slug:establishment>/", floor.floor, name="floor"),
+    path("floor/<slug:establishment>/tables/<int:table>/", floor.table, name="floor-table"),
+    path("floor/<slug:establishment>/tables/<int:table>/sign.pdf", floor.sign, name="floor-sign"),
+    path("floor/<slug:establishment>/posted/", floor.posted_at, name="floor-posted-at"),
+    path("floor/<slug:establishment>/print/", floor.print_floor, name="floor-print"),
+    path("compliance/", compliance.home, name="compliance-home"),
+    path("compliance/<slug:establishment>/", compliance.establishment, name="compliance"),
+    path("compliance/<slug:establishment>/schedules/", compliance.schedules, name="compliance-schedules"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/", compliance.schedule, name="compliance-schedule"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/compare/",
+         compliance.compare, name="compliance-compare"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/",
+         compliance.schedule, name="compliance-version"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/new-draft/",
+         compliance.new_draft, name="compliance-new-draft"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/options/<int:option>/tiers/",
+         compliance.edit_tiers, name="compliance-edit-tiers"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/publish/",
+         compliance.publish, name="compliance-publish"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/discard/",
+         compliance.discard, name="compliance-discard"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/validate/",
+         compliance.validate_version, name="compliance-validate"),
+    path("compliance/<slug:establishment>/findings/", compliance.findings, name="compliance-findings"),
+    path("compliance/<slug:establishment>/findings/run/", compliance.run_now, name="compliance-run"),
+    path("compliance/<slug:establishment>/findings/<int:finding>/", compliance.finding, name="compliance-finding"),
+    path("compliance/<slug:establishment>/approvals/", compliance.approvals, name="compliance-approvals"),
+    path("compliance/<slug:establishment>/postings/", compliance.postings, name="compliance-postings"),
+    path("compliance/<slug:establishment>/postings/<int:posting>/override/",
+         compliance.override_posting, name="compliance-override"),
+    path("regulator/", regulator.home, name="regulator-home"),
+    path("regulator/export/", regulator.export, name="regulator-export"),
+    path("regulator/verify/", regulator.verify, name="regulator-verify"),
+    path("regulator/<slug:establishment>/", regulator.establishment, name="regulator-establishment"),
+    path("regulator/<slug:establishment>/audit-log/", regulator.audit_log, name="regulator-audit-log"),
+    path("jobs/<uuid:job>/", jobs.job, name="job"),
+    path("jobs/<uuid:job>/file", jobs.job_file, name="job-file"),
+]

@@ -1,0 +1,670 @@
+"""A compliance officer's pages for one establishment: findings, schedules and drafts, approvals, postings.
+
+Scoped as the API: the establishment must be one of the user's compliance establishments (else 404); its
+schedules are its own and its jurisdiction's shared ones; drafts are seen and changed by those who may edit
+the schedule (``Scope.may_edit_schedule``). Every change goes through the services the API uses:
+``fees.editing`` (drafts, tiers, publishing), ``compliance.findings.acknowledge``,
+``compliance.checking.run_establishment`` / ``run_schedule``, ``signage.postings.override``.
+"""
+
+import datetime
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from cardroom import values
+from cardroom.exceptions import StateConflict
+from cardroom.models import Approval, Table
+from cardroom.ordering import natural
+from compliance import checking, inbox
+from compliance.api import may_run
+from compliance.facts import approval_facts
+from compliance.findings import AlreadyAcknowledged, acknowledge, may_acknowledge
+from compliance.models import Finding, ValidationRun
+from compliance.rules.postings import EXPIRING_WITHIN, approval_state
+from fees import diff, editing
+from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset
+from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, TablePosting
+from signage import printing
+from signage.models import PrintOverride
+from signage.postings import PostingInputError, may_override, override
+
+from ..access import compliance_establishments, establishment_or_404, page
+
+SECTION = "compliance"
+SEEN_KEY = "console.compliance.findings_seen.{}"
+
+
+@page("compliance")
+def home(request, scope):
+    establishments = list(compliance_establishments(scope))
+    if len(establishments) == 1:
+        return redirect("console:compliance", establishments[0].slug)
+    return render(request, "console/choose.html", {"establishments": establishments, "section": SECTION,
+                                                   "target": "console:compliance"})
+
+
+def _render(request, template, establishment, context, status=200):
+    return render(request, f"console/compliance/{template}",
+                  {"section": SECTION, "establishment": establishment, **context}, status=status)
+
+
+def _room(scope, slug):
+    return establishment_or_404(compliance_establishments(scope), slug)
+
+
+def _last_seen(request, establishment):
+    raw = request.session.get(SEEN_KEY.format(establishment.pk))
+    return datetime.datetime.fromisoformat(raw) if raw else None
+
+
+# -- home ------------------------------------------------------------------------------------------------------
+
+
+@page("compliance")
+def establishment(request, establishment, scope):
+    """The inbox at a glance (new since the last look at it), drafts under way, prints blocked, approvals."""
+    establishment = _room(scope, establishment)
+    now = timezone.now()
+    findings = inbox.current_findings(establishment, now)
+    seen = _last_seen(request, establishment)
+    counts = inbox.counts(findings, since=seen)
+    documents = _documents(scope, establishment)
+    drafts = []
+    if scope.sees_drafts():
+        drafts = [v for v in ScheduleVersion.objects.filter(document__in=documents, status=ScheduleVersion.Status.DRAFT)
+                  .select_related("document", "created_by").order_by("document__code", "number")
+                  if scope.may_edit_schedule(v.document)]
+    postings = _posting_rows(establishment, now)
+    approvals = _approval_rows(establishment, timezone.localdate())
+    return _render(request, "home.html", establishment, {
+        "counts": counts, "seen": seen, "open": sum(c["open"] for c in counts.values()),
+        "new": sum(c["new"] for c in counts.values()),
+        "last_run": ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)
+        .select_related("started_by").first(),
+        "schedules": documents.count(), "drafts": drafts,
+        "postings": len(postings), "blocked": [r for r in postings if r["blocked"]],
+        "approvals": len(approvals), "approvals_attention": [r for r in approvals if r["attention"]],
+        "may_run": may_run(scope, establishment),
+    })
+
+
+# -- schedules --------------------------------------------------------------------------------------------------
+
+
+def _documents(scope, establishment):
+    """The establishment's own schedules and its jurisdiction's shared ones, within the user's scope."""
+    return (ScheduleDocument.objects.filter(scope.placed_q())
+            .filter(jurisdiction_id=establishment.jurisdiction_id)
+            .filter(Q(establishment__isnull=True) | Q(establishment=establishment))
+            .select_related("jurisdiction", "establishment", "source"))
+
+
+def _sees_drafts(scope, document):
+    return scope.sees_drafts() and scope.may_edit_schedule(document)
+
+
+def _visible(scope, document, versions):
+    """A document's versions as the API shows them: drafts only to those who may edit it."""
+    if _sees_drafts(scope, document):
+        return versions
+    return [v for v in versions if v.is_published]
+
+
+def in_force(versions, day):
+    """``ScheduleDocument.version_as_of`` over versions already in hand."""
+    candidates = [v for v in versions if v.is_published and (v.effective_from is None or v.effective_from <= day)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda v: (v.effective_from is not None, v.effective_from or datetime.date.min,
+                                          v.number))
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(required=False, max_length=100, label="Code or title")
+
+    def clean_q(self):
+        try:
+            return values.text(self.cleaned_data["q"], max_length=100, required=False)
+        except values.Invalid as error:
+            raise forms.ValidationError(f"The search {error}") from None
+
+
+@page("compliance")
+def schedules(request, establishment, scope):
+    establishment = _room(scope, establishment)
+    form = SearchForm(request.GET or None)
+    documents = _documents(scope, establishment).prefetch_related(
+        Prefetch("versions", queryset=ScheduleVersion.objects.order_by("number")), "games").order_by("code")
+    status = 200
+    query = ""
+    if form.is_bound:
+        if form.is_valid():
+            query = form.cleaned_data["q"]
+        else:
+            status = 400
+            documents = documents.none()
+    if query:
+        documents = documents.filter(Q(code__icontains=query) | Q(title__icontains=query))
+    today = timezone.localdate()
+    rows = []
+    for document in documents:
+        versions = list(document.versions.all())
+        rows.append({"document": document, "in_force": in_force(versions, today),
+                     "drafts": [v for v in _visible(scope, document, versions) if not v.is_published],
+                     "later": [v for v in versions
+                               if v.is_published and v.effective_from and v.effective_from > today]})
+    counts = dict(FeeOption.objects.filter(version__in=[r["in_force"] for r in rows if r["in_force"]])
+                  .values("version").annotate(n=Count("id")).values_list("version", "n"))
+    for row in rows:
+        row["options"] = counts.get(row["in_force"].pk, 0) if row["in_force"] else 0
+    return _render(request, "schedules.html", establishment, {"form": form, "rows": rows, "query": query,
+                                                              "today": today}, status=status)
+
+
+def _document(scope, establishment, code):
+    document = get_object_or_404(_documents(scope, establishment), code=code)
+    versions = _visible(scope, document, list(
+        document.versions.select_related("created_by", "published_by", "based_on").order_by("number")))
+    return document, versions
+
+
+def _version(versions, number):
+    found = next((v for v in versions if v.number == number), None)
+    if found is None:
+        raise Http404(f"No version {number}.")
+    return found
+
+
+def _number(raw, what):
+    """A whole number from the address (``?option=7``); None when absent; 400 when malformed."""
+    if raw in (None, ""):
+        return None
+    try:
+        return values.whole_text(raw, minimum=1, maximum=1_000_000)
+    except values.Invalid as error:
+        raise BadRequest(f"{what} {error}") from None
+
+
+class BadRequest(Exception):
+    pass
+
+
+@page("compliance")
+def schedule(request, establishment, code, scope, number=None):
+    """A schedule as in force today (or one version): an option picker and one option's tiers at a time."""
+    establishment = _room(scope, establishment)
+    document, versions = _document(scope, establishment, code)
+    today = timezone.localdate()
+    current = in_force(versions, today)
+    version = _version(versions, number) if number is not None else current
+    if version is None:  # nothing in force yet: the latest published version, else the latest draft
+        published = [v for v in versions if v.is_published]
+        version = (published or versions or [None])[-1]
+    try:
+        wanted = _number(request.GET.get("option"), "option")
+    except BadRequest as error:
+        return _render(request, "schedule.html", establishment, _schedule_context(
+            scope, document, versions, version, current, None, [], today) | {"bad": str(error)}, status=400)
+    options = list(FeeOption.objects.filter(version=version).order_by("number")) if version else []
+    option = options[0] if options and wanted is None else next((o for o in options if o.number == wanted), None)
+    if wanted is not None and option is None:
+        raise Http404(f"{document.code} version {version.number} has no option {wanted}.")
+    tiers = list(FeeTier.objects.filter(option=option).order_by("order")) if option else []
+    context = _schedule_context(scope, document, versions, version, current, option, tiers, today, options)
+    if request.htmx and request.htmx.target == "option-panel":
+        return _render(request, "_option.html", establishment, context)
+    return _render(request, "schedule.html", establishment, context)
+
+
+def _schedule_context(scope, document, versions, version, current, option, tiers, today, options=()):
+    options = list(options)
+    at = next((i for i, o in enumerate(options) if option and o.pk == option.pk), None)
+    may_edit = scope.may_edit_schedule(document)
+    return {
+        "document": document, "versions": list(reversed(versions)), "version": version, "current": current,
+        "option": option, "tiers": tiers, "options": options, "today": today,
+        "previous": options[at - 1] if at else None,
+        "next": options[at + 1] if at is not None and at + 1 < len(options) else None,
+        "may_edit": may_edit, "editable": bool(version and not version.is_published and may_edit),
+        "may_validate": bool(version and version.is_published and (scope.is_admin or (
+            scope.compliance_establishments and may_edit))),
+        "compare": CompareForm(versions=versions, initial=_compare_defaults(version, versions)),
+    }
+
+
+def _compare_defaults(version, versions):
+    """The shown version against the one it was started from, else against the newest other version."""
+    if version is None:
+        return {}
+    if version.based_on_id and any(v.pk == version.based_on_id for v in versions):
+        return {"from": version.based_on.number, "to": version.number}
+    others = [v for v in versions if v.pk != version.pk]
+    if not others:
+        return {"from": version.number, "to": version.number}
+    other = others[-1]
+    return ({"from": other.number, "to": version.number} if other.number < version.number
+            else {"from": version.number, "to": other.number})
+
+
+class CompareForm(forms.Form):
+    """``?from=N&to=M``: two of the versions the user may see."""
+
+    def __init__(self, *args, versions, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = [(v.number, f"v{v.number} ({v.get_status_display().lower()}"
+                    + (f", from {v.effective_from}" if v.effective_from else "") + ")") for v in versions]
+        self.fields["from"] = forms.TypedChoiceField(coerce=int, choices=choices, label="From version")
+        self.fields["to"] = forms.TypedChoiceField(coerce=int, choices=choices, label="To version")
+
+
+def _records(version):
+    """A version's options and tiers as ``fees.diff`` records (two queries), with the labels the page shows."""
+    options = FeeOption.objects.filter(version=version).prefetch_related(
+        Prefetch("tiers", queryset=FeeTier.objects.order_by("order"))).order_by("number")
+    records = []
+    for option in options:
+        record = diff.option_record(option, option.tiers.all())
+        for tier, row in zip(sorted(option.tiers.all(), key=lambda t: t.order), record["tiers"]):
+            row["labels"] = {"fee_kind": tier.get_fee_kind_display(), "measure": tier.get_measure_display(),
+                             "payer": tier.get_payer_display(), "taken": tier.get_taken_display()}
+        records.append(record)
+    return records
+
+
+@page("compliance")
+def compare(request, establishment, code, scope):
+    """Two versions side by side, tier by tier, with what changed marked."""
+    establishment = _room(scope, establishment)
+    document, versions = _document(scope, establishment, code)
+    form = CompareForm(request.GET or None, versions=versions)
+    context = {"document": document, "form": form, "show_all": request.GET.get("all") == "1"}
+    if not form.is_bound:
+        return _render(request, "compare.html", establishment, context)
+    if not form.is_valid():
+        return _render(request, "compare.html", establishment, context, status=400)
+    old = _version(versions, form.cleaned_data["from"])
+    new = _version(versions, form.cleaned_data["to"])
+    context |= {"old": old, "new": new, "diff": diff.diff_versions(_records(old), _records(new))}
+    return _render(request, "compare.html", establishment, context)
+
+
+def _editable(scope, establishment, code, number):
+    """A draft the user may change; 403 if they may not, 409 (a page saying so) if it is published."""
+    document, versions = _document(scope, establishment, code)
+    if not scope.may_edit_schedule(document):
+        raise PermissionDenied("Only a compliance officer responsible for this schedule may change it.")
+    return document, versions, _version(versions, number)
+
+
+def _published_refusal(request, establishment, document, version):
+    return _render(request, "refused.html", establishment, {
+        "document": document, "version": version,
+        "message": f"{document.code} version {version.number} is published and can no longer be changed: start "
+                   "a new draft from it instead."}, status=409)
+
+
+@page("compliance")
+def new_draft(request, establishment, code, number, scope):
+    """Start a new draft from a version: its effective date and the reason are asked for."""
+    establishment = _room(scope, establishment)
+    document, _, based_on = _editable(scope, establishment, code, number)
+    form = NewDraftForm(request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                draft = editing.start_draft(document, based_on, user=request.user, **form.cleaned_data)
+            except StateConflict as error:
+                messages.error(request, str(error))
+                return _render(request, "new_draft.html", establishment,
+                               {"document": document, "based_on": based_on, "form": form}, status=409)
+            messages.success(request, f"Draft version {draft.number} started from version {based_on.number}. "
+                                      "Edit its tiers, then publish it.")
+            return redirect("console:compliance-version", establishment.slug, document.code, draft.number)
+        return _render(request, "new_draft.html", establishment,
+                       {"document": document, "based_on": based_on, "form": form}, status=400)
+    return _render(request, "new_draft.html", establishment, {"document": document, "based_on": based_on,
+                                                              "form": form})
+
+
+@page("compliance")
+def edit_tiers(request, establishment, code, number, option, scope):
+    """One option's tiers of a draft, as a grid; saved row by row through the audited path, with the reason."""
+    establishment = _room(scope, establishment)
+    document, _, version = _editable(scope, establishment, code, number)
+    if version.is_published:
+        return _published_refusal(request, establishment, document, version)
+    option = get_object_or_404(FeeOption.objects.filter(version=version), number=option)
+    try:
+        extra = min(_number(request.GET.get("add"), "add") or 1, 20)
+    except BadRequest:
+        extra = 1
+    data = request.POST if request.method == "POST" else None
+    formset = tier_formset(option, data, extra=extra)
+    reason = TierReasonForm(data)
+    context = {"document": document, "version": version, "option": option, "formset": formset, "reason": reason,
+               "extra": extra}
+    if request.method != "POST":
+        return _render(request, "edit_tiers.html", establishment, context)
+    if not (formset.is_valid() and reason.is_valid()):
+        return _render(request, "edit_tiers.html", establishment, context, status=400)
+    try:
+        changed, added, removed = editing.save_tiers(option, formset, user=request.user,
+                                                      reason=reason.cleaned_data["reason"])
+    except StateConflict as error:
+        messages.error(request, str(error))
+        return _render(request, "edit_tiers.html", establishment, context, status=409)
+    if changed or added or removed:
+        messages.success(request, f"Option {option.number}: {changed} tier(s) changed, {added} added, "
+                                  f"{removed} removed.")
+    else:
+        messages.info(request, f"Option {option.number}: nothing changed.")
+    url = reverse("console:compliance-version", args=[establishment.slug, document.code, version.number])
+    return redirect(f"{url}?option={option.number}")
+
+
+@page("compliance")
+def publish(request, establishment, code, number, scope):
+    """What publishing would change and raise, then the effective date, the reason and (if needed) the
+    retroactive confirmation."""
+    establishment = _room(scope, establishment)
+    document, versions, version = _editable(scope, establishment, code, number)
+    if version.is_published:
+        return _published_refusal(request, establishment, document, version)
+    today = timezone.localdate()
+    form = PublishForm(request.POST or None, version=version, today=today,
+                       initial={"effective_from": version.effective_from, "reason": version.reason,
+                                "retroactive": version.retroactive,
+                                "retroactive_reason": version.retroactive_reason})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                editing.publish_draft(version, user=request.user, reason=data["reason"],
+                                      effective_from=data["effective_from"], retroactive=data["retroactive"],
+                                      retroactive_reason=data["retroactive_reason"])
+            except StateConflict as error:
+                form.add_error(None, str(error))
+                status = 409
+            else:
+                messages.success(request, f"{document.code} version {version.number} is published. It can no "
+                                          "longer be changed.")
+                return redirect("console:compliance-version", establishment.slug, document.code, version.number)
+        else:
+            status = 400
+    version.refresh_from_db()
+    current = in_force([v for v in versions if v.pk != version.pk], today)
+    changes = diff.diff_versions(_records(current) if current else [], _records(version))
+    tables = Table.objects.filter(establishment=establishment, active=True).select_related(
+        "establishment__jurisdiction", "game")
+    preview = checking.preview_version(version, tables=list(tables))
+    preview["lint_new"], preview["lint_known"] = _split_known(preview["lint"], document, version, current)
+    preview["postings"] = [{"posting": posting, "findings": [f for f in found if f.severity != "info"],
+                            "notes": sum(1 for f in found if f.severity == "info")}
+                           for posting, found in preview["postings"]]
+    return _render(request, "publish.html", establishment, {
+        "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
+        "form": form, "today": today}, status=status)
+
+
+def _split_known(findings, document, version, current):
+    """The draft's schedule findings: (new ones, those the version in force raises already)."""
+    if current is None:
+        return findings, []
+
+    def key(finding, number):
+        text = finding.message.replace(f"{document.code} v{number} ", f"{document.code} v* ")
+        return finding.rule, finding.subject.get("option"), text
+
+    _, raised = checking.schedule_findings(current)
+    known = {key(f, current.number) for f in raised}
+    fresh = [f for f in findings if key(f, version.number) not in known]
+    return fresh, [f for f in findings if key(f, version.number) in known]
+
+
+@page("compliance")
+def discard(request, establishment, code, number, scope):
+    establishment = _room(scope, establishment)
+    document, _, version = _editable(scope, establishment, code, number)
+    if version.is_published:
+        return _published_refusal(request, establishment, document, version)
+    if request.method == "POST":
+        try:
+            editing.discard_draft(version, user=request.user)
+        except StateConflict as error:
+            messages.error(request, str(error))
+            return redirect("console:compliance-version", establishment.slug, document.code, version.number)
+        messages.success(request, f"Draft version {number} of {document.code} discarded.")
+        return redirect("console:compliance-schedule", establishment.slug, document.code)
+    return _render(request, "discard.html", establishment, {"document": document, "version": version})
+
+
+@require_POST
+@page("compliance")
+def validate_version(request, establishment, code, number, scope):
+    """Lint a published version now and compare it with the others (the API's run over a schedule)."""
+    establishment = _room(scope, establishment)
+    document, versions = _document(scope, establishment, code)
+    version = _version(versions, number)
+    if not version.is_published:
+        raise Http404("Only a published version is validated; a draft's findings are on its publish page.")
+    if not (scope.is_admin or (scope.compliance_establishments and scope.may_edit_schedule(document))):
+        raise PermissionDenied("Only compliance officers may start a run.")
+    run = checking.run_schedule(version, user=request.user)
+    messages.success(request, f"{document.code} version {version.number} validated: {run.errors} error(s), "
+                              f"{run.warnings} warning(s), {run.infos} note(s).")
+    return redirect(reverse("console:compliance-findings", args=[establishment.slug]))
+
+
+# -- findings -------------------------------------------------------------------------------------------------------
+
+
+FOUND_BY = {ValidationRun.Kind.ESTABLISHMENT: "run over the room", ValidationRun.Kind.POSTING: "posting's check",
+            ValidationRun.Kind.SCHEDULE: "schedule run", ValidationRun.Kind.EVERYTHING: "run over everything"}
+
+
+class InboxForm(forms.Form):
+    severity = forms.ChoiceField(required=False, choices=[("", "All severities"), *Finding.Severity.choices])
+    show = forms.ChoiceField(required=False, choices=[("open", "Open"), ("acknowledged", "Acknowledged"),
+                                                      ("all", "All")])
+
+
+class AcknowledgeForm(forms.Form):
+    reason = reason_field(label="How it was handled", help_text="Kept with the finding and in the audit log.")
+
+
+@page("compliance")
+def findings(request, establishment, scope):
+    """The inbox: the findings that stand now, by severity, with those new since the last look marked."""
+    establishment = _room(scope, establishment)
+    now = timezone.now()
+    form = InboxForm(request.GET or None)
+    status = 200 if not form.is_bound or form.is_valid() else 400
+    severity = form.cleaned_data.get("severity") if status == 200 and form.is_bound else ""
+    show = (form.cleaned_data.get("show") if status == 200 and form.is_bound else "") or "open"
+    everything = inbox.current_findings(establishment, now)
+    seen = _last_seen(request, establishment)
+    counts = inbox.counts(everything, since=seen)
+    rows = [f for f in everything if (not severity or f.severity == severity)
+            and (show == "all" or (show == "open") == (f.acknowledged_at is None))]
+    for finding in rows:
+        finding.found_by = FOUND_BY.get(finding.run.kind, finding.run.kind)
+        if finding.run.trigger == ValidationRun.Trigger.NIGHTLY:
+            finding.found_by = "nightly run"
+        finding.is_new = seen is not None and finding.acknowledged_at is None and finding.run.created_at > seen
+        finding.may_acknowledge = finding.acknowledged_at is None and may_acknowledge(scope, finding)
+    request.session[SEEN_KEY.format(establishment.pk)] = now.isoformat()
+    groups = [(s, label, [f for f in rows if f.severity == s]) for s, label in Finding.Severity.choices]
+    return _render(request, "findings.html", establishment, {
+        "form": form, "groups": [g for g in groups if g[2]], "rows": rows, "counts": counts, "seen": seen,
+        "show": show, "severity": severity, "may_run": may_run(scope, establishment),
+        "last_run": ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)
+        .select_related("started_by").first(),
+    }, status=status)
+
+
+def _finding(establishment, pk):
+    queryset = Finding.objects.filter(inbox.place_q(establishment)).select_related(
+        "run", "table", "schedule", "schedule_version", "acknowledged_by", "posting")
+    return get_object_or_404(queryset, pk=pk)
+
+
+@page("compliance")
+def finding(request, establishment, finding, scope):
+    """One finding, with the form to acknowledge it (POST here acknowledges)."""
+    establishment = _room(scope, establishment)
+    finding = _finding(establishment, finding)
+    form = AcknowledgeForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if not form.is_valid():
+            status = 400
+        else:
+            try:
+                acknowledge(finding, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+            except PermissionError as error:
+                raise PermissionDenied(str(error)) from None
+            except values.Invalid as error:
+                form.add_error("reason", str(error))
+                status = 400
+            except AlreadyAcknowledged as error:
+                messages.error(request, str(error))
+                finding = _finding(establishment, finding.pk)
+                status = 409
+            else:
+                messages.success(request, f"Finding {finding.pk} acknowledged.")
+                inbox_url = reverse("console:compliance-findings", args=[establishment.slug])
+                back = request.POST.get("next", "")
+                return redirect(back if back.startswith(inbox_url + "?") else inbox_url)
+    return _render(request, "finding.html", establishment, {
+        "finding": finding, "form": form,
+        "may_acknowledge": finding.acknowledged_at is None and may_acknowledge(scope, finding)}, status=status)
+
+
+@require_POST
+@page("compliance")
+def run_now(request, establishment, scope):
+    """Validate the establishment now (its postings in force, approvals, rounds): the API's run."""
+    establishment = _room(scope, establishment)
+    if not may_run(scope, establishment):
+        raise PermissionDenied("Only a compliance officer of this establishment may start a run.")
+    run = checking.run_establishment(establishment, user=request.user)
+    messages.success(request, f"Validation run {run.pk}: {run.postings_checked} posting(s) checked, {run.errors} "
+                              f"error(s), {run.warnings} warning(s), {run.infos} note(s).")
+    return redirect("console:compliance-findings", establishment.slug)
+
+
+# -- approvals --------------------------------------------------------------------------------------------------------
+
+
+def _approval_rows(establishment, today):
+    approvals = (Approval.objects.filter(jurisdiction_id=establishment.jurisdiction_id)
+                 .filter(Q(establishment__isnull=True) | Q(establishment=establishment))
+                 .select_related("game", "jurisdiction", "establishment", "source").prefetch_related("conditions")
+                 .order_by("game__name", "key"))
+    rows = []
+    for approval in approvals:
+        state = approval_state(approval_facts(approval), today)
+        conditions = list(approval.conditions.all())
+        outstanding = [c for c in conditions if c.status == c.Status.OUTSTANDING]
+        expiring = bool(state.in_force and approval.expires_on and approval.expires_on - today <= EXPIRING_WITHIN)
+        rows.append({"approval": approval, "state": state, "conditions": conditions, "outstanding": outstanding,
+                     "expiring": expiring, "attention": bool(outstanding) or expiring or not state.in_force})
+    return rows
+
+
+@page("compliance")
+def approvals(request, establishment, scope):
+    establishment = _room(scope, establishment)
+    today = timezone.localdate()
+    rows = sorted(_approval_rows(establishment, today), key=lambda r: not r["attention"])  # stable: by game after
+    return _render(request, "approvals.html", establishment, {"rows": rows, "today": today})
+
+
+# -- postings and overrides -----------------------------------------------------------------------------------------
+
+
+def _posting_rows(establishment, now):
+    """Each posting in force now or to come at the establishment, with its check, its errors, its print override."""
+    tables = sorted(Table.objects.filter(establishment=establishment, active=True), key=lambda t: natural(t.label))
+    order = {t.pk: i for i, t in enumerate(tables)}
+    postings = list(printing.postings_in_force(tables, now).values())
+    postings += list(TablePosting.objects.filter(table__in=tables, effective_from__gt=now)
+                     .select_related("table__establishment__jurisdiction", "game", "schedule"))
+    postings.sort(key=lambda p: (order[p.table_id], p.effective_from))
+    runs = {}
+    for run in (ValidationRun.objects.filter(posting__in=postings, kind=ValidationRun.Kind.POSTING)
+                .order_by("posting", "-created_at", "-id")):
+        runs.setdefault(run.posting_id, run)
+    errors = {}
+    for f in Finding.objects.filter(run__in=list(runs.values()), severity=Finding.Severity.ERROR).order_by("id"):
+        errors.setdefault(f.run_id, []).append(f)
+    overrides = {}
+    for granted in PrintOverride.objects.filter(posting__in=postings).select_related("granted_by"):
+        overrides.setdefault(granted.posting_id, granted)  # newest first (the model's ordering)
+    rows = []
+    for posting in postings:
+        run = runs.get(posting.pk)
+        found = errors.get(run.pk, []) if run else []
+        granted = overrides.get(posting.pk) if found else None
+        rows.append({"posting": posting, "run": run, "errors": found, "override": granted,
+                     "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
+    return rows
+
+
+@page("compliance")
+def postings(request, establishment, scope):
+    """Postings in force and to come, their findings and print overrides; every override granted, with its reason."""
+    establishment = _room(scope, establishment)
+    now = timezone.now()
+    history = (PrintOverride.objects.filter(posting__table__establishment=establishment)
+               .select_related("posting__table", "posting__schedule", "granted_by")[:100])
+    return _render(request, "postings.html", establishment, {
+        "rows": _posting_rows(establishment, now), "history": history, "now": now,
+        "may_override": may_override(scope, establishment.pk)})
+
+
+class OverrideForm(forms.Form):
+    reason = reason_field(label="Why the sign may be printed despite its errors", min_length=10,
+                          help_text="Kept with the posting and in the audit log (10 characters or more).")
+
+
+@page("compliance")
+def override_posting(request, establishment, posting, scope):
+    """Let a posting with error findings be printed, with a reason (signage's override service)."""
+    establishment = _room(scope, establishment)
+    posting = get_object_or_404(TablePosting.objects.filter(table__establishment=establishment)
+                                .select_related("table__establishment", "schedule", "game"), pk=posting)
+    if not may_override(scope, establishment.pk):
+        raise PermissionDenied("Only a compliance officer of the table's establishment may override a print block.")
+    form = OverrideForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                override(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+            except PermissionError as error:
+                raise PermissionDenied(str(error)) from None
+            except PostingInputError as error:
+                form.add_error("reason" if "reason" in str(error) else None, str(error))
+                status = 400
+            else:
+                messages.success(request, f"Table {posting.table.label}: the sign may now be printed; your reason "
+                                          "is recorded.")
+                return redirect("console:compliance-postings", establishment.slug)
+        else:
+            status = 400
+    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
+    found = list(run.findings.order_by("id")) if run else []
+    return _render(request, "override.html", establishment, {
+        "posting": posting, "form": form, "run": run, "findings": found,
+        "has_errors": any(f.severity == Finding.Severity.ERROR for f in found),
+        "overrides": posting.print_overrides.select_related("granted_by")}, status=status)

@@ -1,0 +1,178 @@
+"""A floor supervisor's pages: every table at a glance, its posting at any moment, signs and batches.
+
+Postings and prints go through signage's services, scoped like the API (cardroom.access via console.access).
+"""
+
+import datetime
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from cardroom.exceptions import StateConflict
+from cardroom.ordering import natural
+from compliance.models import ValidationRun
+from fees.models import TablePosting
+from signage import content, printing, render as sign_render
+from signage.models import SignPrint
+from signage.postings import may_post
+from signage.tasks import start_batch
+
+from ..access import establishment_or_404, floor_establishments, page
+
+
+@page("floor")
+def home(request, scope):
+    """One establishment: straight to its floor; several: choose."""
+    establishments = list(floor_establishments(scope))
+    if len(establishments) == 1:
+        return redirect("console:floor", establishments[0].slug)
+    return render(request, "console/choose.html", {"establishments": establishments, "section": "floor",
+                                                   "target": "console:floor"})
+
+
+def _floor_rows(establishment, now):
+    """Each active table with the posting in force now, its findings and its sign's state (queries: a fixed few)."""
+    tables = sorted(establishment.tables.filter(active=True),
+                    key=lambda t: natural(t.label))
+    in_force = printing.postings_in_force(tables, now)
+    postings = list(in_force.values())
+    runs = {}
+    for run in (ValidationRun.objects.filter(posting__in=postings, kind=ValidationRun.Kind.POSTING)
+                .order_by("posting", "-created_at", "-id")):
+        runs.setdefault(run.posting_id, run)
+    states = printing.sign_states(postings, now)
+    rows = []
+    for table in tables:
+        posting = in_force.get(table.pk)
+        rows.append({"table": table, "posting": posting, "run": posting and runs.get(posting.pk),
+                     "sign": posting and states[posting.pk]})
+    return rows
+
+
+@page("floor")
+def floor(request, establishment, scope):
+    establishment = establishment_or_404(floor_establishments(scope), establishment)
+    now = timezone.now()
+    rows = _floor_rows(establishment, now)
+    return render(request, "console/floor/floor.html", {
+        "section": "floor", "establishment": establishment, "rows": rows, "now": now,
+        "may_print": may_post(scope, establishment.pk), "layouts": sign_render.LAYOUTS,
+        "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
+        "unposted": [r for r in rows if r["posting"] is None],
+        "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
+    })
+
+
+class LookupForm(forms.Form):
+    """"What was posted at table 7 at 02:30 on 3 March": a table, a day and a time in the room's zone."""
+
+    table = forms.TypedChoiceField(coerce=int)
+    day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    time = forms.TimeField(widget=forms.TimeInput(attrs={"type": "time"}))
+
+    def __init__(self, *args, tables, zone, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zone = zone
+        self.fields["table"].choices = [(t.pk, f"Table {t.label}") for t in tables]
+
+    def moment(self):
+        local = datetime.datetime.combine(self.cleaned_data["day"], self.cleaned_data["time"])
+        return timezone.make_aware(local, self.zone)
+
+
+@page("floor")
+def posted_at(request, establishment, scope):
+    establishment = establishment_or_404(floor_establishments(scope), establishment)
+    tables = sorted(establishment.tables.all(), key=lambda t: natural(t.label))
+    form = LookupForm(request.GET or None, tables=tables, zone=establishment.zone)
+    found = at = table = None
+    if form.is_valid():
+        at = form.moment()
+        table = next(t for t in tables if t.pk == form.cleaned_data["table"])
+        found = TablePosting.objects.in_force(table, at)
+    status = 400 if request.GET and not form.is_valid() else 200
+    return render(request, "console/floor/posted_at.html", {
+        "section": "floor", "establishment": establishment, "form": form, "posting": found, "at": at,
+        "table": table, "detail": found and _posting_detail(found, at)}, status=status)
+
+
+def _posting_detail(posting, at):
+    """The whole posting as the sign showed it: limits, fees, bonus limits, findings."""
+    sign = content.sign_for(posting, at=at)
+    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
+    fee_tables = [{"table": t, "rows": [(row.bounds, sign_render.money(row.fee, sign.currency)) for row in t.rows]}
+                  for t in sign.fee_tables]
+    return {"sign": sign, "fee_tables": fee_tables, "findings": list(run.findings.order_by("-severity", "id")) if run else [],
+            "prints": posting.prints.order_by("-printed_at")[:20], "superseded_by": posting.superseded_by()}
+
+
+@page("floor")
+def table(request, establishment, table, scope):
+    establishment = establishment_or_404(floor_establishments(scope), establishment)
+    table = get_object_or_404(establishment.tables, pk=table)
+    now = timezone.now()
+    posting = TablePosting.objects.in_force(table, now)
+    history = table.postings.select_related("schedule", "game").order_by("-effective_from")[:20]
+    return render(request, "console/floor/table.html", {
+        "section": "floor", "establishment": establishment, "table": table, "posting": posting, "now": now,
+        "detail": posting and _posting_detail(posting, now), "history": history,
+        "may_print": may_post(scope, establishment.pk), "layouts": sign_render.LAYOUTS,
+        "sign": posting and printing.sign_states([posting], now)[posting.pk]})
+
+
+def _layout(request):
+    layout = request.POST.get("layout") or request.GET.get("layout") or "letter"
+    return layout if layout in sign_render.LAYOUTS else None
+
+
+@page("floor")
+def sign(request, establishment, table, scope):
+    """GET: an unrecorded preview, watermarked. POST: print, recorded (the same service as the API)."""
+    establishment = establishment_or_404(floor_establishments(scope), establishment)
+    table = get_object_or_404(establishment.tables, pk=table)
+    layout = _layout(request)
+    if layout is None:
+        return HttpResponse(f"layout must be one of {', '.join(sign_render.LAYOUTS)}.", status=400,
+                            content_type="text/plain")
+    posting = TablePosting.objects.in_force(table, timezone.now())
+    if posting is None:
+        raise Http404(f"Table {table.label} has no posting in force.")
+    preview = request.method != "POST"
+    if not preview and not may_post(scope, establishment.pk):
+        return HttpResponse("Only floor supervisors and compliance officers of this room print signs.",
+                            status=403, content_type="text/plain")
+    try:
+        rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
+                                           preview=preview)
+    except StateConflict as blocked:
+        messages.error(request, str(blocked))
+        return redirect("console:floor-table", establishment.slug, table.pk)
+    name = ("preview-" if preview else "") + printing.filename(establishment, [table], layout)
+    response = HttpResponse(rendered.pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'{"inline" if preview else "attachment"}; filename="{name}"'
+    return response
+
+
+@require_POST
+@page("floor")
+def print_floor(request, establishment, scope):
+    """Start a batch of the whole floor (or the tables ticked) as one PDF; the job page shows its progress."""
+    establishment = establishment_or_404(floor_establishments(scope), establishment)
+    if not may_post(scope, establishment.pk):
+        return HttpResponse("Only floor supervisors and compliance officers print signs.", status=403,
+                            content_type="text/plain")
+    layout = _layout(request)
+    wanted = request.POST.getlist("tables")
+    if layout is None or not all(t.isascii() and t.isdigit() for t in wanted):
+        return HttpResponse("Choose a layout (letter or tent) and tables by their ids.", status=400,
+                            content_type="text/plain")
+    tables = list(establishment.tables.filter(pk__in=[int(t) for t in wanted]).values_list("pk", flat=True))
+    job = start_batch(establishment, layout=layout, tables=tables, user=request.user)
+    return redirect("console:job", job.uuid)
+
+
+__all__ = ["floor", "home", "posted_at", "print_floor", "sign", "table"]

@@ -1,0 +1,25 @@
+"""Any role's jobs (sign batches, audit exports): progress, then the file. Scoped as the API's jobs."""
+
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, render
+
+from cardroom.api.jobs import visible_jobs
+from cardroom.models import Job
+
+from ..access import page
+
+
+@page("any")
+def job(request, job, scope):
+    """A job's progress; htmx asks again every second until it is done or failed."""
+    job = get_object_or_404(visible_jobs(scope), uuid=job)
+    template = "console/job_progress.html" if request.htmx else "console/job.html"
+    return render(request, template, {"job": job})
+
+
+@page("any")
+def job_file(request, job, scope):
+    job = get_object_or_404(visible_jobs(scope), uuid=job)
+    if job.status != Job.Status.DONE or not job.file:
+        raise Http404("This job has no file yet.")
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1])

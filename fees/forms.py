@@ -1,0 +1,170 @@
+"""Forms for editing a draft schedule version on the role pages: every value read as the API reads it
+(``cardroom.values`` through ``cardroom.forms``), so a form accepts exactly what the API accepts."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import BaseModelFormSet, modelformset_factory
+
+from cardroom import forms as strict
+from cardroom import values
+
+from .models import FeeTier
+
+
+def _read(read, value, **options):
+    try:
+        return read(value, **options)
+    except values.Invalid as error:
+        message = str(error)
+        raise ValidationError(message[:1].upper() + message[1:]) from None
+
+
+class MoneyField(forms.DecimalField):
+    """An amount of money: plain ASCII digits, never negative, at most two decimal places (``values.money``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "size": 8, "autocomplete": "off"}))
+        super().__init__(max_digits=12, decimal_places=2, **kwargs)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        return _read(values.money, str(value).strip())
+
+
+class TextField(forms.CharField):
+    """One line of printable text (or several, with ``single_line=False``), stripped (``values.text``)."""
+
+    def __init__(self, *, max_length, single_line=True, **kwargs):
+        self.single_line = single_line
+        super().__init__(max_length=max_length, strip=False, **kwargs)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return ""
+        return _read(values.text, value, max_length=self.max_length, required=False, single_line=self.single_line)
+
+
+def reason_field(label="Reason", help_text="Why: kept in the history and the audit log.", min_length=3):
+    return TextField(label=label, max_length=2000, single_line=False, min_length=min_length, help_text=help_text,
+                     widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+
+
+class TierForm(forms.ModelForm):
+    order = strict.IntegerField(min_value=1, max_value=32000,
+                                widget=forms.TextInput(attrs={"inputmode": "numeric", "size": 3}))
+    lower = MoneyField(required=False)
+    upper = MoneyField(required=False)
+    fee = MoneyField()
+    printed_bounds = TextField(max_length=60, required=False, widget=forms.TextInput(attrs={"size": 10}))
+    printed_fee = TextField(max_length=60, widget=forms.TextInput(attrs={"size": 8}))
+    note = TextField(max_length=500, required=False, widget=forms.TextInput(attrs={"size": 12}))
+
+    class Meta:
+        model = FeeTier
+        fields = ["order", "fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds",
+                  "printed_fee", "note"]
+
+    def __init__(self, *args, option=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if option is not None and self.instance.pk is None:
+            self.instance.option = option
+        for name in ("fee_kind", "payer", "measure", "taken"):
+            choices = [c for c in self.fields[name].choices if c[0] != ""]
+            self.fields[name].choices = choices if self.instance.pk else [("", "—"), *choices]
+
+    def clean(self):
+        data = super().clean()
+        lower, upper = data.get("lower"), data.get("upper")
+        if lower is not None and upper is not None and lower > upper:
+            self.add_error("upper", f"Must be at least the lower bound ({lower}).")
+        return data
+
+
+class BaseTierFormSet(BaseModelFormSet):
+    def clean(self):
+        super().clean()
+        seen = {}
+        for form in self.forms:
+            if not form.has_changed() and form.instance.pk is None:
+                continue
+            if self.can_delete and self._should_delete_form(form):
+                continue
+            order = form.cleaned_data.get("order") if hasattr(form, "cleaned_data") else None
+            if order is None:
+                continue
+            if order in seen:
+                form.add_error("order", f"Row {order} is used twice: each tier needs its own row number.")
+            seen[order] = form
+
+
+GRID_LABELS = {"order": "row number", "fee_kind": "fee", "payer": "paid by", "measure": "measured on", "lower": "from",
+               "upper": "to", "fee": "amount", "taken": "taken", "printed_bounds": "bounds as printed",
+               "printed_fee": "fee as printed", "note": "note", "DELETE": "remove"}
+
+
+def tier_formset(option, data=None, extra=1):
+    """The tiers of one option of a draft, as a grid (each cell labelled for screen readers)."""
+    FormSet = modelformset_factory(FeeTier, form=TierForm, formset=BaseTierFormSet, extra=extra, can_delete=True)
+    formset = FormSet(data, queryset=option.tiers.order_by("order"), prefix="tiers", form_kwargs={"option": option})
+    for form in formset.forms:
+        row = f"row {form.instance.order}" if form.instance.pk else "new row"
+        for name, field in form.fields.items():
+            if name in GRID_LABELS:
+                field.widget.attrs["aria-label"] = f"{GRID_LABELS[name].capitalize()}, {row}"
+    return formset
+
+
+class NewDraftForm(forms.Form):
+    effective_from = strict.DayField(label="Effective from", help_text="First day the new version will apply.",
+                                     widget=forms.DateInput(attrs={"type": "date"}))
+    reason = reason_field(help_text="What will change and on whose authority.")
+
+
+class TierReasonForm(forms.Form):
+    reason = reason_field(help_text="Why these tiers change: kept in the history and the audit log of each row.")
+
+
+class PublishForm(forms.Form):
+    effective_from = strict.DayField(label="Effective from", required=False,
+                                     widget=forms.DateInput(attrs={"type": "date"}),
+                                     help_text="First day the version applies.")
+    reason = reason_field(help_text="Why this version is published: what changed and on whose authority.")
+    retroactive = forms.BooleanField(
+        required=False, label="I confirm this version is retroactive",
+        help_text="It takes effect before today, the day it is published.")
+    retroactive_reason = TextField(label="Why it must reach back", max_length=4000, single_line=False,
+                                   required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+
+    def __init__(self, *args, version, today, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.version, self.today = version, today
+        if version.number == 1 and not version.document.versions.exclude(pk=version.pk).exists():
+            self.fields["effective_from"].help_text += " Only a first version whose source states none may be blank."
+
+    def clean(self):
+        """Every reason ``ScheduleVersion.publish_problems`` would give, as form errors (nothing is saved)."""
+        data = super().clean()
+        if self.errors:
+            return data
+        version = self.version
+        trial = type(version)(pk=version.pk, document=version.document, number=version.number,
+                              status=version.status, effective_from=data.get("effective_from"),
+                              reason=data.get("reason", ""), retroactive=bool(data.get("retroactive")),
+                              retroactive_reason=data.get("retroactive_reason", ""))
+        retro = trial.effective_from is not None and trial.effective_from < self.today
+        if not retro:
+            data["retroactive"], data["retroactive_reason"] = False, ""
+            trial.retroactive, trial.retroactive_reason = False, ""
+        for problem in trial.publish_problems():
+            if "retroactive" in problem and "reason" in problem:
+                self.add_error("retroactive_reason", problem)
+            elif "retroactive" in problem:
+                self.add_error("retroactive", problem)
+            elif "effective" in problem:
+                self.add_error("effective_from", problem)
+            elif "reason" in problem:
+                self.add_error("reason", problem)
+            else:
+                self.add_error(None, problem)
+        return data

@@ -1,0 +1,84 @@
+"""Browser tests: Playwright drives the system's Chromium (Debian's package; nothing is downloaded) against
+pytest-django's live server. Every test here is marked ``browser``.
+
+Each page is watched for requests that leave the live server (the card room's network may be offline: nothing
+may come from another host) and checked with axe-core (axe-playwright-python) for serious violations.
+"""
+
+import os
+import shutil
+from urllib.parse import urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from cardroom.models import Role
+
+HERE = os.path.dirname(__file__)
+# Playwright's sync API runs an event loop in the test's thread; the ORM calls the tests make beside it are
+# ordinary synchronous calls.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+PASSWORD = "browser-test-password"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if str(item.path).startswith(HERE):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.fail("The browser tests need Chromium: apt-get install chromium (bin/test installs it)")
+    return {**browser_type_launch_args, "executable_path": chromium}
+
+
+@pytest.fixture
+def site(live_server, reseed, transactional_db):
+    """The live server with the seed data, and people with passwords who log in through the login page."""
+    from tests.conftest import People
+
+    people = People()
+    for user in (people.admin, people.compliance, people.floor, people.regulator_ca, people.compliance_wa):
+        user.set_password(PASSWORD)
+        user.save()
+    people.url = live_server.url
+    people.Role = Role
+    return people
+
+
+@pytest.fixture
+def offsite_requests(page, live_server):
+    """Every request the page makes to a host other than the live server's (there must be none)."""
+    host = urlsplit(live_server.url).netloc
+    seen = []
+    page.on("request", lambda request: seen.append(request.url)
+            if urlsplit(request.url).scheme in ("http", "https", "ws", "wss")
+            and urlsplit(request.url).netloc != host else None)
+    return seen
+
+
+@pytest.fixture
+def login(page, site, offsite_requests):
+    def log_in(user):
+        page.goto(f"{site.url}/login/")
+        page.get_by_label("Username").fill(user.get_username())
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_load_state()
+        return page
+    yield log_in
+    assert offsite_requests == []
+
+
+AXE = Axe()
+
+
+def serious_violations(page):
+    """axe-core's serious and critical findings on the page as it stands: (rule id, first target) pairs."""
+    results = AXE.run(page)
+    return [(v["id"], v["nodes"][0]["target"]) for v in results.response["violations"]
+            if v["impact"] in ("serious", "critical")]

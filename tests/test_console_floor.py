@@ -1,0 +1,146 @@
+"""A floor supervisor's pages: the floor at a glance, what a table showed at a moment, signs and batches."""
+
+import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from cardroom.access import Scope
+from cardroom.models import AuditLogEntry, Game, Job, Table
+from signage.models import SignPrint
+from signage.postings import post_table, read_posting
+
+from . import signs
+
+pytestmark = pytest.mark.django_db
+LA = ZoneInfo("America/Los_Angeles")
+# After the seed data's publication (today), so that no sign looks printed before its schedule was published.
+MARCH_1 = datetime.datetime(2027, 3, 1, 8, 0, tzinfo=LA)
+
+
+@pytest.fixture
+def floor_of(people, clock):
+    """Tables 2, 7 and 10 posted on 1 March (only 7 with bonus limits), table 12 never posted; now 3 March."""
+    game = Game.objects.get(slug="face-up-pai-gow-poker")
+    tables = {label: Table.objects.create(establishment=people.marysville, label=label, seats=7, game=game)
+              for label in ("10", "2", "7", "12")}
+    clock(MARCH_1 - datetime.timedelta(minutes=1))
+    for label, limits in (("2", ("5", "500")), ("7", ("10", "1000")), ("10", ("25", "2000"))):
+        data = {"table": tables[label].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": limits[0],
+                "max_wager": limits[1], "effective_from": MARCH_1.isoformat()}
+        if label == "7":
+            data["bonus_limits"] = [{"bet": "Fortune Bonus Bet", "minimum": "1", "maximum": "25"}]
+        post_table(read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)),
+                   user=people.floor)
+    clock(datetime.datetime(2027, 3, 3, 4, 0, tzinfo=LA))
+    return tables
+
+
+def test_a_login_lands_on_each_roles_home(client, people):
+    homes = {people.floor: "/floor/casino-marysville/", people.compliance: "/compliance/casino-marysville/",
+             people.regulator_ca: "/regulator/", people.admin: "/admin-home/"}
+    for user, home in homes.items():
+        client.force_login(user)
+        answer = client.get("/", follow=True)
+        assert answer.redirect_chain[-1][0] == home, user
+        assert answer.status_code == 200
+    client.logout()
+    assert client.get("/floor/casino-marysville/")["Location"].startswith("/login/?next=")
+    client.force_login(people.outsider)
+    assert client.get("/").status_code == 403
+
+
+def test_the_floor_shows_every_table_in_number_order(client, people, floor_of):
+    client.force_login(people.floor)
+    page = client.get("/floor/casino-marysville/").content.decode()
+    rows = page[page.index('id="floor-tables"'):]
+    positions = [rows.index(f'/tables/{floor_of[label].pk}/">{label}</a>') for label in ("2", "7", "10", "12")]
+    assert positions == sorted(positions)
+    assert "$10.00" in rows and "$1,000.00" in rows and "$2,000.00" in rows
+    assert "GEGA-002888 option 1" in rows
+    assert "No posting in force." in rows  # table 12
+    assert "Signs to print or reprint (3)" in page  # never printed
+
+
+def test_the_floor_page_costs_the_same_queries_for_more_tables(client, people, floor_of,
+                                                               django_assert_max_num_queries):
+    client.force_login(people.floor)
+    client.get("/floor/casino-marysville/")  # warm caches (content types, sessions)
+    with django_assert_max_num_queries(40) as few:
+        client.get("/floor/casino-marysville/")
+    game = Game.objects.get(slug="face-up-pai-gow-poker")
+    now = datetime.datetime(2027, 3, 3, 4, 0, tzinfo=LA)
+    for n in range(20, 40):
+        table = Table.objects.create(establishment=people.marysville, label=str(n), seats=7, game=game)
+        data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
+                "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
+        post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get("/floor/casino-marysville/")
+
+
+def test_what_was_posted_at_a_table_at_a_moment(client, people, floor_of):
+    client.force_login(people.floor)
+    answer = client.get("/floor/casino-marysville/posted/",
+                        {"table": floor_of["7"].pk, "day": "2027-03-03", "time": "02:30"})
+    page = answer.content.decode()
+    assert "Table 7 at 2027-03-03 02:30 PST" in page
+    assert "$10.00 to $1,000.00" in page and "Fortune Bonus Bet" in page and "$25.00" in page
+    assert "GEGA-002888 version" in page and "Collection fees" in page
+    before = client.get("/floor/casino-marysville/posted/",
+                        {"table": floor_of["7"].pk, "day": "2027-02-01", "time": "02:30"})
+    assert "Table 7 had no posting in force then." in before.content.decode()
+    bad = client.get("/floor/casino-marysville/posted/", {"table": floor_of["7"].pk, "day": "2027-02-30",
+                                                         "time": "25:00"})
+    assert bad.status_code == 400 and 'role="alert"' in bad.content.decode()
+
+
+def test_a_get_previews_and_a_post_prints(client, people, floor_of):
+    client.force_login(people.floor)
+    url = f"/floor/casino-marysville/tables/{floor_of['7'].pk}/sign.pdf"
+    preview = client.get(url, {"layout": "tent"})
+    assert preview["Content-Type"] == "application/pdf" and "PREVIEW" in signs.text(preview.content)
+    assert not SignPrint.objects.exists()
+    printed = client.post(url, {"layout": "letter"})
+    assert printed.status_code == 200 and "PREVIEW" not in signs.text(printed.content)
+    record = SignPrint.objects.get()
+    assert (record.posting.table.label, record.number, record.layout) == ("7", 1, "letter")
+    assert AuditLogEntry.objects.filter(action="signage.print").exists()
+    page = client.get("/floor/casino-marysville/").content.decode()
+    assert "Signs to print or reprint (2)" in page
+
+
+def test_the_whole_floor_prints_as_one_job_with_progress(client, people, floor_of,
+                                                        django_capture_on_commit_callbacks):
+    client.force_login(people.floor)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post("/floor/casino-marysville/print/", {"layout": "letter"})
+    job = Job.objects.get()
+    assert answer["Location"] == f"/jobs/{job.uuid}/"
+    assert job.status == Job.Status.DONE and job.total == 3
+    page = client.get(answer["Location"]).content.decode()
+    assert 'value="100"' in page and f"/jobs/{job.uuid}/file" in page
+    pdf = client.get(f"/jobs/{job.uuid}/file")
+    assert signs.pages(b"".join(pdf.streaming_content)) == 3
+    assert SignPrint.objects.count() == 3
+
+
+def test_other_roles_and_rooms_get_nothing(client, people, floor_of):
+    table = floor_of["7"].pk
+    client.force_login(people.regulator_ca)
+    assert client.get("/floor/casino-marysville/").status_code == 403
+    client.force_login(people.compliance_wa)  # staff of another room: the floor is not theirs
+    assert client.get("/floor/casino-marysville/").status_code == 404
+    assert client.post(f"/floor/casino-marysville/tables/{table}/sign.pdf").status_code == 404
+    assert client.post("/floor/casino-marysville/print/", {"layout": "letter"}).status_code == 404
+    assert not SignPrint.objects.exists() and not Job.objects.exists()
+
+
+def test_bad_print_requests_change_nothing(client, people, floor_of):
+    client.force_login(people.floor)
+    assert client.post("/floor/casino-marysville/print/", {"layout": "poster"}).status_code == 400
+    assert client.post("/floor/casino-marysville/print/", {"layout": "letter", "tables": ["x"]}).status_code == 400
+    assert client.get("/floor/casino-marysville/print/").status_code == 405
+    url = f"/floor/casino-marysville/tables/{floor_of['12'].pk}/sign.pdf"
+    assert client.post(url, {"layout": "letter"}).status_code == 404  # never posted
+    assert not SignPrint.objects.exists() and not Job.objects.exists()
