@@ -5,7 +5,7 @@ import datetime
 from django.db.models import Q
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -15,6 +15,7 @@ from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, TextField, WholeField
+from cardroom.api.schema import may_conflict
 from cardroom.models import Establishment
 from fees.models import ScheduleVersion
 
@@ -115,7 +116,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
     def scope_queryset(self, queryset, scope):
         return queryset.filter(runs_q(scope)).distinct()
 
-    @extend_schema(request=ValidationRunInputSerializer, responses=RunSerializer)
+    @extend_schema(request=ValidationRunInputSerializer, responses={201: RunSerializer})
     @action(detail=False, methods=["post"])
     def run(self, request):
         scope = scope_of(request)
@@ -175,6 +176,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
         )
 
     @extend_schema(request=AcknowledgeSerializer, responses=FindingSerializer)
+    @may_conflict("the finding has been acknowledged already.")
     @action(detail=True, methods=["post"])
     def acknowledge(self, request, pk=None):
         """Say, with a reason, how a finding was handled (compliance officers). A second time answers 409."""
@@ -204,7 +206,8 @@ class ParameterViewSet(ScopedReadOnlyViewSet):
 class LintView(APIView):
     """Schedule lint over every published version you may see (or ``?schedule=CODE``). Nothing is saved."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=OpenApiTypes.OBJECT, parameters=[OpenApiParameter(
+        "schedule", str, description="Only the findings about this schedule (its code).")])
     def get(self, request):
         scope = scope_of(request)
         versions = [v for v in checking.published_versions() if scope.sees_placed(

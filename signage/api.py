@@ -21,6 +21,7 @@ from cardroom import jobs, values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.jobs import JobSerializer
+from cardroom.api.schema import may_conflict
 from cardroom.models import Establishment, Job, Table
 from fees.models import TablePosting
 
@@ -42,6 +43,8 @@ AT = OpenApiParameter("at", str, description="A date and time with its offset, e
                                              "(default: now).")
 LAYOUT = OpenApiParameter("layout", str, enum=list(render.LAYOUTS), description="letter (default) or tent.")
 PDF = {(200, "application/pdf"): OpenApiTypes.BINARY}
+PRINT_CONFLICT = ("the posting has error findings and no compliance override, or the same sign was printed at "
+                  "the same moment.")
 PREVIEW_DOC = ("GET answers an unrecorded preview, watermarked PREVIEW; POST prints the sign, which is recorded "
                "(numbered, with an audit entry) and refused (409) while the posting has error findings and no "
                "compliance override.")
@@ -209,7 +212,8 @@ class PostingViewSet(ScopedReadOnlyViewSet):
             raise bad_request(error) from None
         return Response(self.get_serializer(posting).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[LAYOUT], responses=PDF, description=PREVIEW_DOC)
+    @extend_schema(parameters=[LAYOUT], request=None, responses=PDF, description=PREVIEW_DOC)
+    @may_conflict(PRINT_CONFLICT, methods=["POST"])
     @action(detail=True, methods=["get", "post"], url_path="signage.pdf")
     def signage(self, request, pk=None):
         """This posting's sign: GET a preview, POST to print it."""
@@ -251,6 +255,7 @@ class TableSignageView(APIView):
         return self.sign(request, pk)
 
     @extend_schema(parameters=[LAYOUT], request=None, responses=PDF, description=PREVIEW_DOC)
+    @may_conflict(PRINT_CONFLICT)
     def post(self, request, pk):
         """Print the sign of the posting in force now at table ``pk`` (recorded)."""
         return self.sign(request, pk)

@@ -3,6 +3,7 @@
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -72,10 +73,20 @@ def exception_handler(exc, context):
     return response
 
 
+@csrf_exempt  # changes nothing: an unsafe method to an address the API lacks is a 404 too, not a CSRF page
 def json_not_found(request, *args, **kwargs):
     return JsonResponse(
         {"error": {"status": 404, "code": "not_found", "message": f"No API endpoint at {request.path}."}}, status=404
     )
+
+
+def handler404(request, exception=None):
+    """Django's own 404s: JSON in the API's error format under /api/, Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return error_response(request, 404, "not_found", f"No API endpoint at {request.path}.")
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
 
 
 def handler500(request):
@@ -84,6 +95,15 @@ def handler500(request):
     from django.views.defaults import server_error
 
     return server_error(request)
+
+
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: a session request without its CSRF token. JSON in the API's format under /api/."""
+    if request.path.startswith("/api/"):
+        return error_response(request, 403, "permission_denied", f"CSRF failed: {reason}")
+    from django.views.csrf import csrf_failure as default
+
+    return default(request, reason=reason)
 
 
 def handler400(request, exception=None):

@@ -32,6 +32,10 @@ class JobSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(path) if request else path
 
 
+# What each kind of job makes; the schema of the download says the same.
+DOWNLOAD_TYPES = {Job.Kind.SIGNAGE_BATCH: "application/pdf", Job.Kind.AUDIT_EXPORT: "application/zip"}
+
+
 def visible_jobs(scope):
     """Sign batches: the establishment's staff and the jurisdiction's regulators. Audit export bundles: the
     establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor."""
@@ -57,7 +61,10 @@ class JobViewSet(ScopedReadOnlyViewSet):
     def scope_queryset(self, queryset, scope):
         return visible_jobs(scope)
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @extend_schema(
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY, (200, "application/zip"): OpenApiTypes.BINARY},
+        description="A sign batch is a PDF (application/pdf), an audit export bundle a zip (application/zip).",
+    )
     @action(detail=True, methods=["get"])
     def download(self, request, uuid=None):
         """The job's file (a PDF of signs, a zip bundle), once the job is done."""
@@ -65,7 +72,8 @@ class JobViewSet(ScopedReadOnlyViewSet):
         if job.status != Job.Status.DONE or not job.file:
             raise exceptions.NotFound(f"Job {job.uuid} has no file yet: it is {job.status} ({job.percent}% done).")
         name = job.file.name.rsplit("/", 1)[-1]
-        return FileResponse(job.file.open("rb"), as_attachment=True, filename=name)
+        return FileResponse(job.file.open("rb"), as_attachment=True, filename=name,
+                            content_type=DOWNLOAD_TYPES[job.kind])
 
 
 __all__ = ["JobSerializer", "JobViewSet", "visible_jobs"]

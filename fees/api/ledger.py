@@ -19,6 +19,7 @@ from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, WholeField
+from cardroom.api.schema import may_conflict
 from fees import ledger
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
@@ -227,6 +228,8 @@ class CollectionEntryViewSet(LedgerViewSet):
 
     @extend_schema(request=EntryInputSerializer, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: CollectionEntrySerializer, 200: CollectionEntrySerializer})
+    @may_conflict("the idempotency key is already recorded for a different entry, the entry corrected has "
+                  "been corrected already, or a concurrent batch held the ledger.")
     def create(self, request, *args, **kwargs):
         """Record one entry (201), or return the one already recorded under its idempotency key (200)."""
         scope = require_recorder(request)
@@ -241,6 +244,8 @@ class CollectionEntryViewSet(LedgerViewSet):
 
     @extend_schema(request=BulkInputSerializer, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: BulkResultSerializer, 200: BulkResultSerializer})
+    @may_conflict("a row's idempotency key is already recorded for a different entry, an entry corrected has "
+                  "been corrected already, or a concurrent batch held the ledger. Nothing was recorded.")
     @action(detail=False, methods=["post"], max_body_bytes=settings.LEDGER_BULK_MAX_BYTES)
     def bulk(self, request):
         """Record a batch, all or nothing: one bad row rejects it (400 naming the row) and nothing is saved.
@@ -271,6 +276,7 @@ class RoundViewSet(LedgerViewSet):
     ordering_fields = ["id", "played_at", "gaming_day"]
 
     @extend_schema(request=RoundInputSerializer, responses={201: RoundSerializer, 200: RoundSerializer})
+    @may_conflict("the table, day and reference are already recorded with different facts.")
     def create(self, request, *args, **kwargs):
         """Record a round (201); the same table, day and reference with the same facts returns it (200)."""
         scope = require_recorder(request)

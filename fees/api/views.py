@@ -1,6 +1,6 @@
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers as fields, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -8,6 +8,7 @@ from cardroom import changes
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
 from cardroom.api.errors import Conflict
+from cardroom.api.schema import may_conflict
 from cardroom.audit import log_action
 from cardroom.models import AuditLogEntry
 from fees.models import ScheduleDocument, ScheduleVersion
@@ -18,6 +19,18 @@ AS_OF = OpenApiParameter(
     "as_of", str, description="Resolve the document as of this date (YYYY-MM-DD); default today.", required=False
 )
 VERSION_PATH = r"versions/(?P<number>[0-9]+)"
+HISTORY = inline_serializer("ScheduleHistory", {
+    "changes": inline_serializer("ScheduleVersionChange", many=True, fields={
+        "version": fields.IntegerField(), "status": fields.CharField(),
+        "effective_from": fields.DateField(allow_null=True), "when": fields.DateTimeField(),
+        "who": fields.CharField(allow_null=True, help_text="The user who made the change, if any."),
+        "why": fields.CharField(allow_null=True), "type": fields.CharField(help_text="Created, Changed or Deleted."),
+    }),
+    "actions": inline_serializer("ScheduleVersionAction", many=True, fields={
+        "when": fields.DateTimeField(), "who": fields.CharField(), "action": fields.CharField(),
+        "data": fields.JSONField(),
+    }),
+})
 
 
 def options_of(version):
@@ -96,7 +109,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         return Response(serializers.FeeOptionSerializer(option, context=self.context_for(document)).data)
 
     @extend_schema(responses=serializers.VersionSummarySerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)  # every version, in one list
     def versions(self, request, code=None):
         document = self.get_object()
         data = serializers.VersionSummarySerializer(self.visible_versions(document), many=True).data
@@ -109,7 +122,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version = self.get_version(document, number)
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
-    @extend_schema(responses=None)
+    @extend_schema(responses=HISTORY)
     @action(detail=True, methods=["get"])
     def history(self, request, code=None):
         """Who changed this document's versions, when and why; and every logged action on them."""
@@ -134,6 +147,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     # -- writes (compliance officers) ----------------------------------------------------------------------
 
     @extend_schema(request=serializers.VersionUpdateSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is published, and a published version is never changed.")
     @version.mapping.patch
     def update_version(self, request, code=None, number=None):
         """Change a draft's effective date, reason or provisions. A published version answers 409."""
@@ -150,6 +164,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
     @extend_schema(responses={204: None})
+    @may_conflict("the version is published, or another draft is based on it.")
     @version.mapping.delete
     def delete_version(self, request, code=None, number=None):
         """Discard a draft. A published version answers 409."""
@@ -161,6 +176,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=serializers.PublishSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is already published, or not ready to be (the message says why).")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publish")
     def publish(self, request, code=None, number=None):
         """Publish a draft (it becomes immutable). Publishing a published version answers 409."""
@@ -171,7 +187,8 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version.publish(user=request.user, **serializer.validated_data)
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
-    @extend_schema(request=serializers.NewDraftSerializer, responses=serializers.VersionDetailSerializer)
+    @extend_schema(request=serializers.NewDraftSerializer, responses={201: serializers.VersionDetailSerializer})
+    @may_conflict("a draft cannot be started from this version now (the message says why).")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/drafts")
     def new_draft(self, request, code=None, number=None):
         """Start a new draft version as a copy of this one, to be edited and then published."""

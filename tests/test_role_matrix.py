@@ -1,0 +1,224 @@
+"""Who gets what: the main endpoints against every role, as one table (issue 10).
+
+Columns: an administrator; a compliance officer and a floor supervisor of Casino Marysville (California); a
+California regulator; a compliance officer of another establishment (a Washington card room); anonymous.
+
+The rules the table follows:
+- no credentials: 401 with ``WWW-Authenticate: Basic realm="cardroom"`` on the API; the admin redirects to
+  its login page (302), and answers that way to everyone but administrators;
+- something named in the address that you may not see (another establishment's table, finding, job, a
+  draft when you see only published versions): 404, as if it did not exist;
+- something named in the body that you may not see (a table, an establishment to export or print): 400, the
+  same answer as for one that does not exist;
+- something you may see but your role may not do (a regulator printing, a floor supervisor publishing): 403.
+
+Each cell runs on its own fresh data (a posted table with a sign to print, a finding, a draft, a ledger entry,
+an audit export bundle), so a write in one cell never changes another's answer.
+"""
+
+import datetime
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from cardroom import jobs
+from cardroom.models import Game, Job, Table
+from compliance.checking import run_establishment
+from compliance.models import Finding
+from exports import tasks as export_tasks
+from fees.models import CollectionEntry, ScheduleDocument, ScheduleVersion
+from signage.postings import post_table
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("admin", "compliance", "floor", "regulator", "other", "anonymous")
+SCHEDULE = "/api/v1/schedules/GEGA-002888"
+ENTRY = {"idempotency_key": "matrix-1", "table": "{table}", "collected_at": "2026-11-20T22:00:00-08:00",
+         "reference": "H-9", "payer": "player", "seat": 1, "fee_kind": "player", "amount": "3.00"}
+
+# (method, address, body, {role: status}); "{name}" in the address or body is the fresh data's ``name``.
+MATRIX = [
+    # Schedules: everyone in California reads them; compliance officers alone see drafts and change them.
+    ("get", f"{SCHEDULE}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("get", f"{SCHEDULE}/versions/{{draft}}/", None,
+     dict(admin=200, compliance=200, floor=404, regulator=404, other=404, anonymous=401)),
+    ("post", f"{SCHEDULE}/versions/{{published}}/drafts/", {"reason": "Matrix", "effective_from": "2027-06-01"},
+     dict(admin=201, compliance=201, floor=403, regulator=403, other=404, anonymous=401)),
+    ("patch", f"{SCHEDULE}/versions/{{draft}}/", {"reason": "Matrix edit"},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{SCHEDULE}/versions/{{draft}}/publish/", {},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    ("delete", f"{SCHEDULE}/versions/{{draft}}/", None,
+     dict(admin=204, compliance=204, floor=403, regulator=403, other=404, anonymous=401)),
+    # The ledger: the establishment's staff record; regulators read.
+    ("get", "/api/v1/ledger/entries/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
+    ("get", "/api/v1/ledger/entries/{entry}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("post", "/api/v1/ledger/entries/", ENTRY,
+     dict(admin=201, compliance=201, floor=201, regulator=403, other=400, anonymous=401)),
+    ("post", "/api/v1/ledger/entries/bulk/", {"idempotency_key": "matrix", "entries": [ENTRY]},
+     dict(admin=201, compliance=201, floor=201, regulator=403, other=400, anonymous=401)),
+    # Postings and signs: the staff post and print; anyone who sees the table gets a preview.
+    ("get", "/api/v1/postings/{posting}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("post", "/api/v1/postings/", {"table": "{table}", "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
+                                   "max_wager": "500", "effective_from": "{in_an_hour}"},
+     dict(admin=201, compliance=201, floor=201, regulator=403, other=400, anonymous=401)),
+    ("get", "/api/v1/tables/{posted_table}/signage.pdf", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("post", "/api/v1/tables/{posted_table}/signage.pdf", None,
+     dict(admin=200, compliance=200, floor=200, regulator=403, other=404, anonymous=401)),
+    ("post", "/api/v1/postings/{posting}/signage.pdf/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=403, other=404, anonymous=401)),
+    ("post", "/api/v1/signage/batches", {"establishment": "casino-marysville", "tables": ["{table}"]},
+     dict(admin=202, compliance=202, floor=202, regulator=403, other=400, anonymous=401)),
+    # Audit exports: compliance officers and regulators; never a floor supervisor.
+    ("post", "/api/v1/exports", {"establishment": "casino-marysville", "as_of": "2026-11-20"},
+     dict(admin=202, compliance=202, floor=403, regulator=202, other=400, anonymous=401)),
+    ("get", "/api/v1/jobs/?kind=audit_export", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
+    ("get", "/api/v1/jobs/{export}/", None,
+     dict(admin=200, compliance=200, floor=404, regulator=200, other=404, anonymous=401)),
+    ("get", "/api/v1/jobs/{export}/download/", None,
+     dict(admin=200, compliance=200, floor=404, regulator=200, other=404, anonymous=401)),
+    ("post", "/api/v1/exports/verify", "bundle",
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
+    # Findings: the establishment's compliance officers acknowledge them.
+    ("post", "/api/v1/compliance/findings/{finding}/acknowledge/", {"reason": "Handled at the table."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    # The admin (and the audit log in it): administrators only.
+    ("get", "/admin/", None,
+     dict(admin=200, compliance=302, floor=302, regulator=302, other=302, anonymous=302)),
+    ("get", "/admin/cardroom/auditlogentry/", None,
+     dict(admin=200, compliance=302, floor=302, regulator=302, other=302, anonymous=302)),
+]
+
+CELLS = [
+    pytest.param(role, method, address, body, expected[role], id=f"{role}-{method}-{address}")
+    for method, address, body, expected in MATRIX for role in ROLES
+]
+
+
+class World:
+    """The data a cell needs, made when first asked for."""
+
+    def __init__(self, people, capture):
+        self.people, self.capture, self.made = people, capture, {}
+
+    def __getitem__(self, name):
+        if name not in self.made:
+            self.made[name] = getattr(self, f"make_{name}")()
+        return self.made[name]
+
+    def make_table(self):
+        table = Table.objects.create(establishment=self.people.marysville, label="MX-1", seats=6,
+                                     game=Game.objects.get(slug="face-up-pai-gow-poker"))
+        return table.pk
+
+    def make_posting(self):
+        posting, _ = post_table({
+            "table": Table.objects.get(pk=self["table"]), "game": Game.objects.get(slug="face-up-pai-gow-poker"),
+            "schedule": ScheduleDocument.objects.get(code="GEGA-002888"), "option_number": 1, "min_wager": 5,
+            "max_wager": 500, "seats": 6, "effective_from": timezone.now() - datetime.timedelta(hours=1),
+        }, actor_label="test")
+        return posting.pk
+
+    def make_posted_table(self):
+        self["posting"]
+        return self["table"]
+
+    def make_in_an_hour(self):
+        return (timezone.now() + datetime.timedelta(hours=1)).isoformat()
+
+    def make_published(self):
+        return ScheduleVersion.objects.filter(document__code="GEGA-002888", status="published").latest("number").number
+
+    def make_draft(self):
+        document = ScheduleDocument.objects.get(code="GEGA-002888")
+        based_on = document.versions.get(number=self["published"])
+        return document.new_draft(based_on=based_on, reason="Matrix draft", effective_from=datetime.date(2027, 6, 1),
+                                  user=self.people.compliance).number
+
+    def make_entry(self):
+        moment = datetime.datetime(2026, 11, 20, 21, tzinfo=datetime.timezone(datetime.timedelta(hours=-8)))
+        return CollectionEntry.objects.create(
+            idempotency_key="matrix-0", establishment=self.people.marysville, table_id=self["table"],
+            gaming_day=datetime.date(2026, 11, 20), reference="H-1", collected_at=moment, payer="player",
+            fee_kind="player", amount="1.00", currency="USD", recorded_at=moment).pk
+
+    def make_finding(self):
+        self["posting"]  # a posted table gives the run something to find
+        run_establishment(self.people.marysville, as_of=timezone.localdate())
+        return Finding.objects.filter(establishment=self.people.marysville, acknowledged_at=None).first().pk
+
+    def make_export(self):
+        with self.capture(execute=True):
+            job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=self.people.marysville,
+                                     jurisdiction=self.people.marysville.jurisdiction, requested_label="test",
+                                     params={"establishments": ["casino-marysville"], "jurisdiction": None,
+                                             "from": "2026-11-01", "to": "2026-11-20"})
+            jobs.submit(job, export_tasks.export_audit)
+        job.refresh_from_db()
+        assert job.status == Job.Status.DONE, job.error
+        return job.uuid
+
+
+def fill(value, world):
+    """``value`` with every "{name}" replaced by the world's ``name`` (a whole "{name}" keeps its type)."""
+    if isinstance(value, str):
+        if value.startswith("{") and value.endswith("}") and value.count("{") == 1:
+            return world[value[1:-1]]
+        names = [part.split("}")[0] for part in value.split("{")[1:]]
+        return value.format(**{name: world[name] for name in names})
+    if isinstance(value, dict):
+        return {key: fill(item, world) for key, item in value.items()}
+    if isinstance(value, list):
+        return [fill(item, world) for item in value]
+    return value
+
+
+@pytest.fixture
+def world(people, django_capture_on_commit_callbacks):
+    return World(people, django_capture_on_commit_callbacks)
+
+
+@pytest.mark.parametrize("role, method, address, body, expected", CELLS)
+def test_role_matrix(api, people, world, django_capture_on_commit_callbacks, role, method, address, body, expected):
+    address = fill(address, world)
+    if body == "bundle":
+        job = Job.objects.get(uuid=world["export"])
+        body = {"bundle": SimpleUploadedFile("bundle.zip", job.file.read(), content_type="application/zip")}
+        options = {"format": "multipart"}
+    else:
+        body = fill(body, world)
+        options = {"format": "json"} if body is not None else {}
+    user = {"admin": people.admin, "compliance": people.compliance, "floor": people.floor,
+            "regulator": people.regulator_ca, "other": people.compliance_wa, "anonymous": None}[role]
+    if user is not None:
+        api.force_login(user)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = getattr(api, method)(address, body, **options) if body is not None else getattr(api, method)(address)
+    assert answer.status_code == expected, (answer.status_code, answer.content[:400])
+    if address.startswith("/api/"):
+        if expected == 401:
+            assert answer["WWW-Authenticate"] == 'Basic realm="cardroom"'
+        if expected >= 400:
+            assert answer.json()["error"]["status"] == expected
+    elif expected == 302:
+        assert answer["Location"].startswith("/admin/login/")
+
+
+def test_floor_supervisors_see_no_export_in_the_list(api, people, world):
+    export = str(world["export"])
+    for user, sees in ((people.compliance, True), (people.regulator_ca, True), (people.floor, False),
+                       (people.compliance_wa, False)):
+        api.force_login(user)
+        listed = [job["uuid"] for job in api.get("/api/v1/jobs/", {"kind": "audit_export"}).json()["results"]]
+        assert (export in listed) is sees, user
+
+
+def test_the_matrix_covers_every_role_for_every_endpoint():
+    assert all(set(expected) == set(ROLES) for _, _, _, expected in MATRIX)
