@@ -28,6 +28,7 @@ SPECTACULAR_SETTINGS).
   the browsable API's filters among them, sends its empty fields).
 """
 
+from django.core.exceptions import FieldDoesNotExist
 from drf_spectacular import openapi
 from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.plumbing import ResolvedComponent
@@ -176,7 +177,7 @@ def reads_through_null(field):
     for name in field.source.split("."):
         try:
             model_field = model._meta.get_field(name)
-        except Exception:  # a property or an annotation: nothing to go by
+        except FieldDoesNotExist:  # a property or an annotation: nothing to go by
             return False
         if not model_field.concrete or model_field.many_to_many:
             return False  # a reverse relation or a list of rows: never null, at most empty

@@ -1,6 +1,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import exceptions, serializers as fields, status
+from rest_framework import exceptions, status
+from rest_framework import serializers as fields
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
