@@ -9,6 +9,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from cardroom.api.schema import ERROR_SCHEMA
+from cardroom.models import Game, Job, Table
 
 pytestmark = pytest.mark.django_db
 WRITES = ("post", "put", "patch", "delete")
@@ -221,7 +222,8 @@ def test_page_size_and_true_false_filters_are_read_strictly(api, people):
     api.force_login(people.compliance)
     for address in ("/api/v1/tables/?page_size=null", "/api/v1/tables/?page_size=0",
                     "/api/v1/tables/?page_size=501", "/api/v1/tables/?page_size=-3", "/api/v1/tables/?active=null",
-                    "/api/v1/compliance/findings/?acknowledged_at__isnull=maybe", "/api/v1/ledger/entries/?effective=2"):
+                    "/api/v1/compliance/findings/?acknowledged_at__isnull=maybe",
+                    "/api/v1/ledger/entries/?effective=2"):
         answer = api.get(address)
         assert answer.status_code == 400, (address, answer.status_code)
         jsonschema.validate(answer.json(), ERROR_SCHEMA)
@@ -235,3 +237,19 @@ def test_an_export_request_with_an_empty_field_is_refused(api, people):
     answer = api.post("/api/v1/exports", {"jurisdiction": "CA", "establishment": "", "from": "2026-03-01",
                                           "to": "2026-03-31", "as_of": ""}, format="json")
     assert answer.status_code == 400 and "Empty field(s): as_of, establishment" in answer.json()["error"]["message"]
+
+
+def test_an_id_in_the_address_is_digits_and_a_job_a_uuid_as_written(api, people, schema):
+    """``/tables/7%0C/`` reached table 7 (int() strips the form feed); a job's UUID without its hyphens reached it."""
+    api.force_login(people.admin)
+    table = Table.objects.create(establishment=people.marysville, label="F-7", seats=6,
+                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, requested_label="test")
+    assert api.get(f"/api/v1/tables/{table.pk}/").status_code == 200
+    for address in (f"/api/v1/tables/{table.pk}\x0c/", f"/api/v1/tables/%20{table.pk}/",
+                    f"/api/v1/tables/{table.pk}.0/", f"/api/v1/jobs/{job.uuid.hex}/", f"/api/v1/jobs/{{{job.uuid}}}/"):
+        answer = api.get(address)
+        assert answer.status_code == 404 and answer["Content-Type"] == "application/json", address
+    assert api.get(f"/api/v1/jobs/{job.uuid}/").status_code == 200
+    parameters = schema["paths"]["/api/v1/tables/{id}/"]["get"]["parameters"]
+    assert parameters[0]["schema"]["pattern"] == "^[0-9]{1,18}$"

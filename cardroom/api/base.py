@@ -39,6 +39,13 @@ class ScopedReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
     # The largest request body accepted (cardroom.middleware); an action may raise it: @action(max_body_bytes=...).
     max_body_bytes = None
 
+    def __init_subclass__(cls, **kwargs):
+        """A row id in the address is digits only (at most 18: a bigint). DRF's default, anything up to a slash
+        or a dot, let ``/tables/7%0C/`` reach table 7: int() strips the form feed."""
+        super().__init_subclass__(**kwargs)
+        if cls.lookup_field == "pk" and "lookup_value_regex" not in vars(cls):
+            cls.lookup_value_regex = "[0-9]{1,18}"
+
     def scope_queryset(self, queryset, scope):
         raise NotImplementedError
 

@@ -56,6 +56,8 @@ class JobViewSet(ScopedReadOnlyViewSet):
     queryset = Job.objects.all()
     serializer_class = JobSerializer
     lookup_field = "uuid"
+    # A UUID as the API writes it: Python's UUID() would also take braces, "urn:uuid:" or no hyphens.
+    lookup_value_regex = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     filterset_fields = {"kind": ["exact"], "status": ["exact"], "establishment__slug": ["exact"]}
 
     def scope_queryset(self, queryset, scope):

@@ -77,8 +77,9 @@ class CollectionEntrySerializer(PlacedSerializer):
 class EntryInputSerializer(serializers.Serializer):
     """One collection entry as posted (documentation; the ledger service reads and checks the body)."""
 
-    idempotency_key = TextField(max_length=100, help_text="Or the Idempotency-Key header. Unique within the "
-                                                          "establishment.")
+    idempotency_key = TextField(max_length=100, required=False, help_text=(
+        "Unique within the establishment. Required, unless the Idempotency-Key header gives it (one entry) or the "
+        "batch has a key (a row without one is '<batch key>:<row index>')."))
     table = WholeField(required=False, min_value=1, help_text="Table id (not needed for a correction).")
     gaming_day = DayField(required=False, help_text="Default: the gaming day of collected_at in the room's time "
                                                     "zone; when given, it must be that day.")
