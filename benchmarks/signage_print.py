@@ -18,7 +18,6 @@ import datetime
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,22 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def setup():
-    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        from support import ensure_postgres_database
+    from support import setup_django
 
-        ensure_postgres_database(os.environ["DATABASE_URL"])
-    if not os.environ.get("DATABASE_URL"):
-        directory = tempfile.mkdtemp(prefix="cardroom-bench-")
-        os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
-        os.environ.setdefault("MEDIA_ROOT", f"{directory}/media")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("load_seed_data", verbosity=0)
+    setup_django(demo=False)
 
 
 def floor(n):

@@ -1,7 +1,9 @@
-"""What the benchmarks share: their own PostgreSQL database, created when missing; gunicorn's environment."""
+"""What the benchmarks share: their database (PostgreSQL, created when missing, or a throw-away SQLite) with the
+seed loaded; gunicorn's environment."""
 
 import os
 import secrets
+import tempfile
 from urllib.parse import urlsplit
 
 
@@ -16,6 +18,27 @@ def ensure_postgres_database(database_url):
     with psycopg.connect(admin_url, autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_django(demo=False):
+    """Django on ``DATABASE_URL`` (a throw-away SQLite database when unset), migrated, with the seed data (and the
+    demo month with ``demo``)."""
+    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        ensure_postgres_database(os.environ["DATABASE_URL"])
+    if not os.environ.get("DATABASE_URL"):
+        directory = tempfile.mkdtemp(prefix="cardroom-bench-")
+        os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
+        os.environ.setdefault("MEDIA_ROOT", f"{directory}/media")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("load_seed_data", verbosity=0)
+    if demo:
+        call_command("load_demo", verbosity=0)
 
 
 def production_environment():

@@ -5,15 +5,19 @@ own check when it was saved, "run validation now", the nightly run over everythi
 
 - the findings of the runs that stand now: the latest run of each kind over each thing checked (the room, each
   posting in force now or to come, each of its schedules, everything), less what a later, wider run covers
-  (``current_runs_q``);
+  (``_standing_runs``);
 - of the findings of the establishment and the jurisdiction-wide ones of its jurisdiction (as the API's
   findings list is scoped);
 - once each: a finding found by two of these runs is shown as the latest one; when the same finding was
-  acknowledged before (by an earlier run's copy), that acknowledgement is shown with it (``finding.earlier``).
+  acknowledged before (by an earlier run's copy), that acknowledgement is shown with it (``earlier``).
 
-The queries are a fixed few whatever the number of runs or findings.
+The inbox is read as plain rows (``InboxFinding``), not model objects: a 200-table room stands on hundreds of
+findings, and building a model object and five related ones for each cost most of its pages' time. The queries
+are a fixed few whatever the number of runs, findings or establishments (``open_errors`` counts many at once).
 """
 
+import dataclasses
+import datetime
 import json
 
 from django.db.models import Max, Q
@@ -23,7 +27,74 @@ from fees.models import TablePosting
 
 from .models import Finding, ValidationRun
 
+Kind = ValidationRun.Kind
 SEVERITIES = ("error", "warning", "info")
+FOUND_BY = {Kind.ESTABLISHMENT: "run over the room", Kind.POSTING: "posting's check",
+            Kind.SCHEDULE: "schedule run", Kind.EVERYTHING: "run over everything"}
+
+
+@dataclasses.dataclass(slots=True)
+class InboxFinding:
+    """One standing finding as the pages show it (the names match ``Finding``'s properties of the same name)."""
+
+    pk: int
+    run_id: int
+    severity: str
+    rule: str
+    subject_type: str
+    subject: dict
+    message: str
+    citation: str
+    establishment_id: int | None
+    jurisdiction_id: int | None
+    posting_id: int | None
+    table_id: int | None
+    table_label: str | None
+    schedule_code: str | None
+    version_number: int | None
+    option_number: int | None
+    found_at: datetime.datetime
+    run_kind: str
+    run_trigger: str
+    acknowledged_at: datetime.datetime | None
+    acknowledged_by_name: str | None
+    acknowledgement_reason: str
+    earlier: "InboxFinding | None" = None
+    is_new: bool = False  # set by the page: found since the officer's last look
+    may_acknowledge: bool = False  # set by the page, for the user looking
+
+    # Attribute: column (a class attribute, not a field: it has no annotation).
+    FIELDS = {"pk": "id", "run_id": "run_id", "severity": "severity", "rule": "rule",
+              "subject_type": "subject_type", "subject": "subject", "message": "message", "citation": "citation",
+              "establishment_id": "establishment_id", "jurisdiction_id": "jurisdiction_id",
+              "posting_id": "posting_id", "table_id": "table_id",
+              "table_label": "table__label", "schedule_code": "schedule__code",
+              "version_number": "schedule_version__number", "option_number": "option_number",
+              "found_at": "run__created_at", "run_kind": "run__kind", "run_trigger": "run__trigger",
+              "acknowledged_at": "acknowledged_at", "acknowledged_by_name": "acknowledged_by__username",
+              "acknowledgement_reason": "acknowledgement_reason"}
+
+    @classmethod
+    def rows(cls, queryset):
+        return [cls(*row) for row in queryset.values_list(*cls.FIELDS.values())]
+
+    @property
+    def acknowledged(self):
+        return self.acknowledged_at is not None
+
+    @property
+    def found_by(self):
+        return "nightly run" if self.run_trigger == ValidationRun.Trigger.NIGHTLY else FOUND_BY.get(
+            self.run_kind, self.run_kind)
+
+    @property
+    def key(self):
+        """The same finding found by two runs has the same key."""
+        return self.rule, json.dumps(self.subject, sort_keys=True, default=str), self.message
+
+
+# rows() passes the columns by position.
+assert list(InboxFinding.FIELDS) == [f.name for f in dataclasses.fields(InboxFinding)][:len(InboxFinding.FIELDS)]
 
 
 def place_q(establishment, prefix=""):
@@ -32,82 +103,136 @@ def place_q(establishment, prefix=""):
         **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
 
 
-def current_runs_q(establishment, at=None):
-    """Q over findings for the runs that stand now for ``establishment`` (two queries).
+def _latest_runs(establishments, at):
+    """The postings shown at each establishment ({posting id: establishment id}: in force at ``at`` or to come),
+    and the latest run of each kind over each thing any of them could stand on (two queries)."""
+    ids = [e.pk for e in establishments]
+    jurisdictions = {e.jurisdiction_id for e in establishments}
+    in_force = TablePosting.objects.in_force_at(at).filter(table__establishment__in=ids).values("pk")
+    shown = dict(TablePosting.objects.filter(table__establishment__in=ids)
+                 .filter(Q(pk__in=in_force) | Q(effective_from__gt=at)).values_list("pk", "table__establishment_id"))
+    documents = (Q(schedule_version__document__jurisdiction_id__in=jurisdictions)
+                 & (Q(schedule_version__document__establishment__isnull=True)
+                    | Q(schedule_version__document__establishment__in=ids)))
+    rows = list(ValidationRun.objects.filter(
+        Q(kind=Kind.ESTABLISHMENT, establishment__in=ids) | Q(kind=Kind.POSTING, posting__in=list(shown))
+        | Q(kind=Kind.SCHEDULE) & documents | Q(kind=Kind.EVERYTHING)
+    ).order_by().values("kind", "establishment_id", "posting_id", "posting__effective_from",
+                        "schedule_version__document__jurisdiction_id",
+                        "schedule_version__document__establishment_id").annotate(latest=Max("id")))
+    return shown, rows
+
+
+def _standing_runs(rows, establishment, shown, at):
+    """The runs whose findings stand for ``establishment``: ``(keep, wide)``, where only the jurisdiction-wide
+    findings of run ``wide`` (or None) stand.
 
     The latest run of each kind over each thing checked; then what a later, wider run covers is left out: a run
     over everything made after the room's run replaces it (and the checks of postings in force and of schedule
     versions made before it); the room's run made after a run over everything replaces that run's findings of
-    the room (its jurisdiction-wide findings, schedule lint among them, stay). Findings about a posting that
-    is no longer in force (nor to come) are left out.
+    the room (its jurisdiction-wide findings, schedule lint among them, stay).
     """
-    at = at or timezone.now()
-    shown = TablePosting.objects.filter(table__establishment=establishment).filter(
-        Q(pk__in=TablePosting.objects.in_force_at(at).filter(table__establishment=establishment).values("pk"))
-        | Q(effective_from__gt=at))
-    documents = (Q(schedule_version__document__jurisdiction_id=establishment.jurisdiction_id)
-                 & (Q(schedule_version__document__establishment__isnull=True)
-                    | Q(schedule_version__document__establishment=establishment)))
-    runs = ValidationRun.objects.filter(
-        Q(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)
-        | Q(kind=ValidationRun.Kind.POSTING, posting__in=shown.values("pk"))
-        | Q(kind=ValidationRun.Kind.SCHEDULE) & documents
-        | Q(kind=ValidationRun.Kind.EVERYTHING)
-    ).order_by()
-    latest = list(runs.values("kind", "establishment_id", "posting_id", "posting__effective_from",
-                              "schedule_version__document_id").annotate(latest=Max("id")))
-    room = max((r["latest"] for r in latest if r["kind"] == ValidationRun.Kind.ESTABLISHMENT), default=0)
-    everything = max((r["latest"] for r in latest if r["kind"] == ValidationRun.Kind.EVERYTHING), default=0)
+    mine = []
+    for row in rows:
+        kind = row["kind"]
+        if kind == Kind.ESTABLISHMENT and row["establishment_id"] != establishment.pk:
+            continue
+        if kind == Kind.POSTING and shown.get(row["posting_id"]) != establishment.pk:
+            continue
+        if kind == Kind.SCHEDULE and not (
+                row["schedule_version__document__jurisdiction_id"] == establishment.jurisdiction_id
+                and row["schedule_version__document__establishment_id"] in (None, establishment.pk)):
+            continue
+        mine.append(row)
+    room = max((r["latest"] for r in mine if r["kind"] == Kind.ESTABLISHMENT), default=0)
+    everything = max((r["latest"] for r in mine if r["kind"] == Kind.EVERYTHING), default=0)
     cover = max(room, everything)
-    keep = []
-    for row in latest:
+    keep = set()
+    for row in mine:
         kind, run = row["kind"], row["latest"]
-        if kind == ValidationRun.Kind.POSTING and run < cover and row["posting__effective_from"] <= at:
+        if kind == Kind.POSTING and run < cover and row["posting__effective_from"] <= at:
             continue  # checked again since, with the room's postings in force
-        if kind == ValidationRun.Kind.SCHEDULE and run < everything:
+        if kind in (Kind.SCHEDULE, Kind.ESTABLISHMENT) and run < everything:
             continue
-        if kind == ValidationRun.Kind.ESTABLISHMENT and run < everything:
-            continue
-        if kind == ValidationRun.Kind.EVERYTHING and run < room:
-            continue  # only its jurisdiction-wide findings, below
-        keep.append(run)
-    q = Q(run_id__in=keep)
-    if everything and everything < room:
-        q |= Q(run_id=everything, establishment__isnull=True)
+        if kind == Kind.EVERYTHING and run < room:
+            continue  # only its jurisdiction-wide findings stand
+        keep.add(run)
+    return keep, (everything if everything and everything < room else None)
+
+
+def _standing_q(keep, wide, postings):
     # A finding about a posting stands while the posting does (a new posting at the table ends it).
-    return q & (Q(posting__isnull=True) | Q(posting_id__in=shown.values("pk")))
+    runs = Q(run_id__in=keep)
+    if wide:
+        runs |= Q(run_id=wide, establishment__isnull=True)
+    return runs & (Q(posting__isnull=True) | Q(posting_id__in=postings))
 
 
-def _key(finding):
-    return finding.rule, json.dumps(finding.subject, sort_keys=True, default=str), finding.message
+def _once_each(findings):
+    """The latest copy of each finding (``findings`` newest run first)."""
+    kept = {}
+    for finding in findings:
+        kept.setdefault(finding.key, finding)
+    return kept
 
 
 def current_findings(establishment, at=None):
     """The inbox: findings that stand now, once each, errors first and newest first within a severity. An open
-    finding found before and acknowledged then carries that acknowledgement as ``earlier`` (three queries)."""
-    rows = (Finding.objects.filter(current_runs_q(establishment, at)).filter(place_q(establishment))
-            .select_related("run", "table", "schedule", "schedule_version", "acknowledged_by")
-            .order_by("-run__created_at", "-run_id", "id"))
-    kept = {}
-    for finding in rows:
-        finding.earlier = None
-        kept.setdefault(_key(finding), finding)
+    finding found before and acknowledged then carries that acknowledgement as ``earlier`` (four queries)."""
+    at = at or timezone.now()
+    shown, rows = _latest_runs([establishment], at)
+    keep, wide = _standing_runs(rows, establishment, shown, at)
+    if not keep and not wide:
+        return []
+    found = (Finding.objects.filter(_standing_q(keep, wide, list(shown))).filter(place_q(establishment))
+             .order_by("-run__created_at", "-run_id", "id"))
+    kept = _once_each(InboxFinding.rows(found))
     waiting = {key: f for key, f in kept.items() if f.acknowledged_at is None}
     if waiting:
         # Acknowledgements are few (each is a person's reason), so the ones of these rules are read in one go.
         done = (Finding.objects.filter(place_q(establishment), acknowledged_at__isnull=False,
                                        rule__in={f.rule for f in waiting.values()})
-                .select_related("acknowledged_by").order_by("-acknowledged_at", "-id"))
-        for earlier in done:
-            finding = waiting.get(_key(earlier))
+                .order_by("-acknowledged_at", "-id"))
+        for earlier in InboxFinding.rows(done):
+            finding = waiting.get(earlier.key)
             if finding is not None and finding.earlier is None:
                 finding.earlier = earlier
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(kept.values(), key=lambda f: order.get(f.severity, len(order)))
 
 
+def open_errors(establishments, at=None):
+    """``{establishment id: count}`` of the error findings that stand and nobody has acknowledged, for many
+    establishments at once (a regulator's home): for each, ``counts(current_findings(e))["error"]["open"]``,
+    in three queries in all."""
+    at = at or timezone.now()
+    establishments = list(establishments)
+    if not establishments:
+        return {}
+    shown, rows = _latest_runs(establishments, at)
+    chosen = {e.pk: _standing_runs(rows, e, shown, at) for e in establishments}
+    runs = set().union(*(keep | {wide} for keep, wide in chosen.values())) - {None}
+    jurisdictions = {e.jurisdiction_id for e in establishments}
+    errors = InboxFinding.rows(
+        Finding.objects.filter(run_id__in=runs, severity=Finding.Severity.ERROR)
+        .filter(Q(establishment__in=[e.pk for e in establishments])
+                | Q(establishment__isnull=True, jurisdiction__in=jurisdictions))
+        .order_by("-run__created_at", "-run_id", "id"))
+    counts = {}
+    for e in establishments:
+        keep, wide = chosen[e.pk]
+        mine = (f for f in errors
+                if (f.run_id in keep or f.run_id == wide and f.establishment_id is None)
+                and (f.establishment_id == e.pk
+                     or f.establishment_id is None and f.jurisdiction_id == e.jurisdiction_id)
+                and (f.posting_id is None or shown.get(f.posting_id) == e.pk))
+        counts[e.pk] = sum(1 for f in _once_each(mine).values() if f.acknowledged_at is None)
+    return counts
+
+
 def counts(findings, since=None):
-    """{"error": {"open": n, "new": n}, ...} over ``findings``; new: open and found after ``since``."""
+    """{"error": {"open": n, "new": n, "acknowledged": n}, ...} over ``findings``; new: open and found after
+    ``since``."""
     out = {s: {"open": 0, "new": 0, "acknowledged": 0} for s in SEVERITIES}
     for finding in findings:
         bucket = out.setdefault(finding.severity, {"open": 0, "new": 0, "acknowledged": 0})
@@ -115,6 +240,6 @@ def counts(findings, since=None):
             bucket["acknowledged"] += 1
             continue
         bucket["open"] += 1
-        if since is not None and finding.run.created_at > since:
+        if since is not None and finding.found_at > since:
             bucket["new"] += 1
     return out

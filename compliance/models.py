@@ -41,6 +41,15 @@ class RuleParameter(NeverDeleted, Cited):
         return f"{self.jurisdiction.code} {self.key} = {self.value} {self.unit} from {self.effective_from}"
 
 
+class RunQuerySet(models.QuerySet):
+    def latest_posting_checks(self, postings):
+        """``{posting id: (run id, errors, warnings)}``: each posting's own latest check (one query)."""
+        latest = (self.filter(posting__in=postings, kind=ValidationRun.Kind.POSTING).order_by()
+                  .values("posting").annotate(latest=models.Max("id")).values("latest"))
+        return {posting: (run, errors, warnings) for run, posting, errors, warnings in
+                self.filter(pk__in=latest).values_list("pk", "posting_id", "errors", "warnings")}
+
+
 class ValidationRun(models.Model):
     class Kind(models.TextChoices):
         ESTABLISHMENT = "establishment", "An establishment's table postings"
@@ -73,6 +82,8 @@ class ValidationRun(models.Model):
     errors = models.PositiveIntegerField(default=0)
     warnings = models.PositiveIntegerField(default=0)
     infos = models.PositiveIntegerField(default=0)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -131,3 +142,16 @@ class Finding(models.Model):
     @property
     def acknowledged(self):
         return self.acknowledged_at is not None
+
+    # The names compliance.inbox.InboxFinding reads as plain columns, so one template serves both.
+    @property
+    def table_label(self):
+        return self.table.label if self.table_id else None
+
+    @property
+    def schedule_code(self):
+        return self.schedule.code if self.schedule_id else None
+
+    @property
+    def version_number(self):
+        return self.schedule_version.number if self.schedule_version_id else None

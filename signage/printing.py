@@ -5,12 +5,12 @@ sign is recorded the same way. A preview is watermarked and records nothing.
 """
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
-from fees.models import TablePosting
+from fees.models import ScheduleVersion, TablePosting
 
 from . import content, render
 from .models import SignPrint
@@ -27,27 +27,28 @@ def postings_in_force(tables, at):
 
 
 def sign_states(postings, at):
-    """For each posting (keyed by id): how many signs were printed, the last print, and whether a print is due:
-    never printed, or the schedule version in force at ``at`` took effect or was published after the last print
-    (one query for the prints, one per schedule)."""
+    """For each posting (keyed by id): how many signs were printed, when last, and whether a print is due:
+    never printed, or the schedule version in force at ``at`` took effect or was published after the last print.
+
+    ``postings`` are postings or rows with ``pk`` and ``schedule_id``; two queries whatever their number.
+    """
     postings = list(postings)
-    last = {}
-    for record in SignPrint.objects.filter(posting__in=postings).order_by("posting", "-printed_at", "-id"):
-        last.setdefault(record.posting_id, [record, 0])[1] += 1
-    day = timezone.localdate(at)
-    in_force = {schedule.pk: schedule.version_as_of(day) for schedule in {p.schedule for p in postings}}
+    printed = {row["posting"]: row for row in SignPrint.objects.filter(posting__in=[p.pk for p in postings])
+               .order_by().values("posting").annotate(prints=Count("id"), last=Max("printed_at"))}
+    in_force = ScheduleVersion.objects.in_force_for({p.schedule_id for p in postings} - {None},
+                                                     timezone.localdate(at))
     states = {}
     for posting in postings:
-        record, count = last.get(posting.pk, (None, 0))
+        record = printed.get(posting.pk)
         version = in_force.get(posting.schedule_id)
         why = "never printed" if record is None else ""
         if record is not None and version is not None:
-            printed_day = timezone.localdate(record.printed_at)
-            if version.effective_from and version.effective_from > printed_day:
+            if version.effective_from and version.effective_from > timezone.localdate(record["last"]):
                 why = f"version {version.number} in force since {version.effective_from}"
-            elif version.published_at and version.published_at > record.printed_at:
+            elif version.published_at and version.published_at > record["last"]:
                 why = f"version {version.number} published since"
-        states[posting.pk] = {"prints": count, "last": record, "version": version, "reprint": bool(why), "why": why}
+        states[posting.pk] = {"prints": record["prints"] if record else 0, "last_printed": record and record["last"],
+                              "version": version, "reprint": bool(why), "why": why}
     return states
 
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from cardroom.access import Scope
 from cardroom.audit import log_action
 from cardroom.models import AuditLogEntry, Game, Job, Table
-from compliance import current, inbox
+from compliance import inbox
 from compliance.checking import run_establishment, run_everything
 from compliance.findings import acknowledge
 from compliance.models import Finding
@@ -186,12 +186,12 @@ def test_home_lists_each_establishment_with_its_tables_posted_and_open_errors(cl
 
 
 def test_the_homes_open_errors_agree_with_the_inbox_whatever_ran(people, room):
-    """compliance.current counts for many establishments at once what compliance.inbox shows for each."""
+    """compliance.inbox.open_errors counts for many establishments at once what compliance.inbox shows for each."""
     rooms = [people.marysville, people.wa_room]
 
     def agree():
         now = timezone.now()
-        batched = current.open_errors(rooms, now)
+        batched = inbox.open_errors(rooms, now)
         one_by_one = {e.pk: inbox.counts(inbox.current_findings(e, now))["error"]["open"] for e in rooms}
         assert batched == one_by_one
         return batched[people.marysville.pk]
@@ -210,6 +210,20 @@ def test_the_homes_open_errors_agree_with_the_inbox_whatever_ran(people, room):
     for finding in Finding.objects.filter(run__kind="establishment", severity="error").order_by("-id")[:2]:
         acknowledge(finding, user=people.compliance, reason="Handled on the floor.", scope=_scope(people.compliance))
     assert agree() == 0
+
+
+def test_an_establishments_findings_come_a_page_at_a_time_errors_first(client, people, room, monkeypatch):
+    client.force_login(people.regulator_ca)
+    run_establishment(people.marysville)  # findings beside the posting checks': more than one page of one
+    standing = inbox.current_findings(people.marysville)
+    assert len(standing) > 1
+    monkeypatch.setattr(regulator, "FINDINGS_PAGE_SIZE", 1)
+    first = text(client.get(page_of("casino-marysville")))
+    assert standing[0].message[:40] in cell(first, "findings-table")
+    assert f"Findings 1\u20131 of {len(standing)}" in first and "findings=2#findings" in first
+    last = text(client.get(page_of("casino-marysville"), {"findings": len(standing)}))
+    assert standing[-1].message[:40] in cell(last, "findings-table")
+    assert standing[0].message[:40] not in cell(last, "findings-table") or standing[0].message == standing[-1].message
 
 
 def test_an_establishment_shows_postings_findings_approvals_and_fees(client, people, room):

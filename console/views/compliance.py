@@ -12,6 +12,7 @@ import datetime
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -32,7 +33,6 @@ from compliance.rules.postings import EXPIRING_WITHIN, approval_state
 from fees import diff, editing
 from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset
 from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, TablePosting
-from signage import printing
 from signage.models import PrintOverride
 from signage.postings import PostingInputError, may_override, override
 
@@ -40,6 +40,8 @@ from ..access import compliance_establishments, establishment_or_404, page
 
 SECTION = "compliance"
 SEEN_KEY = "console.compliance.findings_seen.{}"
+PREVIOUS_KEY = "console.compliance.findings_seen_before.{}"
+FINDINGS_PAGE_SIZE = 50
 
 
 @page("compliance")
@@ -60,8 +62,9 @@ def _room(scope, slug):
     return establishment_or_404(compliance_establishments(scope), slug)
 
 
-def _last_seen(request, establishment):
-    raw = request.session.get(SEEN_KEY.format(establishment.pk))
+def _last_seen(request, establishment, before=False):
+    """When the inbox was last looked at (``before``: the look before that, for its later pages)."""
+    raw = request.session.get((PREVIOUS_KEY if before else SEEN_KEY).format(establishment.pk))
     return datetime.datetime.fromisoformat(raw) if raw else None
 
 
@@ -467,10 +470,6 @@ def validate_version(request, establishment, code, number, scope):
 # -- findings -------------------------------------------------------------------------------------------------------
 
 
-FOUND_BY = {ValidationRun.Kind.ESTABLISHMENT: "run over the room", ValidationRun.Kind.POSTING: "posting's check",
-            ValidationRun.Kind.SCHEDULE: "schedule run", ValidationRun.Kind.EVERYTHING: "run over everything"}
-
-
 class InboxForm(forms.Form):
     severity = forms.ChoiceField(required=False, choices=[("", "All severities"), *Finding.Severity.choices])
     show = forms.ChoiceField(required=False, choices=[("open", "Open"), ("acknowledged", "Acknowledged"),
@@ -491,21 +490,25 @@ def findings(request, establishment, scope):
     severity = form.cleaned_data.get("severity") if status == 200 and form.is_bound else ""
     show = (form.cleaned_data.get("show") if status == 200 and form.is_bound else "") or "open"
     everything = inbox.current_findings(establishment, now)
-    seen = _last_seen(request, establishment)
+    first_page = request.GET.get("page") in (None, "", "1")
+    seen = _last_seen(request, establishment, before=not first_page)
     counts = inbox.counts(everything, since=seen)
     rows = [f for f in everything if (not severity or f.severity == severity)
             and (show == "all" or (show == "open") == (f.acknowledged_at is None))]
-    for finding in rows:
-        finding.found_by = FOUND_BY.get(finding.run.kind, finding.run.kind)
-        if finding.run.trigger == ValidationRun.Trigger.NIGHTLY:
-            finding.found_by = "nightly run"
-        finding.is_new = seen is not None and finding.acknowledged_at is None and finding.run.created_at > seen
+    # A 200-table room stands on hundreds of findings: a page at a time, in severity order.
+    shown = Paginator(rows, FINDINGS_PAGE_SIZE).get_page(request.GET.get("page"))
+    for finding in shown.object_list:
+        finding.is_new = seen is not None and finding.acknowledged_at is None and finding.found_at > seen
         finding.may_acknowledge = finding.acknowledged_at is None and may_acknowledge(scope, finding)
-    request.session[SEEN_KEY.format(establishment.pk)] = now.isoformat()
-    groups = [(s, label, [f for f in rows if f.severity == s]) for s, label in Finding.Severity.choices]
+    if first_page:  # the later pages mark what was new when this look began
+        request.session[PREVIOUS_KEY.format(establishment.pk)] = request.session.get(SEEN_KEY.format(establishment.pk))
+        request.session[SEEN_KEY.format(establishment.pk)] = now.isoformat()
+    totals = {s: sum(1 for f in rows if f.severity == s) for s in inbox.SEVERITIES}
+    groups = [(s, label, totals[s], [f for f in shown.object_list if f.severity == s])
+              for s, label in Finding.Severity.choices]
     return _render(request, "findings.html", establishment, {
-        "form": form, "groups": [g for g in groups if g[2]], "rows": rows, "counts": counts, "seen": seen,
-        "show": show, "severity": severity, "may_run": may_run(scope, establishment),
+        "form": form, "groups": [g for g in groups if g[3]], "rows": rows, "page": shown, "counts": counts,
+        "seen": seen, "show": show, "severity": severity, "may_run": may_run(scope, establishment),
         "last_run": ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)
         .select_related("started_by").first(),
     }, status=status)
@@ -593,29 +596,34 @@ def approvals(request, establishment, scope):
 
 
 def _posting_rows(establishment, now):
-    """Each posting in force now or to come at the establishment, with its check, its errors, its print override."""
-    tables = sorted(Table.objects.filter(establishment=establishment, active=True), key=lambda t: natural(t.label))
-    order = {t.pk: i for i, t in enumerate(tables)}
-    postings = list(printing.postings_in_force(tables, now).values())
-    postings += list(TablePosting.objects.filter(table__in=tables, effective_from__gt=now)
-                     .select_related("table__establishment__jurisdiction", "game", "schedule"))
-    postings.sort(key=lambda p: (order[p.table_id], p.effective_from))
-    runs = {}
-    for run in (ValidationRun.objects.filter(posting__in=postings, kind=ValidationRun.Kind.POSTING)
-                .order_by("posting", "-created_at", "-id")):
-        runs.setdefault(run.posting_id, run)
+    """Each posting in force now or to come at the establishment, with its latest check, the error findings of
+    that check and the print override granted for them (five queries; plain rows, as the floor's)."""
+    order = {pk: i for i, (pk, label) in enumerate(sorted(
+        Table.objects.filter(establishment=establishment, active=True).values_list("pk", "label"),
+        key=lambda t: natural(t[1])))}
+    in_force = TablePosting.objects.in_force_at(now).filter(table__establishment=establishment).values("pk")
+    postings = sorted(
+        TablePosting.objects.filter(table__in=list(order)).filter(Q(pk__in=in_force) | Q(effective_from__gt=now))
+        .display_rows(),
+        key=lambda p: (order[p.table_id], p.effective_from))
+    checks = ValidationRun.objects.latest_posting_checks([p.pk for p in postings])
     errors = {}
-    for f in Finding.objects.filter(run__in=list(runs.values()), severity=Finding.Severity.ERROR).order_by("id"):
-        errors.setdefault(f.run_id, []).append(f)
+    for run, message in (Finding.objects.filter(run__in=[run for run, _, _ in checks.values()],
+                                                severity=Finding.Severity.ERROR)
+                         .order_by("id").values_list("run_id", "message")):
+        errors.setdefault(run, []).append(message)
     overrides = {}
-    for granted in PrintOverride.objects.filter(posting__in=postings).select_related("granted_by"):
-        overrides.setdefault(granted.posting_id, granted)  # newest first (the model's ordering)
+    for granted in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
+                    .values("posting_id", "granted_at", "granted_by__username", "reason")):
+        overrides.setdefault(granted["posting_id"], granted)  # newest first (the model's ordering)
+    currency = establishment.jurisdiction.currency
     rows = []
     for posting in postings:
-        run = runs.get(posting.pk)
-        found = errors.get(run.pk, []) if run else []
+        run, error_count, warnings = checks.get(posting.pk, (None, 0, 0))
+        found = errors.get(run, [])
         granted = overrides.get(posting.pk) if found else None
-        rows.append({"posting": posting, "run": run, "errors": found, "override": granted,
+        rows.append({"posting": posting, "checked": run is not None, "errors": found, "error_count": error_count,
+                     "warnings": warnings, "override": granted, "currency": posting.schedule__currency or currency,
                      "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
     return rows
 

@@ -4,7 +4,7 @@ fees expected vs collected and audit log; audit exports requested and bundles ve
 Read-only: nothing here changes regulatory data (an export request makes a job, which the audit log records).
 Scoped as the API: a regulator sees every establishment of the jurisdictions they regulate and nothing of any
 other, not even as an option of a form (console.access). The figures come from the services the API and the
-audit export use: signage.printing (postings in force), compliance.inbox and .current (findings that stand),
+audit export use: fees' postings in force, compliance.inbox (findings that stand),
 exports.collect (expected vs collected), exports.requests (export requests), exports.verification (bundles),
 cardroom.audit (the log and its chain).
 """
@@ -25,17 +25,17 @@ from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, verify_chains
 from cardroom.models import Approval, Job
 from cardroom.ordering import natural
-from compliance import current, inbox
+from compliance import inbox
 from compliance.models import Finding
 from exports import collect, verification
 from exports.requests import ExportInputError, read_request, start_export
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting
-from signage import printing
 
 from ..access import establishment_or_404, page, regulated_establishments, regulated_jurisdictions
 from ..templatetags.console import money
 
 AUDIT_PAGE_SIZE = 50
+FINDINGS_PAGE_SIZE = 50
 HANDLED_SHOWN = 25
 
 
@@ -48,7 +48,7 @@ def home(request, scope):
     posted = dict(TablePosting.objects.in_force_at(now)
                   .filter(table__establishment__in=establishments, table__active=True)
                   .values("table__establishment").annotate(n=Count("id")).values_list("table__establishment", "n"))
-    errors = current.open_errors(establishments, now)
+    errors = inbox.open_errors(establishments, now)
     rows = [{"establishment": e, "posted": posted.get(e.pk, 0), "open_errors": errors.get(e.pk, 0)}
             for e in establishments]
     return render(request, "console/regulator/home.html", {
@@ -219,14 +219,17 @@ def establishment(request, establishment, scope):
     now = timezone.now()
     every_table = list(establishment.tables.all())  # the ledger's figures count tables since retired too
     tables = sorted((t for t in every_table if t.active), key=lambda t: natural(t.label))
-    in_force = printing.postings_in_force(tables, now)
+    in_force = {p.table_id: p for p in TablePosting.objects.in_force_at(now)
+                .filter(table__establishment=establishment, table__active=True).display_rows()}
     findings = inbox.current_findings(establishment, now)  # as the compliance officers' inbox shows them
     per_table = {}
     for finding in findings:  # per table: the errors and warnings still open, and those acknowledged
         if finding.table_id and finding.severity != Finding.Severity.INFO:
             counts = per_table.setdefault(finding.table_id, {"error": 0, "warning": 0, "acknowledged": 0})
             counts["acknowledged" if finding.acknowledged else finding.severity] += 1
-    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk)} for t in tables]
+    currency = establishment.jurisdiction.currency
+    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk),
+             "currency": t.pk in in_force and in_force[t.pk].schedule__currency or currency} for t in tables]
     month_form = MonthForm(request.GET or None)
     fees = _fees(establishment, every_table, month_form)
     if not month_form.is_bound or not month_form.errors:
@@ -236,8 +239,9 @@ def establishment(request, establishment, scope):
     return render(request, "console/regulator/establishment.html", {
         "section": "regulator", "establishment": establishment, "now": now, "rows": rows,
         "unposted": sum(1 for r in rows if r["posting"] is None),
-        "findings": [f for f in findings if f.severity != Finding.Severity.INFO],
-        "infos": [f for f in findings if f.severity == Finding.Severity.INFO],
+        # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
+        "findings": Paginator(findings, FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings")),
+        "infos": sum(1 for f in findings if f.severity == Finding.Severity.INFO),
         "open_errors": sum(1 for f in findings if f.severity == Finding.Severity.ERROR and not f.acknowledged),
         "handled": list(handled), "approvals": list(_approvals(establishment)),
         "month_form": month_form, "fees": fees,

@@ -35,6 +35,13 @@ class PostingQuerySet(models.QuerySet):
         )
         return self.filter(effective_from__lte=at).exclude(models.Exists(later))
 
+    def display_rows(self):
+        """What the role pages show of each posting, as plain named rows: a 200-table floor is read on every
+        look, and building a posting and its table, game and schedule objects for each cost most of the time."""
+        return self.values_list("pk", "table_id", "table__label", "effective_from", "game__name", "schedule_id",
+                                "schedule__code", "schedule__currency", "option_number", "min_wager", "max_wager",
+                                "seats", named=True)
+
     def update(self, **kwargs):
         raise PostingImmutableError("Postings are not changed; post a new one.")
 

@@ -97,6 +97,18 @@ class ScheduleDocument(Cited):
         return draft
 
 
+class VersionQuerySet(models.QuerySet):
+    def in_force_for(self, documents, day):
+        """``{document id: its published version in force on day}`` for many documents in one query, by the
+        rule of ``ScheduleDocument.version_as_of``."""
+        found = {}
+        for version in (self.filter(document_id__in=documents, status=self.model.Status.PUBLISHED)
+                        .filter(Q(effective_from__lte=day) | Q(effective_from__isnull=True))
+                        .order_by("document_id", F("effective_from").desc(nulls_last=True), "-number")):
+            found.setdefault(version.document_id, version)
+        return found
+
+
 class ScheduleVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -127,6 +139,8 @@ class ScheduleVersion(models.Model):
     )
     published_at = models.DateTimeField(null=True, blank=True)
     history = HistoricalRecords()
+
+    objects = VersionQuerySet.as_manager()
 
     class Meta:
         ordering = ["document", "number"]
