@@ -70,3 +70,29 @@ class IntegerField(forms.IntegerField):
         if type(value) is int:
             return value
         return _read(values.whole_text, str(value).strip())
+
+
+class MoneyField(forms.DecimalField):
+    """An amount of money: plain ASCII digits, never negative, at most two decimal places (``values.money``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "size": 8, "autocomplete": "off"}))
+        super().__init__(max_digits=12, decimal_places=2, **kwargs)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        return _read(values.money, str(value).strip())
+
+
+class TextField(forms.CharField):
+    """One line of printable text (or several, with ``single_line=False``), stripped (``values.text``)."""
+
+    def __init__(self, *, max_length, single_line=True, **kwargs):
+        self.single_line = single_line
+        super().__init__(max_length=max_length, strip=False, **kwargs)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return ""
+        return _read(values.text, value, max_length=self.max_length, required=False, single_line=self.single_line)

@@ -2,63 +2,27 @@
 (``cardroom.values`` through ``cardroom.forms``), so a form accepts exactly what the API accepts."""
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.forms import BaseModelFormSet, modelformset_factory
 
 from cardroom import forms as strict
-from cardroom import values
 
 from .models import FeeTier
 
 
-def _read(read, value, **options):
-    try:
-        return read(value, **options)
-    except values.Invalid as error:
-        message = str(error)
-        raise ValidationError(message[:1].upper() + message[1:]) from None
-
-
-class MoneyField(forms.DecimalField):
-    """An amount of money: plain ASCII digits, never negative, at most two decimal places (``values.money``)."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "size": 8, "autocomplete": "off"}))
-        super().__init__(max_digits=12, decimal_places=2, **kwargs)
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return None
-        return _read(values.money, str(value).strip())
-
-
-class TextField(forms.CharField):
-    """One line of printable text (or several, with ``single_line=False``), stripped (``values.text``)."""
-
-    def __init__(self, *, max_length, single_line=True, **kwargs):
-        self.single_line = single_line
-        super().__init__(max_length=max_length, strip=False, **kwargs)
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return ""
-        return _read(values.text, value, max_length=self.max_length, required=False, single_line=self.single_line)
-
-
 def reason_field(label="Reason", help_text="Why: kept in the history and the audit log.", min_length=3):
-    return TextField(label=label, max_length=2000, single_line=False, min_length=min_length, help_text=help_text,
-                     widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+    return strict.TextField(label=label, max_length=2000, single_line=False, min_length=min_length,
+                            help_text=help_text, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
 
 
 class TierForm(forms.ModelForm):
     order = strict.IntegerField(min_value=1, max_value=32000,
                                 widget=forms.TextInput(attrs={"inputmode": "numeric", "size": 3}))
-    lower = MoneyField(required=False)
-    upper = MoneyField(required=False)
-    fee = MoneyField()
-    printed_bounds = TextField(max_length=60, required=False, widget=forms.TextInput(attrs={"size": 10}))
-    printed_fee = TextField(max_length=60, widget=forms.TextInput(attrs={"size": 8}))
-    note = TextField(max_length=500, required=False, widget=forms.TextInput(attrs={"size": 12}))
+    lower = strict.MoneyField(required=False)
+    upper = strict.MoneyField(required=False)
+    fee = strict.MoneyField()
+    printed_bounds = strict.TextField(max_length=60, required=False, widget=forms.TextInput(attrs={"size": 10}))
+    printed_fee = strict.TextField(max_length=60, widget=forms.TextInput(attrs={"size": 8}))
+    note = strict.TextField(max_length=500, required=False, widget=forms.TextInput(attrs={"size": 12}))
 
     class Meta:
         model = FeeTier
@@ -133,7 +97,7 @@ class PublishForm(forms.Form):
     retroactive = forms.BooleanField(
         required=False, label="I confirm this version is retroactive",
         help_text="It takes effect before today, the day it is published.")
-    retroactive_reason = TextField(label="Why it must reach back", max_length=4000, single_line=False,
+    retroactive_reason = strict.TextField(label="Why it must reach back", max_length=4000, single_line=False,
                                    required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
 
     def __init__(self, *args, version, today, **kwargs):

@@ -449,6 +449,14 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_read(client, people, m
     client.force_login(people.regulator_ca)
     answer = upload(client, b"PK" + b"\0" * 8192)
     assert answer.status_code == 413 and "4,096" in text(answer)
+    # A browser gets the message on a page of the site, with the way back to the form.
+    handle = io.BytesIO(b"PK" + b"\0" * 8192)
+    handle.name = "bundle.zip"
+    answer = client.post(VERIFY, {"bundle": handle}, HTTP_ACCEPT="text/html,application/xhtml+xml")
+    html = text(answer)
+    assert answer.status_code == 413 and answer["Content-Type"].startswith("text/html")
+    assert "<h1>Request Entity Too Large</h1>" in html and "accepts at most 4,096" in html
+    assert f'href="{VERIFY}"' in html
 
 
 # -- the audit log ------------------------------------------------------------------------------------------------

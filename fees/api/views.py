@@ -10,8 +10,8 @@ from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
 from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
-from cardroom.audit import log_action
 from cardroom.models import AuditLogEntry
+from fees import editing
 from fees.models import ScheduleDocument, ScheduleVersion
 
 from . import serializers
@@ -170,10 +170,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def delete_version(self, request, code=None, number=None):
         """Discard a draft. A published version answers 409."""
         document = self.editable_document()
-        version = self.get_version(document, number)
-        version.delete()
-        log_action("schedule.discard_draft", actor=request.user, obj=document, establishment=document.establishment,
-                   jurisdiction=document.jurisdiction, data={"code": document.code, "version": int(number)})
+        editing.discard_draft(self.get_version(document, number), user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=serializers.PublishSerializer, responses=serializers.VersionDetailSerializer)
@@ -196,11 +193,8 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         document = self.editable_document()
         serializer = serializers.NewDraftSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        based_on = self.get_version(document, number)
-        draft = document.new_draft(based_on=based_on, user=request.user, **serializer.validated_data)
-        log_action("schedule.new_draft", actor=request.user, obj=draft, establishment=document.establishment,
-                   jurisdiction=document.jurisdiction, data={"code": document.code, "version": draft.number,
-                                                             "based_on": based_on.number})
+        draft = editing.start_draft(document, self.get_version(document, number), user=request.user,
+                                    **serializer.validated_data)
         return Response(serializers.VersionDetailSerializer(draft, context=self.context_for(document)).data,
                         status=status.HTTP_201_CREATED)
 
