@@ -1,6 +1,7 @@
 """A floor supervisor's pages: the floor at a glance, what a table showed at a moment, signs and batches."""
 
 import datetime
+import re
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -120,6 +121,7 @@ def test_the_whole_floor_prints_as_one_job_with_progress(client, people, floor_o
     assert job.status == Job.Status.DONE and job.total == 3
     page = client.get(answer["Location"]).content.decode()
     assert 'value="100"' in page and f"/jobs/{job.uuid}/file" in page
+    assert re.search(r'href="/floor/"[^>]*aria-current="page"', page)  # the job is part of the floor's pages
     pdf = client.get(f"/jobs/{job.uuid}/file")
     assert signs.pages(b"".join(pdf.streaming_content)) == 3
     assert SignPrint.objects.count() == 3

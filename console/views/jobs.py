@@ -6,7 +6,10 @@ from django.shortcuts import get_object_or_404, render
 from cardroom.api.jobs import visible_jobs
 from cardroom.models import Job
 
-from ..access import page
+from ..access import page, roles_of
+
+# The part of the site a job belongs to, in order of preference: the first the user may open is marked.
+SECTIONS = {Job.Kind.SIGNAGE_BATCH: ("floor", "compliance"), Job.Kind.AUDIT_EXPORT: ("regulator", "compliance")}
 
 
 @page("any")
@@ -14,7 +17,8 @@ def job(request, job, scope):
     """A job's progress; htmx asks again every second until it is done or failed."""
     job = get_object_or_404(visible_jobs(scope), uuid=job)
     template = "console/job_progress.html" if request.htmx else "console/job.html"
-    return render(request, template, {"job": job})
+    section = next((s for s in SECTIONS.get(job.kind, ()) if s in roles_of(scope)), None)
+    return render(request, template, {"job": job, "section": section})
 
 
 @page("any")

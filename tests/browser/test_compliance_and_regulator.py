@@ -105,3 +105,45 @@ def test_a_regulator_exports_downloads_and_catches_a_tampered_bundle(login, site
     page.get_by_label("Bundle (.zip)").set_input_files(str(bundle))
     page.get_by_role("button", name="Verify").click()
     assert page.get_by_text("Verified: every file is as signed").is_visible()
+
+
+def test_a_compliance_officer_drafts_edits_a_tier_and_publishes(login, site):
+    """The whole change of a fee: a draft from the version in force, one tier's amount changed with a reason, the
+    publish page's diff, then the version published for a day to come."""
+    from fees.models import ScheduleDocument
+
+    document = ScheduleDocument.objects.get(code="CMV-POKER-HOLDEM")
+    current = document.versions.filter(status="published").order_by("-number").first()
+    option = current.options.order_by("number").first()
+    tier = option.tiers.order_by("order").first()
+    page = login(site.compliance)
+    page.goto(f"{site.url}/compliance/casino-marysville/schedules/CMV-POKER-HOLDEM/versions/{current.number}/")
+    page.get_by_role("link", name=f"Start a new draft from v{current.number}").click()
+    starts = datetime.date.today() + datetime.timedelta(days=30)
+    page.get_by_label("Effective from").fill(f"{starts:%Y-%m-%d}")
+    page.get_by_label("Reason").fill("Bureau letter of 2 November: the first tier's drop rises by a dollar.")
+    page.get_by_role("button", name="Start the draft").click()
+    draft = document.versions.get(number=current.number + 1)
+    page.wait_for_url(f"**/versions/{draft.number}/**")
+    page.get_by_role("link", name=f"Edit option {option.number}'s tiers").click()
+    amount = page.get_by_label(f"Amount, row {tier.order}", exact=True)
+    new_fee = tier.fee + 1
+    amount.fill(f"{new_fee}")
+    page.get_by_label("Reason").fill("The first tier's drop rises by a dollar (Bureau letter of 2 November).")
+    page.get_by_role("button", name="Save the tiers").click()
+    page.wait_for_load_state()
+    assert serious_violations(page) == []
+    changed = draft.options.get(number=option.number).tiers.get(order=tier.order)
+    assert changed.fee == new_fee
+
+    page.get_by_role("link", name=f"Review and publish v{draft.number}").click()
+    summary = page.get_by_role("region", name="Summary of changes").inner_text()
+    assert "1 option changed" in summary
+    changed_option = page.get_by_role("region", name=f"Option {option.number}", exact=False).first.inner_text()
+    assert f"{tier.fee:,.2f}" in changed_option and f"{new_fee:,.2f}" in changed_option  # the tier, old and new
+    assert serious_violations(page) == []
+    page.get_by_role("textbox", name="Reason").fill("Published as the Bureau's letter of 2 November allows.")
+    page.get_by_role("button", name=f"Publish version {draft.number}").click()
+    page.get_by_text(f"CMV-POKER-HOLDEM version {draft.number} is published").wait_for()
+    draft.refresh_from_db()
+    assert draft.is_published and draft.published_by == site.compliance and draft.effective_from == starts
