@@ -316,6 +316,9 @@ def test_a_regulator_requests_an_export_watches_it_and_downloads_it(client, peop
     assert 'id="job-download"' in progress and "100%" in progress
     download = client.get(reverse("console:job-file", args=[job.uuid]))
     assert download.status_code == 200
+    # The whole name, uncut (jobs/audit_export/<uuid>/ takes 55 of the file field's characters).
+    assert download["Content-Disposition"].endswith(
+        'filename="audit-casino-marysville-2026-03-01-to-2026-03-31.zip"')
     data = b"".join(download.streaming_content)
     checked = bundle.verify(io.BytesIO(data), keys.public_key())
     assert checked.ok, checked.problems

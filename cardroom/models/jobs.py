@@ -42,7 +42,8 @@ class Job(models.Model):
     stage = models.CharField(max_length=200, blank=True, help_text="What the job is doing now.")
     error = models.TextField(blank=True)
     result = models.JSONField(default=dict, blank=True, help_text="Facts about the file made (pages, sha256, ...).")
-    file = models.FileField(upload_to=job_file_path, blank=True)
+    # Room for jobs/<kind>/<uuid>/ and a file name that says what the file holds (Django cuts names to fit).
+    file = models.FileField(upload_to=job_file_path, blank=True, max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
