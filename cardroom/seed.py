@@ -187,10 +187,12 @@ def load_approval(loader, item, where):
     }))
     for order, condition in enumerate(item.get("conditions", []), start=1):
         cond_where = f"{where} conditions[{order - 1}]"
-        sf.check_keys(condition, cond_where, required=("text", "citation"), optional=("applies_to", "status"))
+        sf.check_keys(condition, cond_where, required=("text", "citation"),
+                      optional=("applies_to", "status", "kind"))
         loader.tally(upsert(ApprovalCondition, {"approval": approval, "order": order}, {
             "text": condition["text"], "citation": condition["citation"],
             "applies_to": sf.choice(condition.get("applies_to", "all"), Approval.Scope.values, cond_where, "applies_to"),
+            "kind": sf.choice(condition.get("kind", "prerequisite"), ApprovalCondition.Kind.values, cond_where, "kind"),
             "status": sf.choice(condition.get("status", "outstanding"), ApprovalCondition.Status.values,
                                 cond_where, "status"),
         }))

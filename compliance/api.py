@@ -26,13 +26,22 @@ EXAMPLE = {
     "jurisdiction": "CA", "game": "GEGR-002247", "schedule": "GEGA-002888", "option": 7, "min_wager": "5",
     "max_wager": "500", "seats": 6, "bonus_limits": {"pair_plus": "100"}, "as_of": "2026-11-21",
 }
+# A house-banked game without a collection schedule: rules, decks, a paytable per bonus bet (docs/compliance.md).
+HOUSE_BANKED_EXAMPLE = {
+    "establishment": "demo-evergreen-card-room", "game": "one-for-the-money",
+    "rules": "Perfect Match (WSGC enclosure 2014)", "decks": 6, "min_wager": "10", "max_wager": "300",
+    "bonus_limits": {"Perfect Match": "5"}, "paytables": {"Perfect Match": "WSGC 1"},
+    "aggregate_payout_limit": "1000", "as_of": "2026-11-21",
+}
 
 
 class CheckView(APIView):
     """Check a proposed table posting against the rules in force on ``as_of``. Nothing is saved."""
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT,
-                   examples=[OpenApiExample("California posting", request_only=True, value=EXAMPLE)])
+                   examples=[OpenApiExample("California posting", request_only=True, value=EXAMPLE),
+                             OpenApiExample("Washington house-banked posting", request_only=True,
+                                            value=HOUSE_BANKED_EXAMPLE)])
     def post(self, request):
         try:
             body = checking.check_request(request.data, scope=scope_of(request), today=timezone.localdate())

@@ -10,8 +10,9 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import game_checks, values
 from cardroom.models import Establishment, Jurisdiction, Table
+from fees import house_banked
 from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
 
 from .facts import Catalog, document_facts, documents_queryset, table_rounds
@@ -26,6 +27,7 @@ from .rules import (
     pack_for,
     rule_player_dealer_rotation,
 )
+from .rules.game_math import house_edge_findings
 from .rules.lint import TableFacts
 from .rules.postings import HouseFee, PostingFacts
 
@@ -34,8 +36,10 @@ class CheckError(ValueError):
     """A request that cannot be checked; the message says what is wrong (becomes a 400)."""
 
 
+# A house-banked game without a collection schedule is checked with these instead of schedule and option.
+HOUSE_BANKED_FIELDS = ("rules", "decks", "paytables", "aggregate_payout_limit")
 FIELDS = {"jurisdiction", "establishment", "game", "schedule", "option", "min_wager", "max_wager", "seats",
-          "bonus_limits", "as_of", "fees", "class_f", "wagers_per_hand"}
+          "bonus_limits", "as_of", "fees", "class_f", "wagers_per_hand", *HOUSE_BANKED_FIELDS}
 FEE_KINDS = ("time", "per_hand", "rake")
 
 
@@ -65,6 +69,39 @@ def _establishment(value, scope):
     if found is None:
         raise CheckError(f"Unknown establishment {value!r}.")
     return found
+
+
+def _house(read, *args):
+    try:
+        return read(*args)
+    except house_banked.Invalid as error:
+        raise CheckError(str(error)) from None
+
+
+def _house_banked(data, game, bonus_limits, catalog):
+    """The HouseBankedFacts of a request naming ``rules`` (and ``decks``, ``paytables``: {bet: paytable number
+    or id}, one for each bonus bet of ``bonus_limits``, and ``aggregate_payout_limit``)."""
+    if game.category != game.Category.HOUSE_BANKED:
+        raise CheckError(f"rules: {game.name} is not house-banked; it is posted with a collection schedule "
+                         "(schedule and option).")
+    rules = _house(house_banked.rules_of, game, data["rules"], "rules")
+    decks = None if data.get("decks") is None else _house(house_banked.decks_of, game, data["decks"], "decks")
+    raw = data.get("paytables") or {}
+    if not isinstance(raw, dict):
+        raise CheckError('paytables must be an object of bonus bet to paytable, e.g. {"3 Card Bonus": "WSGC 1"}.')
+    bets = {name.lower(): name for name, _ in bonus_limits}
+    paytables = []
+    for bet, value in raw.items():
+        if bet.lower() not in bets:
+            raise CheckError(f"paytables.{bet}: no bonus_limits entry for this bet (give its maximum there).")
+        paytables.append((bets[bet.lower()], _house(house_banked.paytable_of, game, bet, value, f"paytables.{bet}").pk))
+    missing = sorted(set(bets) - {bet.lower() for bet in raw})
+    if missing:
+        raise CheckError(f"paytables: name the paytable of each bonus bet of a house-banked posting; missing: "
+                         f"{', '.join(bets[m] for m in missing)}.")
+    limit = data.get("aggregate_payout_limit")
+    limit = None if limit is None else _money(limit, "aggregate_payout_limit")
+    return catalog.house_banked.facts(game.slug, rules.pk, decks, paytables, limit)
 
 
 def read_request(data, *, scope, today, catalog):
@@ -143,9 +180,20 @@ def read_request(data, *, scope, today, catalog):
     wagers_per_hand = data.get("wagers_per_hand")
     if wagers_per_hand is not None:
         wagers_per_hand = _whole(wagers_per_hand, "wagers_per_hand")
+    house = None
+    given = [name for name in HOUSE_BANKED_FIELDS if data.get(name) not in (None, "", {})]
+    if data.get("rules") not in (None, ""):
+        if schedule is not None:
+            raise CheckError(f"{', '.join(given)}: only a house-banked posting without a collection schedule names "
+                             "these; give them or schedule and option, not both.")
+        house = _house_banked(data, game, bonus_limits, catalog)
+    elif given:
+        raise CheckError(f"{', '.join(given)}: give rules too (the approved rules version of a house-banked game "
+                         "posted without a collection schedule).")
     subject = {"type": "posting", "game": game.slug, "jurisdiction": jurisdiction.code,
                **({"establishment": establishment.slug} if establishment else {}),
-               **({"schedule": schedule.code, "option": option} if schedule else {})}
+               **({"schedule": schedule.code, "option": option} if schedule else {}),
+               **({"rules": house.rules.version, "decks": house.decks} if house else {})}
     return PostingFacts(
         subject=subject, jurisdiction=jurisdiction.code, as_of=as_of, game=catalog.games[game.pk],
         establishment=establishment.slug if establishment else None,
@@ -153,7 +201,7 @@ def read_request(data, *, scope, today, catalog):
         schedule=schedule, option_number=option, min_wager=min_wager, max_wager=max_wager, seats=seats,
         bonus_limits=bonus_limits, approvals=catalog.approvals_for(game.slug),
         bet_limits=catalog.bet_limits_for(game.slug), fees=tuple(fees), class_f=class_f,
-        wagers_per_hand=wagers_per_hand,
+        wagers_per_hand=wagers_per_hand, house_banked=house,
     )
 
 
@@ -182,17 +230,27 @@ def check_request(data, *, scope, today, catalog=None):
 def posting_facts(posting, day, catalog):
     table = posting.table
     establishment = table.establishment
-    found = catalog.schedule_as_of(posting.schedule, day)
     game = catalog.games[posting.game_id]
+    limits = posting.bonus_limits.all()
     subject = {"type": "posting", "posting": posting.pk, "table": table.label, "establishment": establishment.slug,
-               "game": game.slug, "schedule": posting.schedule.code, "option": posting.option_number}
+               "game": game.slug}
+    found = house = None
+    if posting.schedule_id is not None:
+        found = catalog.schedule_as_of(posting.schedule, day)
+        subject.update(schedule=posting.schedule.code, option=posting.option_number)
+    else:  # a house-banked posting without a collection schedule
+        house = catalog.house_banked.facts(
+            game.slug, posting.rules_id, posting.decks,
+            [(b.bet, b.paytable_id) for b in limits if b.paytable_id is not None], posting.aggregate_payout_limit)
+        subject.update(rules=house.rules.version, decks=posting.decks)
     return PostingFacts(
         subject=subject, jurisdiction=establishment.jurisdiction.code, as_of=day, game=game,
         establishment=establishment.slug, establishment_kind=establishment.kind,
         schedule=found[1] if found else None, option_number=posting.option_number,
         min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
-        bonus_limits=tuple((b.bet, b.maximum) for b in posting.bonus_limits.all()),
+        bonus_limits=tuple((b.bet, b.maximum) for b in limits),
         approvals=catalog.approvals_for(game.slug), bet_limits=catalog.bet_limits_for(game.slug),
+        house_banked=house,
     )
 
 
@@ -321,6 +379,8 @@ def run_establishment(establishment, *, as_of=None, user=None, trigger=Validatio
                  or (a.establishment is None and a.jurisdiction == establishment.jurisdiction.code)]
     for finding in lint_approvals(approvals, [], day):
         recorder.add(finding, establishment=establishment)
+    for finding in house_edge_findings(game_checks.stated_edges([a.key for a in approvals])):
+        recorder.add(finding, establishment=establishment)
     return recorder.save()
 
 
@@ -406,6 +466,8 @@ def run_everything(*, as_of=None, user=None, trigger=ValidationRun.Trigger.ON_DE
     _check_tables(recorder, tables, day, _moment(day))
     approvals = [a for items in recorder.catalog.approvals.values() for a in items]
     for finding in lint_approvals(approvals, [], day):
+        recorder.add(finding)
+    for finding in house_edge_findings(game_checks.stated_edges()):
         recorder.add(finding)
     _lint_versions(recorder, published_versions())
     return recorder.save()

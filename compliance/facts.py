@@ -5,14 +5,26 @@ conditions, bet limits, and the schedule versions asked for, as engine options);
 builds one and checks thousands of postings against it without another query per posting.
 """
 
-from cardroom.models import Approval, BetLimit, Game
+from cardroom.models import Approval, BetLimit, Game, GameRules, Paytable
 from fees import quoting
 from fees.models import FeeOption, RoundOfPlay, ScheduleDocument
 
 from .models import RuleParameter
 from .rules import Parameter, ParameterSet
 from .rules.lint import DocumentFacts
-from .rules.postings import ApprovalFacts, BetLimitFacts, Condition, GameFacts, OptionFacts, ScheduleFacts
+from .rules.postings import (
+    ApprovalFacts,
+    ApprovedContent,
+    BetLimitFacts,
+    Condition,
+    GameFacts,
+    HouseBankedFacts,
+    OptionFacts,
+    PayoutLine,
+    PaytableFacts,
+    RulesFacts,
+    ScheduleFacts,
+)
 from .rules.rounds import Hand, TableRounds
 
 OPTION_LIMITS = ("min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low",
@@ -45,8 +57,62 @@ def approval_facts(approval):
         scope=approval.scope, status=approval.status, reference=approval.reference, decided_on=approval.decided_on,
         effective_from=approval.effective_from, expires_on=approval.expires_on,
         trial_ends_on=approval.trial_ends_on, citation=f"{approval.source.title}, {approval.citation}",
-        conditions=tuple(Condition(c.text, c.applies_to, c.status, c.citation) for c in approval.conditions.all()),
+        conditions=tuple(condition_facts(approval, c) for c in approval.conditions.all()),
     )
+
+
+def condition_facts(approval, condition):
+    """A condition with the establishments where it stands as met (``APPROVAL_PREFETCH`` serves the records)."""
+    met = tuple((record.establishment.slug, record.met_on) for record in condition.current_fulfilments().values()
+                if not record.withdrawn)
+    return Condition(condition.text, condition.applies_to, condition.status,
+                     f"{approval.source.title}, {condition.citation}", kind=condition.kind, order=condition.order,
+                     met=met)
+
+
+# What approval_facts reads beyond the approval's own row, in a few queries for any number of approvals.
+APPROVAL_PREFETCH = ("conditions", "conditions__fulfilments__establishment")
+
+
+def rules_facts(rules):
+    return RulesFacts(game=rules.game.slug, version=rules.version, title=rules.title, source=rules.source.key,
+                      citation=f"{rules.source.title}, {rules.citation}")
+
+
+def paytable_facts(paytable):
+    return PaytableFacts(
+        game=paytable.game.slug, bet=paytable.bet, number=paytable.number, source=paytable.source.key,
+        citation=f"{paytable.source.title}, {paytable.citation}",
+        lines=tuple(PayoutLine(hand=line.hand, printed=line.printed, odds_to=line.odds_to, odds_for=line.odds_for,
+                               is_push=line.is_push, fixed_amount=line.fixed_amount) for line in paytable.lines.all()),
+    )
+
+
+class HouseBankedCatalog:
+    """Rules versions, paytables and what each approval approves (the rules and paytables transcribed from the
+    approval's own document: the same source), loaded once on first use: only house-banked postings need them."""
+
+    def __init__(self):
+        self.rules = {r.pk: rules_facts(r) for r in GameRules.objects.select_related("game", "source")}
+        self.paytables = {p.pk: paytable_facts(p) for p in Paytable.objects.select_related("game", "source")
+                          .prefetch_related("lines")}
+        self.approved = {}
+        for approval in Approval.objects.select_related("game", "source").order_by("key"):
+            slug, source = approval.game.slug, approval.source.key
+            self.approved.setdefault(slug, []).append(ApprovedContent(
+                approval=approval.key, reference=approval.reference,
+                citation=f"{approval.source.title}, {approval.citation}",
+                rules=tuple(r for r in self.rules.values() if r.game == slug and r.source == source),
+                paytables=tuple(p for p in self.paytables.values() if p.game == slug and p.source == source),
+            ))
+
+    def facts(self, game_slug, rules_id, decks, paytables, aggregate_payout_limit):
+        """HouseBankedFacts of a posting: ``paytables`` is [(bet as posted, paytable id)]."""
+        return HouseBankedFacts(
+            rules=self.rules[rules_id], decks=decks,
+            paytables=tuple((bet, self.paytables[pk]) for bet, pk in paytables),
+            aggregate_payout_limit=aggregate_payout_limit, approved=tuple(self.approved.get(game_slug, ())),
+        )
 
 
 class Catalog:
@@ -67,7 +133,7 @@ class Catalog:
         self.approvals = {}
         self.approval_ids = {}
         for approval in Approval.objects.select_related("game", "jurisdiction", "establishment", "source") \
-                .prefetch_related("conditions"):
+                .prefetch_related(*APPROVAL_PREFETCH):
             facts = approval_facts(approval)
             self.approvals.setdefault(approval.game.slug, []).append(facts)
             self.approval_ids[approval.key] = approval.pk
@@ -92,6 +158,13 @@ class Catalog:
         if not isinstance(key, str):
             return None
         return self.games_by_key.get(key) or self.games_by_key.get(key.strip().upper())
+
+    @property
+    def house_banked(self):
+        """Rules, paytables and approved content for house-banked postings (loaded on first use)."""
+        if getattr(self, "_house_banked", None) is None:
+            self._house_banked = HouseBankedCatalog()
+        return self._house_banked
 
     def approvals_for(self, game_slug):
         return tuple(self.approvals.get(game_slug, ()))

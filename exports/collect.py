@@ -248,16 +248,19 @@ def posting_rows(scope):
     postings = (TablePosting.objects.filter(table__in=scope.tables(), effective_from__lt=scope.end_moment)
                 .annotate(superseded_at=Subquery(later.order_by("effective_from").values("effective_from")[:1]))
                 .filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=scope.start_moment))
-                .select_related("table__establishment", "game", "schedule")
-                .prefetch_related("bonus_limits", "validation_runs", "print_overrides__granted_by")
+                .select_related("table__establishment__jurisdiction", "game", "schedule", "rules")
+                .prefetch_related("bonus_limits__paytable", "validation_runs", "print_overrides__granted_by")
                 .order_by("table__establishment__slug", "table__label", "effective_from"))
     for p in postings:
         runs = [r for r in p.validation_runs.all() if r.kind == "posting"]
         run = max(runs, key=lambda r: (r.created_at, r.pk)) if runs else None
         overrides = sorted(p.print_overrides.all(), key=lambda o: o.granted_at)
-        yield (p.pk, p.table.establishment.slug, p.table.label, p.game.name, p.schedule.code, p.option_number,
-               p.min_wager, p.max_wager, p.schedule.currency, p.seats,
-               "; ".join(f"{b.bet}: {b.minimum or ''}-{b.maximum}" for b in p.bonus_limits.all()),
+        yield (p.pk, p.table.establishment.slug, p.table.label, p.game.name,
+               p.schedule.code if p.schedule_id else None, p.option_number,
+               p.min_wager, p.max_wager, p.currency, p.seats,
+               "; ".join(f"{b.bet}: {b.minimum or ''}-{b.maximum}"
+                         + (f" (paytable {b.paytable.number})" if b.paytable_id else "") for b in p.bonus_limits.all()),
+               p.rules.version if p.rules_id else None, p.decks, p.aggregate_payout_limit,
                utc(p.effective_from), utc(p.superseded_at), run.errors if run else None,
                run.warnings if run else None,
                overrides[-1].reason if overrides else None,
@@ -396,7 +399,8 @@ def print_rows(scope):
               .order_by("printed_at", "id"))
     for p in prints:
         yield (p.pk, utc(p.printed_at), p.posting.table.establishment.slug, p.posting.table.label, p.posting_id,
-               p.posting.schedule.code, p.posting.option_number, p.number, p.is_reprint, p.layout, p.channel,
+               p.posting.schedule.code if p.posting.schedule_id else None, p.posting.option_number, p.number,
+               p.is_reprint, p.layout, p.channel,
                p.printed_label, str(p.job.uuid) if p.job else None, p.override.reason if p.override else None)
 
 
@@ -453,7 +457,10 @@ KINDS = [
         ("id", "Posting id"), ("establishment", "Establishment slug"), ("table", "Table label"), ("game", "Game"),
         ("schedule", "Schedule code"), ("option", "Option number"), ("min_wager", "Posted minimum"),
         ("max_wager", "Posted maximum"), ("currency", "Currency of the amounts"), ("seats", "Seats open"),
-        ("bonus_limits", "Bonus bet limits as bet: minimum-maximum; ..."),
+        ("bonus_limits", "Bonus bet limits as bet: minimum-maximum (paytable number, house-banked); ..."),
+        ("rules", "House-banked posting without a schedule: the approved rules version"),
+        ("decks", "House-banked posting: decks dealt"),
+        ("aggregate_payout_limit", "House-banked posting: aggregate payout limit (WAC 230-15-490), if set"),
         ("effective_from", "In force from (UTC)"), ("superseded_at", "Superseded at (UTC); empty if still in force"),
         ("errors", "Error findings when saved"), ("warnings", "Warnings when saved"),
         ("override_reason", "A compliance officer's reason for printing despite errors"),

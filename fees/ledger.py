@@ -558,6 +558,11 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
             f"{played_at.isoformat()}: nothing says which schedule option applied, so the "
             f"expected fee cannot be computed."
         )
+    if posting.schedule_id is None:
+        raise LedgerInputError(
+            f"Table {table.label} at {establishment} posts a house-banked game without a collection schedule "
+            f"({posting.game.name}, {posting.rules.version}): the ledger has no fee to expect for its rounds."
+        )
     try:
         schedule, option, quote = quoting.quote_posting(posting, facts, played_at)
         explanation = quoting.explain(schedule, option, quote, as_of=played_at.date())

@@ -182,6 +182,8 @@ def _seat(seat, where):
 
 def quote_posting(posting, facts, at):
     """Price a round played at ``posting``'s table at moment ``at``."""
+    if posting.schedule_id is None:
+        raise QuoteError(f"{posting.game.name} is posted without a collection schedule (house-banked): no fee.")
     schedule = schedule_snapshot(posting.schedule.code, at.date())
     option = schedule.option(posting.option_number)
     return schedule, option, quote_facts(schedule, option.number, facts)

@@ -38,15 +38,23 @@ from .postings import (
 
 class PostingForm(forms.Form):
     table = forms.ModelChoiceField(queryset=Table.objects.none())
-    schedule = forms.ModelChoiceField(queryset=ScheduleDocument.objects.none(), to_field_name="code")
-    option = forms.IntegerField(min_value=1, help_text="The one schedule option the table uses.")
+    schedule = forms.ModelChoiceField(queryset=ScheduleDocument.objects.none(), to_field_name="code", required=False,
+                                      help_text="Blank for a house-banked game posted with its rules instead.")
+    option = forms.IntegerField(min_value=1, required=False, help_text="The one schedule option the table uses.")
+    rules = forms.CharField(required=False, max_length=40,
+                            help_text="House-banked game without a schedule: the approved rules version, e.g. "
+                                      "3 Card Bonus (WSGC enclosure 2014).")
+    decks = forms.IntegerField(min_value=1, required=False, help_text="With rules: the decks dealt (6 or 8).")
+    aggregate_payout_limit = strict.DecimalField(max_digits=12, decimal_places=2, required=False,
+                                                 help_text="With rules: the aggregate payout limit, if any.")
     min_wager = strict.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table minimum.")
     max_wager = strict.DecimalField(max_digits=12, decimal_places=2, help_text="Posted table maximum.")
     seats = forms.IntegerField(min_value=1, required=False, help_text="Blank: the table's seats.")
     effective_from = strict.LocalMomentField(required=False, help_text="Local time, YYYY-MM-DD HH:MM. Blank: now.")
     bonus_limits = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="One per line: bet, minimum (may be blank), maximum. E.g. Fortune Bonus, 1, 20",
+        help_text="One per line: bet, minimum (may be blank), maximum, and with rules the paytable. E.g. "
+                  "Fortune Bonus, 1, 20 or 3 Card Bonus, 1, 5, WSGC 1",
     )
     notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
@@ -65,11 +73,17 @@ class PostingForm(forms.Form):
             if not line.strip():
                 continue
             parts = [p.strip() for p in line.split(",")]
-            if len(parts) != 3:
-                raise forms.ValidationError(f"Bonus limits line {number}: write bet, minimum, maximum.")
-            limits.append({"bet": parts[0], "minimum": parts[1] or None, "maximum": parts[2]})
+            if len(parts) not in (3, 4):
+                raise forms.ValidationError(f"Bonus limits line {number}: write bet, minimum, maximum[, paytable].")
+            limit = {"bet": parts[0], "minimum": parts[1] or None, "maximum": parts[2]}
+            if len(parts) == 4:
+                limit["paytable"] = parts[3]
+            limits.append(limit)
         request = {
-            "table": data["table"].pk, "schedule": data["schedule"].code, "option": data["option"],
+            "table": data["table"].pk, "schedule": data["schedule"].code if data.get("schedule") else None,
+            "option": data.get("option"), "rules": data.get("rules") or None, "decks": data.get("decks"),
+            "aggregate_payout_limit": None if data.get("aggregate_payout_limit") is None
+            else str(data["aggregate_payout_limit"]),
             "min_wager": str(data["min_wager"]), "max_wager": str(data["max_wager"]), "notes": data.get("notes"),
             "bonus_limits": limits,
         }
@@ -122,9 +136,9 @@ class TablePostingAdmin(ReadOnlyAdmin):
     list_filter = ["table__establishment", "schedule"]
     search_fields = ["table__label", "game__name", "schedule__code"]
     date_hierarchy = "effective_from"
-    readonly_fields = ["table", "game", "schedule", "option_number", "min_wager", "max_wager", "seats", "notes",
-                       "effective_from", "created_by", "created_at", "state", "findings", "print_status",
-                       "print_history", "verification"]
+    readonly_fields = ["table", "game", "schedule", "option_number", "rules", "decks", "aggregate_payout_limit",
+                       "min_wager", "max_wager", "seats", "bonus_bets", "notes", "effective_from", "created_by",
+                       "created_at", "state", "findings", "print_status", "print_history", "verification"]
     fields = readonly_fields
     actions = ["print_letter", "print_tent"]
     # Postings are made through "Post a table" (post_view), which validates them; never changed afterwards.
@@ -135,6 +149,15 @@ class TablePostingAdmin(ReadOnlyAdmin):
         if later is not None:
             return f"superseded {content.local(later.effective_from)}"
         return "not yet in force" if obj.effective_from > timezone.now() else "in force"
+
+    @admin.display(description="Bonus bets")
+    def bonus_bets(self, obj):
+        rows = obj.bonus_limits.select_related("paytable")
+        if not rows:
+            return "None."
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}: {} to {}{}</li>", (
+            (b.bet, b.minimum if b.minimum is not None else "-", b.maximum,
+             f" (paytable {b.paytable.number})" if b.paytable_id else "") for b in rows)))
 
     @admin.display(description="Errors")
     def errors(self, obj):

@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -54,13 +54,29 @@ def bad_request(error):
     return exceptions.ValidationError(str(error))
 
 
+class PaytableRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    bet = serializers.CharField()
+    number = serializers.CharField(help_text="As printed, e.g. 'WSGC 1'.")
+
+
+class BonusLimitSerializer(serializers.Serializer):
+    bet = serializers.CharField()
+    minimum = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    maximum = serializers.DecimalField(max_digits=12, decimal_places=2)
+    paytable = PaytableRefSerializer(allow_null=True, help_text="House-banked posting: the paytable the bet pays by.")
+
+
 class PostingSerializer(serializers.ModelSerializer):
     table = serializers.SerializerMethodField()
     establishment = serializers.CharField(source="table.establishment.slug", read_only=True)
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     game_name = serializers.CharField(source="game.name", read_only=True)
     schedule = serializers.SlugRelatedField(slug_field="code", read_only=True)
-    currency = serializers.CharField(source="schedule.currency", read_only=True)
+    currency = serializers.CharField(read_only=True, help_text="The schedule's, or (house-banked) the jurisdiction's.")
+    rules = serializers.SlugRelatedField(
+        slug_field="version", read_only=True, allow_null=True,
+        help_text="House-banked posting without a schedule: the approved rules version (null with a schedule).")
     bonus_limits = serializers.SerializerMethodField()
     superseded_by = serializers.SerializerMethodField()
     validation = serializers.SerializerMethodField()
@@ -69,15 +85,18 @@ class PostingSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = TablePosting
-        fields = ["id", "table", "establishment", "game", "game_name", "schedule", "option_number", "currency",
-                  "min_wager", "max_wager", "seats", "notes", "effective_from", "superseded_by", "bonus_limits",
-                  "validation", "printing", "verify_url", "created_at"]
+        fields = ["id", "table", "establishment", "game", "game_name", "schedule", "option_number", "rules", "decks",
+                  "aggregate_payout_limit", "currency", "min_wager", "max_wager", "seats", "notes", "effective_from",
+                  "superseded_by", "bonus_limits", "validation", "printing", "verify_url", "created_at"]
 
     def get_table(self, posting) -> dict:
         return {"id": posting.table_id, "label": posting.table.label}
 
-    def get_bonus_limits(self, posting) -> list:
-        return [{"bet": b.bet, "minimum": None if b.minimum is None else str(b.minimum), "maximum": str(b.maximum)}
+    @extend_schema_field(BonusLimitSerializer(many=True))
+    def get_bonus_limits(self, posting):
+        return [{"bet": b.bet, "minimum": None if b.minimum is None else str(b.minimum), "maximum": str(b.maximum),
+                 "paytable": None if b.paytable_id is None else
+                 {"id": b.paytable_id, "bet": b.paytable.bet, "number": b.paytable.number}}
                 for b in posting.bonus_limits.all()]
 
     def get_superseded_by(self, posting) -> dict | None:
@@ -146,8 +165,8 @@ def sign_response(request, posting):
 class PostingViewSet(ScopedReadOnlyViewSet):
     """Table postings: what each table shows from a moment on. Never changed: post a new one to change it."""
 
-    queryset = TablePosting.objects.select_related("table__establishment", "game", "schedule").prefetch_related(
-        "bonus_limits")
+    queryset = TablePosting.objects.select_related(
+        "table__establishment__jurisdiction", "game", "schedule", "rules").prefetch_related("bonus_limits__paytable")
     serializer_class = PostingSerializer
     filterset_class = PostingFilter
     ordering_fields = ["effective_from", "id"]
@@ -173,11 +192,22 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     @extend_schema(
         request=inline_serializer("PostingInput", {
             "table": serializers.IntegerField(), "game": serializers.CharField(required=False),
-            "schedule": serializers.CharField(), "option": serializers.IntegerField(),
+            "schedule": serializers.CharField(required=False, help_text="The collection schedule's code; required "
+                                              "unless a house-banked game posts rules and decks instead."),
+            "option": serializers.IntegerField(required=False, help_text="The schedule option (with schedule)."),
+            "rules": serializers.CharField(required=False, help_text="House-banked game without a schedule: the "
+                                           "approved rules version (or its id), e.g. '3 Card Bonus (WSGC enclosure "
+                                           "2014)'."),
+            "decks": serializers.IntegerField(required=False, help_text="With rules: decks dealt, as the rules "
+                                              "allow (One for the Money: 6 or 8)."),
+            "aggregate_payout_limit": serializers.CharField(required=False, help_text="With rules: the aggregate "
+                                                            "payout limit (WAC 230-15-490), a decimal string."),
             "min_wager": serializers.CharField(), "max_wager": serializers.CharField(),
             "seats": serializers.IntegerField(required=False), "notes": serializers.CharField(required=False),
             "effective_from": serializers.DateTimeField(required=False),
-            "bonus_limits": serializers.ListField(child=serializers.DictField(), required=False),
+            "bonus_limits": serializers.ListField(
+                child=serializers.DictField(), required=False,
+                help_text="[{bet, minimum, maximum, paytable}]; paytable (number as printed, or id) with rules only."),
         }),
         responses={201: PostingSerializer},
     )

@@ -3,12 +3,18 @@
 Every value on a sign comes from the database: the posting (limits, seats, notes), the game (name,
 registration, paytables, approved bet limits), the schedule version in force (the option's fee tiers) and the
 rule parameters (the notices' numbers). Nothing is typed by hand.
+
+A house-banked posting without a collection schedule (``house_banked_sign``) shows instead the approval its
+rules come from, the rules version and decks, the limits of the Ante and of each bonus bet with the paytable it
+pays by, those paytables' payouts, the aggregate payout limit and the notices of WAC 230-15-060.
 """
 
 from django.conf import settings
+from django.db.models import Case, IntegerField, Q, Value, When
 from django.urls import reverse
 from django.utils import timezone
 
+from cardroom.models import Approval
 from compliance.models import RuleParameter
 from fees.models import FeeTier
 
@@ -42,6 +48,10 @@ TAKEN_NOTES = {
     "after_river": "Taken only when the hand reaches the river.",
 }
 NOT_STATED = "not stated in the source"
+# A house-banked posting's minimum and maximum are those of the game's main wager, which the one house-banked game
+# posted without a schedule calls the Ante: "To start the game, players must make the Ante against the dealer"
+# (One for the Money rules, rule 3: WSGC letter of 2014-02-18, enclosure; ofm-rules; ofm-paytables).
+MAIN_BET = "Ante"
 
 
 def verify_url(posting):
@@ -135,12 +145,90 @@ def payouts(game):
     )
 
 
+# Approved first, then trials, then the rest (pending, withdrawn, ...): the sign names the one that holds.
+_APPROVED_FIRST = Case(When(status=Approval.Status.APPROVED, then=Value(0)),
+                       When(status=Approval.Status.TRIAL, then=Value(1)), default=Value(2), output_field=IntegerField())
+
+
+def approval_of(posting):
+    """The approval a house-banked posting's rules come from: the game's approval in the establishment's
+    jurisdiction (and the establishment, where per site) whose document the rules were transcribed from - a
+    letter and its enclosure, e.g. the WSGC letter of 2014-02-18. None when no such approval is recorded."""
+    establishment = posting.table.establishment
+    return (Approval.objects.filter(game=posting.game_id, jurisdiction=establishment.jurisdiction_id,
+                                    source=posting.rules.source_id)
+            .filter(Q(establishment__isnull=True) | Q(establishment=establishment))
+            .order_by(_APPROVED_FIRST, "-decided_on", "-id").first())
+
+
+def approval_text(approval, jurisdiction):
+    if approval is None:
+        return f"none recorded for these rules in {jurisdiction.name}"
+    text = approval.reference
+    if approval.decided_on and approval.decided_on.isoformat() not in text:
+        text += f", dated {approval.decided_on.isoformat()}"
+    if approval.status != Approval.Status.APPROVED:
+        text += f" ({approval.get_status_display().lower()})"
+    return text
+
+
+def house_banked_notices(posting, paytables):
+    """The notices of WAC 230-15-060 (and -490) for a house-banked posting, from its own data."""
+    rules = posting.rules
+    out = []
+    if posting.table.establishment.jurisdiction.code == "WA":
+        out.append("These are the wagering limits for this game, including all fees to play; this posting names no "
+                   "fee to play (WAC 230-15-060).")
+    else:
+        out.append("These are the wagering limits for this game; this posting names no fee to play.")
+    example = next(((b, p, line) for b, p in paytables for line in p.lines.all()
+                    if line.odds_to is not None and line.odds_for == 1 and " to " in f" {line.printed.lower()} "),
+                   None)
+    if example is not None:
+        bet, paytable, line = example
+        stake = bet.minimum or 1
+        out.append(f"Payouts are stated \"to 1\": at {line.printed} a winning {render.money(stake, posting.currency)} "
+                   f"{bet.bet} bet wins {render.money(stake * line.odds_to, posting.currency)} and the wager is "
+                   "returned as well (WAC 230-15-060: payout odds posted).")
+    if posting.aggregate_payout_limit is not None:  # shown in its own section; WAC 230-15-060 wants it at the table
+        out.append("Odds-based prizes are paid up to the aggregate payout limit shown above (WAC 230-15-490).")
+    out.append(f"The rules of play are available on request: version {rules.version} (WAC 230-15-060).")
+    return tuple(out)
+
+
+def house_banked_sign(posting, *, stamp="", banner=""):
+    """The sign of a house-banked posting without a collection schedule (rules, decks, paytables)."""
+    establishment = posting.table.establishment
+    limits = list(posting.bonus_limits.select_related("paytable").prefetch_related("paytable__lines"))
+    paytables = [(b, b.paytable) for b in limits if b.paytable is not None]
+    currency = posting.currency
+    return render.Sign(
+        establishment=establishment.name, table=posting.table.label, game=posting.game.name,
+        registration=posting.game.registration_number or NOT_STATED, currency=currency,
+        min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
+        schedule_code="", schedule_version=0, schedule_in_force="", option_number=0, option_label="",
+        posted_from=local(posting.effective_from), verify_url=verify_url(posting),
+        bonus_limits=tuple(render.BonusLimit(b.bet, b.minimum, b.maximum, b.paytable.number if b.paytable else "")
+                           for b in limits),
+        payouts=tuple(render.Payouts(b.bet, p.number, tuple((line.hand, line.printed) for line in p.lines.all()))
+                      for b, p in paytables),
+        notices=house_banked_notices(posting, paytables), notes=posting.notes, stamp=stamp, banner=banner,
+        house_banked=render.HouseBanked(
+            main_bet=MAIN_BET, approval=approval_text(approval_of(posting), establishment.jurisdiction),
+            rules=posting.rules.title, rules_version=posting.rules.version, decks=posting.decks,
+            aggregate_payout_limit=posting.aggregate_payout_limit,
+        ),
+    )
+
+
 def schedule_version(posting, at):
     return posting.schedule.version_as_of(timezone.localdate(at))
 
 
 def sign_for(posting, *, at=None, stamp="", banner=""):
     """The sign for ``posting`` with the schedule version in force at ``at`` (default: now)."""
+    if posting.schedule_id is None:
+        return house_banked_sign(posting, stamp=stamp, banner=banner)
     at = at or timezone.now()
     day = timezone.localdate(at)
     version = schedule_version(posting, at)
@@ -170,4 +258,4 @@ def sign_for(posting, *, at=None, stamp="", banner=""):
     )
 
 
-__all__ = ["fee_tables", "local", "notices", "sign_for", "verify_url"]
+__all__ = ["approval_of", "fee_tables", "house_banked_sign", "local", "notices", "sign_for", "verify_url"]

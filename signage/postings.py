@@ -15,12 +15,15 @@ from cardroom.exceptions import StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
 from compliance.models import Finding, ValidationRun
+from fees import house_banked
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
 
+# A house-banked game without a collection schedule posts these instead of schedule and option.
+HOUSE_BANKED_FIELDS = ("rules", "decks", "aggregate_payout_limit")
 FIELDS = {"table", "game", "schedule", "option", "min_wager", "max_wager", "seats", "notes", "effective_from",
-          "bonus_limits"}
-BONUS_FIELDS = {"bet", "minimum", "maximum"}
+          "bonus_limits", *HOUSE_BANKED_FIELDS}
+BONUS_FIELDS = {"bet", "minimum", "maximum", "paytable"}
 # A posting starts now or later, within a year. A few minutes back are allowed for a terminal's slow clock.
 CLOCK_SKEW = datetime.timedelta(minutes=5)
 HORIZON = datetime.timedelta(days=366)
@@ -81,7 +84,16 @@ def _whole(value, what, low, high):
     return _read(values.whole, value, what, minimum=low, maximum=high)
 
 
-def _bonus_limits(raw):
+def _house(read, *args):
+    try:
+        return read(*args)
+    except house_banked.Invalid as error:
+        raise PostingInputError(str(error)) from None
+
+
+def _bonus_limits(raw, game=None):
+    """(bet, minimum, maximum, paytable) per bonus bet; ``game`` is given for a house-banked posting, where each
+    bet names the paytable it pays by (one of the game's paytables for that bet)."""
     if raw in (None, ""):
         return []
     _read(values.items, raw, "", max_items=50, what="bonus_limits", required=False)
@@ -97,8 +109,28 @@ def _bonus_limits(raw):
         maximum = _amount(item.get("maximum"), f"{where}.maximum", required=True)
         if minimum is not None and minimum > maximum:
             raise PostingInputError(f"{where}: the minimum {minimum} is above the maximum {maximum}.")
-        limits.append((bet, minimum, maximum))
+        paytable = None
+        if game is not None:
+            if item.get("paytable") in (None, ""):
+                raise PostingInputError(f"{where}.paytable is required: the {bet} paytable in use at the table "
+                                        "(its number as printed, e.g. 'WSGC 1', or its id).")
+            paytable = _house(house_banked.paytable_of, game, bet, item["paytable"], f"{where}.paytable")
+        elif item.get("paytable") not in (None, ""):
+            raise PostingInputError(f"{where}.paytable: only a house-banked posting without a collection schedule "
+                                    "names a paytable; this one posts a schedule option.")
+        limits.append((bet, minimum, maximum, paytable))
     return limits
+
+
+def _house_banked_fields(data, game):
+    """The rules version, decks and aggregate payout limit of a house-banked posting without a schedule."""
+    if data.get("option") not in (None, ""):
+        raise PostingInputError("option was given without a schedule.")
+    return {
+        "rules": _house(house_banked.rules_of, game, data["rules"], "rules"),
+        "decks": _house(house_banked.decks_of, game, data.get("decks"), "decks"),
+        "aggregate_payout_limit": _amount(data.get("aggregate_payout_limit"), "aggregate_payout_limit"),
+    }
 
 
 def read_posting(data, *, scope, now):
@@ -117,16 +149,28 @@ def read_posting(data, *, scope, now):
         game = Game.objects.filter(slug=_read(values.text, game_slug, "game", max_length=80)).first()
         if game is None:
             raise PostingInputError(f"Unknown game {game_slug!r}.")
-    if data.get("schedule") in (None, ""):
-        raise PostingInputError("schedule is required: the collection schedule's code, e.g. GEGA-002888.")
-    code = _read(values.text, data["schedule"], "schedule", max_length=40)
-    document = ScheduleDocument.objects.filter(code=code).filter(scope.placed_q()).first()
-    if document is None:
-        raise PostingInputError(f"Unknown schedule {code!r}.")
     establishment = table.establishment
-    if (document.establishment_id not in (None, establishment.pk)
-            or document.jurisdiction_id != establishment.jurisdiction_id):
-        raise PostingInputError(f"Schedule {code} is not one of {establishment}'s schedules.")
+    document = None
+    if data.get("schedule") in (None, ""):
+        if game.category != Game.Category.HOUSE_BANKED:
+            raise PostingInputError("schedule is required: the collection schedule's code, e.g. GEGA-002888.")
+        if data.get("rules") in (None, ""):
+            raise PostingInputError(
+                f"{game.name} is house-banked: post its collection schedule (schedule and option) or, without one, "
+                "its approved rules version (rules), the decks dealt (decks) and the paytable of each bonus bet "
+                "(bonus_limits[].paytable).")
+    else:
+        given = [name for name in HOUSE_BANKED_FIELDS if data.get(name) not in (None, "")]
+        if given:
+            raise PostingInputError(f"{', '.join(given)}: only a house-banked posting without a collection schedule "
+                                    "names these; give them or schedule and option, not both.")
+        code = _read(values.text, data["schedule"], "schedule", max_length=40)
+        document = ScheduleDocument.objects.filter(code=code).filter(scope.placed_q()).first()
+        if document is None:
+            raise PostingInputError(f"Unknown schedule {code!r}.")
+        if (document.establishment_id not in (None, establishment.pk)
+                or document.jurisdiction_id != establishment.jurisdiction_id):
+            raise PostingInputError(f"Schedule {code} is not one of {establishment}'s schedules.")
     raw_from = data.get("effective_from")
     effective_from = now if raw_from in (None, "") else _read(values.moment, raw_from, "effective_from")
     if effective_from < now - CLOCK_SKEW:
@@ -136,16 +180,10 @@ def read_posting(data, *, scope, now):
     if effective_from > now + HORIZON:
         raise PostingInputError(f"effective_from {effective_from.isoformat()} is more than a year ahead; post it "
                                 "nearer the time.")
-    version = document.version_as_of(timezone.localdate(effective_from))
-    if version is None:
-        raise PostingInputError(f"{code} has no published version in force on {timezone.localdate(effective_from)}.")
-    option = _whole(data.get("option"), "option", 1, 10_000)
-    if not version.options.filter(number=option).exists():
-        numbers = list(version.options.values_list("number", flat=True))
-        raise PostingInputError(
-            f"{code} version {version.number} has no option {option} (it has options {min(numbers)}-{max(numbers)})."
-            if numbers else f"{code} version {version.number} has no options."
-        )
+    if document is None:
+        option, house = None, _house_banked_fields(data, game)
+    else:
+        option, house = _schedule_option(document, data.get("option"), effective_from), {}
     latest = TablePosting.objects.filter(table=table).order_by("-effective_from").first()
     if latest is not None and effective_from <= latest.effective_from:
         raise PostingInputError(
@@ -155,14 +193,32 @@ def read_posting(data, *, scope, now):
         )
     min_wager = _amount(data.get("min_wager"), "min_wager", required=True)
     max_wager = _amount(data.get("max_wager"), "max_wager", required=True)
+    if house and min_wager > max_wager:
+        raise PostingInputError(f"min_wager {min_wager} is above max_wager {max_wager}.")
     seats = data.get("seats")
     seats = table.seats if seats in (None, "") else _whole(seats, "seats", 1, table.seats)
     notes = _read(values.text, data.get("notes"), "notes", max_length=1000, required=False, single_line=False)
     return {
         "table": table, "game": game, "schedule": document, "option_number": option, "min_wager": min_wager,
-        "max_wager": max_wager, "seats": seats, "notes": notes, "effective_from": effective_from,
-        "bonus_limits": _bonus_limits(data.get("bonus_limits")),
+        "max_wager": max_wager, "seats": seats, "notes": notes, "effective_from": effective_from, **house,
+        "bonus_limits": _bonus_limits(data.get("bonus_limits"), game if house else None),
     }
+
+
+def _schedule_option(document, raw, effective_from):
+    """The option number, if the schedule's version in force on the posting's day has it."""
+    code = document.code
+    version = document.version_as_of(timezone.localdate(effective_from))
+    if version is None:
+        raise PostingInputError(f"{code} has no published version in force on {timezone.localdate(effective_from)}.")
+    option = _whole(raw, "option", 1, 10_000)
+    if not version.options.filter(number=option).exists():
+        numbers = list(version.options.values_list("number", flat=True))
+        raise PostingInputError(
+            f"{code} version {version.number} has no option {option} (it has options {min(numbers)}-{max(numbers)})."
+            if numbers else f"{code} version {version.number} has no options."
+        )
+    return option
 
 
 @transaction.atomic
@@ -178,14 +234,22 @@ def post_table(fields, *, user=None, actor_label=""):
         raise PostingInputError(
             f"Table {fields['table'].label} already has a posting from {fields['effective_from']}."
         ) from None
-    PostingBonusLimit.objects.bulk_create(
-        PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high) for bet, low, high in limits
-    )
+    rows = []
+    for bet, low, high, *paytable in limits:  # (bet, minimum, maximum[, paytable])
+        rows.append(PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high,
+                                      paytable=paytable[0] if paytable else None))
+    PostingBonusLimit.objects.bulk_create(rows)
     run = run_posting(posting, user=user if user and user.is_authenticated else None)
+    if posting.schedule_id is not None:
+        what = {"schedule": posting.schedule.code, "option": posting.option_number}
+    else:
+        what = {"rules": posting.rules.version, "decks": posting.decks,
+                "paytables": {row.bet: row.paytable.number for row in rows if row.paytable is not None},
+                "aggregate_payout_limit": None if posting.aggregate_payout_limit is None
+                else str(posting.aggregate_payout_limit)}
     log_action("posting.create", actor=user, actor_label=actor_label, obj=posting,
                establishment=posting.table.establishment,
-               data={"schedule": posting.schedule.code, "option": posting.option_number,
-                     "min_wager": str(posting.min_wager), "max_wager": str(posting.max_wager),
+               data={**what, "min_wager": str(posting.min_wager), "max_wager": str(posting.max_wager),
                      "effective_from": posting.effective_from.isoformat(), "validation_run": run.pk,
                      "errors": run.errors, "warnings": run.warnings})
     return posting, run

@@ -78,6 +78,19 @@ class BonusLimit:
     bet: str
     minimum: Decimal | None
     maximum: Decimal | None
+    paytable: str = ""  # house-banked posting: the paytable the bet pays by, e.g. "WSGC 1"
+
+
+@dataclass(frozen=True)
+class HouseBanked:
+    """What the sign of a house-banked game without a collection schedule says instead of the schedule's fees."""
+
+    main_bet: str  # the main wager's name, e.g. "Ante": the posting's minimum and maximum are its limits
+    approval: str  # e.g. "WSGC letter of 2014-02-18 (...) re: One For The Money"
+    rules: str  # the rules version's title
+    rules_version: str  # its version, e.g. "3 Card Bonus (WSGC enclosure 2014)"
+    decks: int | None
+    aggregate_payout_limit: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ class Sign:
     min_wager: Decimal | None
     max_wager: Decimal | None
     seats: int
-    schedule_code: str
+    schedule_code: str  # "" on a house-banked posting's sign (see house_banked)
     schedule_version: int
     schedule_in_force: str  # "from 2026-03-01" or "no effective date stated"
     option_number: int
@@ -112,7 +125,29 @@ class Sign:
     no_fees_note: str = ""  # said instead of fee tables when the option prints no fee
     stamp: str = ""  # print record: when, which print of this posting
     banner: str = ""  # "REPRINT" or "PREVIEW - NOT FOR POSTING"
+    house_banked: HouseBanked | None = None  # a house-banked posting: no schedule, its rules and approval instead
     extra: dict = field(default_factory=dict, compare=False)
+
+    def label(self) -> str:
+        """What the sign is, for messages: the schedule option, or the house-banked game's rules and decks."""
+        if self.house_banked is not None:
+            return f"{self.house_banked.rules}, {self.house_banked.decks} decks"
+        return f"{self.schedule_code} option {self.option_number}"
+
+    def source_line(self) -> str:
+        """The footer's first sentence: where the fees (or, house-banked, the rules) come from."""
+        h = self.house_banked
+        if h is not None:
+            decks = f", {h.decks} decks" if h.decks else ""
+            return f"House-banked game, no collection fee schedule: rules version {h.rules_version}{decks}."
+        return (f"Collection schedule {self.schedule_code}, version {self.schedule_version} "
+                f"({self.schedule_in_force}), option {self.option_number}.")
+
+    def limit_labels(self) -> tuple[str, str]:
+        if self.house_banked is not None:
+            name = self.house_banked.main_bet.upper()
+            return f"MINIMUM {name}", f"MAXIMUM {name}"
+        return "MINIMUM WAGER", "MAXIMUM WAGER"
 
 
 def money(amount: Decimal | None, currency: str) -> str:
@@ -196,6 +231,30 @@ def _bonus_section(sign: Sign, width, styles: _Styles):
     rows += [[_p(b.bet, styles.cell), _p(money(b.minimum, sign.currency), styles.cell_right),
               _p(money(b.maximum, sign.currency), styles.cell_right)] for b in sign.bonus_limits]
     return [_p("Bonus bet limits", styles.heading), _grid(rows, [width * 0.5, width * 0.25, width * 0.25], styles)]
+
+
+def _house_banked_sections(sign: Sign, width, styles: _Styles):
+    """A house-banked posting: the approval and rules, the limits of every bet with the paytable it pays by, and
+    the aggregate payout limit where one is set."""
+    h = sign.house_banked
+    about = [_p("Approval and rules", styles.heading), _p(f"Approved: {h.approval}.", styles.cell),
+             _p(f"Rules of play: {h.rules}" + (f". Dealt from {h.decks} decks." if h.decks else "."), styles.note)]
+    rows = [[_p("Bet", styles.cell_head), _p("Minimum", styles.cell_head_right), _p("Maximum", styles.cell_head_right)],
+            [_p(h.main_bet, styles.cell), _p(money(sign.min_wager, sign.currency), styles.cell_right),
+             _p(money(sign.max_wager, sign.currency), styles.cell_right)]]
+    rows += [[[_p(b.bet, styles.cell), _p(f"paytable {b.paytable}", styles.small)] if b.paytable
+              else _p(b.bet, styles.cell),
+              _p(money(b.minimum, sign.currency), styles.cell_right),
+              _p(money(b.maximum, sign.currency), styles.cell_right)] for b in sign.bonus_limits]
+    limits = [_p("Wager limits", styles.heading), _grid(rows, [width * 0.44, width * 0.28, width * 0.28], styles)]
+    sections = [about, limits]
+    if h.aggregate_payout_limit is not None:
+        sections.append([
+            _p("Aggregate payout limit", styles.fee_title),
+            _p(f"{money(h.aggregate_payout_limit, sign.currency)}: the most paid in total on odds-based prizes in "
+               "one round, to all players together (WAC 230-15-490; WAC 230-15-060).", styles.cell),
+        ])
+    return sections
 
 
 def _payout_sections(sign: Sign, width, styles: _Styles):
@@ -334,6 +393,11 @@ def _pack(sections, n_cols, col_width):
 
 
 def _body_sections(sign, col_width, styles):
+    if sign.house_banked is not None:
+        sections = _house_banked_sections(sign, col_width, styles)
+        sections += _payout_sections(sign, col_width, styles)
+        sections.append(_notice_section(sign, styles))
+        return sections
     sections = []
     if sign.bonus_limits:
         sections.append(_bonus_section(sign, col_width, styles))
@@ -354,7 +418,7 @@ def _fit_body(sign, n_cols, width, height, base, gutter):
             return columns, col_width, scale
         full = full or tallest
     raise SignOverflow(
-        f"The sign for {sign.game} ({sign.schedule_code} option {sign.option_number}) does not fit the layout "
+        f"The sign for {sign.game} ({sign.label()}) does not fit the layout "
         f"even at {SCALES[-1]:.0%} size."
     )
 
@@ -379,7 +443,7 @@ def _draw_letter(canvas, sign: Sign) -> float:
     canvas.setFillColor(SHADE)
     canvas.rect(m, y - box_h, w, box_h, stroke=0, fill=1)
     canvas.setFillColor(INK)
-    for i, (label, amount) in enumerate((("MINIMUM WAGER", low), ("MAXIMUM WAGER", high))):
+    for i, (label, amount) in enumerate(zip(sign.limit_labels(), (low, high))):
         cx = m + w * (0.25 + 0.5 * i)
         _text(canvas, cx, y - 22, label, "Vera-Bold", 13, "center")
         _text(canvas, cx, y - box_h + 16, amount, "Vera-Bold", 34, "center", max_width=w * 0.46)
@@ -401,8 +465,7 @@ def _footer(canvas, sign, x, y, width, height, qr_size, size):
     style = ParagraphStyle("footer", fontName="Vera", fontSize=size, leading=size * 1.3, textColor=INK)
     bold = ParagraphStyle("footer_bold", parent=style, fontName="Vera-Bold")
     lines = [
-        Paragraph(escape(f"Collection schedule {sign.schedule_code}, version {sign.schedule_version} "
-                         f"({sign.schedule_in_force}), option {sign.option_number}."), bold),
+        Paragraph(escape(sign.source_line()), bold),
         Paragraph(escape(f"Posted at this table from {sign.posted_from}. Seats: {sign.seats}."), style),
         Paragraph(escape(f"Check this sign is current: scan the code or open {sign.verify_url}"), style),
     ]
@@ -425,7 +488,8 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     canvas.rect(bx, by, box_w, box_h, stroke=0, fill=1)
     canvas.setFillColor(INK)
     low, high = limits_text(sign)
-    for i, (label, amount) in enumerate((("MINIMUM", low), ("MAXIMUM", high))):
+    labels = ("MINIMUM", "MAXIMUM") if sign.house_banked is None else sign.limit_labels()
+    for i, (label, amount) in enumerate(zip(labels, (low, high))):
         cx = bx + box_w * (0.25 + 0.5 * i)
         _text(canvas, cx, by + box_h - 15, label, "Vera-Bold", 10, "center")
         _text(canvas, cx, by + 14, amount, "Vera-Bold", 24, "center", max_width=box_w * 0.46)
@@ -440,8 +504,7 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     body_top = min(bottom_of_title, by, top - qr) - 6
     foot = ParagraphStyle("tent_foot", fontName="Vera", fontSize=6, leading=7.4, textColor=INK)
     footer = Paragraph(escape(
-        f"Collection schedule {sign.schedule_code}, version {sign.schedule_version} ({sign.schedule_in_force}), "
-        f"option {sign.option_number}. Posted at this table from {sign.posted_from}. Seats: {sign.seats}. "
+        f"{sign.source_line()} Posted at this table from {sign.posted_from}. Seats: {sign.seats}. "
         f"Check this sign is current: scan the code or open {sign.verify_url}. {sign.stamp}"), foot)
     _, footer_h = footer.wrap(inner, 1000)
     footer.drawOn(canvas, left, y + m)
@@ -501,5 +564,5 @@ def render(signs, layout: str = "letter", *, title: str = "Table signs", on_page
     return Rendered(pdf=buffer.getvalue(), pages=len(scales), scales=scales)
 
 
-__all__ = ["BonusLimit", "FeeRow", "FeeTable", "LAYOUTS", "Payouts", "Rendered", "Sign", "SignOverflow", "money",
-           "render"]
+__all__ = ["BonusLimit", "FeeRow", "FeeTable", "HouseBanked", "LAYOUTS", "Payouts", "Rendered", "Sign", "SignOverflow",
+           "money", "render"]

@@ -31,14 +31,15 @@ def verify(request, token):
         "future": posting.effective_from > now,
         "superseded_by": later, "superseded_at": content.local(later.effective_from) if later else "",
         "successor_url": content.verify_url(later) if later else "",
-        "successor_limits": (money(later.min_wager, later.schedule.currency),
-                             money(later.max_wager, later.schedule.currency)) if later else None,
+        "successor_limits": (money(later.min_wager, later.currency),
+                             money(later.max_wager, later.currency)) if later else None,
         "fee_tables": [
             {"table": t, "rows": [(row.bounds, money(row.fee, sign.currency)) for row in t.rows]}
             for t in sign.fee_tables
         ],
-        "bonus_limits": [(b.bet, money(b.minimum, sign.currency), money(b.maximum, sign.currency))
+        "bonus_limits": [(b.bet, money(b.minimum, sign.currency), money(b.maximum, sign.currency), b.paytable)
                          for b in sign.bonus_limits],
+        "aggregate_payout_limit": sign.house_banked and money(sign.house_banked.aggregate_payout_limit, sign.currency),
         "checked_at": content.local(now),
     }
     response = render(request, "signage/verify.html", context, status=200)

@@ -36,6 +36,9 @@ ROLES = ("admin", "compliance", "floor", "regulator", "other", "anonymous")
 SCHEDULE = "/api/v1/schedules/GEGA-002888"
 ENTRY = {"idempotency_key": "matrix-1", "table": "{table}", "collected_at": "2026-11-20T22:00:00-08:00",
          "reference": "H-9", "payer": "player", "seat": 1, "fee_kind": "player", "amount": "3.00"}
+# Casino Marysville's Three Card Poker approval: its owner-agreement condition, a prerequisite there.
+CONDITION_MET = {"approval": "three-card-poker-casino-marysville", "condition": 1, "establishment": "casino-marysville",
+                 "met_on": "2026-11-01", "evidence": "Owner agreement, matrix"}
 
 # (method, address, body, {role: status}); "{name}" in the address or body is the fresh data's ``name``.
 MATRIX = [
@@ -89,6 +92,13 @@ MATRIX = [
     # Findings: the establishment's compliance officers acknowledge them.
     ("post", "/api/v1/compliance/findings/{finding}/acknowledge/", {"reason": "Handled at the table."},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    # Approval conditions met per establishment: its compliance officers record them; everyone who sees it reads.
+    ("post", "/api/v1/approval-conditions/fulfilments/", CONDITION_MET,
+     dict(admin=201, compliance=201, floor=403, regulator=403, other=400, anonymous=401)),
+    ("get", "/api/v1/approval-conditions/fulfilments/{condition_met}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("post", "/api/v1/approval-conditions/fulfilments/{condition_met}/withdraw/", {"reason": "Matrix withdrawal."},
+     dict(admin=201, compliance=201, floor=403, regulator=403, other=404, anonymous=401)),
     # The admin (and the audit log in it): administrators only.
     ("get", "/admin/", None,
      dict(admin=200, compliance=302, floor=302, regulator=302, other=302, anonymous=302)),
@@ -153,6 +163,14 @@ class World:
         self["posting"]  # a posted table gives the run something to find
         run_establishment(self.people.marysville, as_of=timezone.localdate())
         return Finding.objects.filter(establishment=self.people.marysville, acknowledged_at=None).first().pk
+
+    def make_condition_met(self):
+        from cardroom.conditions import record_met
+        from cardroom.models import ApprovalCondition
+
+        condition = ApprovalCondition.objects.get(approval__key=CONDITION_MET["approval"], order=1)
+        return record_met(condition, self.people.marysville, met_on="2026-11-01", evidence="Matrix evidence",
+                          user=self.people.compliance).pk
 
     def make_export(self):
         with self.capture(execute=True):

@@ -25,6 +25,8 @@ CONFLICTS = {
     ("post", "/api/v1/compliance/findings/{id}/acknowledge/"),
     ("post", "/api/v1/postings/{id}/signage.pdf/"),
     ("post", "/api/v1/tables/{id}/signage.pdf"),
+    ("post", "/api/v1/approval-conditions/fulfilments/"),
+    ("post", "/api/v1/approval-conditions/fulfilments/{id}/withdraw/"),
 }
 
 
@@ -175,6 +177,7 @@ def test_nullable_fields_are_nullable(schema):
         "VersionSummary": ["effective_from", "based_on", "created_by", "published_by", "published_at"],
         "Approval": ["establishment", "decided_on", "effective_from", "expires_on"],
         "CollectionEntry": ["seat", "corrects", "corrected_by", "recorded_by"],
+        "Fulfilment": ["met_on", "corrects", "corrected_by"],
         "Finding": ["establishment", "table", "schedule", "acknowledged_at", "acknowledged_by"],
         "Posting": ["superseded_by"],
     }

@@ -61,7 +61,8 @@ def test_posting_through_the_api_is_validated_when_saved(api, people, table, clo
     data = answer.json()
     assert (data["schedule"], data["option_number"], data["min_wager"], data["max_wager"]) == (
         "GEGA-002888", 1, "5.00", "500.00")
-    assert data["bonus_limits"] == [{"bet": "Fortune Bonus Bet", "minimum": "1.00", "maximum": "25.00"}]
+    assert data["bonus_limits"] == [{"bet": "Fortune Bonus Bet", "minimum": "1.00", "maximum": "25.00",
+                                     "paytable": None}]
     posting = TablePosting.objects.get(pk=data["id"])
     run = posting.validation_runs.get()
     assert data["validation"]["run"] == run.pk and data["validation"]["errors"] == run.errors == 0

@@ -1,6 +1,6 @@
 from rest_framework.routers import DefaultRouter
 
-from . import jobs, views
+from . import conditions, jobs, views
 
 
 def register(router: DefaultRouter):
@@ -10,4 +10,5 @@ def register(router: DefaultRouter):
     router.register("games", views.GameViewSet)
     router.register("paytables", views.PaytableViewSet)
     router.register("approvals", views.ApprovalViewSet)
+    router.register("approval-conditions/fulfilments", conditions.FulfilmentViewSet)
     router.register("jobs", jobs.JobViewSet)

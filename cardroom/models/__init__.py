@@ -1,5 +1,5 @@
 from .access import Membership, Role
-from .approvals import Approval, ApprovalCondition
+from .approvals import Approval, ApprovalCondition, ConditionFulfilment
 from .audit import AuditChainHead, AuditLogEntry
 from .jobs import Job
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
@@ -13,6 +13,7 @@ __all__ = [
     "AuditLogEntry",
     "BetLimit",
     "Cited",
+    "ConditionFulfilment",
     "Establishment",
     "Game",
     "GameRules",

@@ -5,6 +5,8 @@
   jurisdiction (``pack_for``), and ``check_posting`` which runs a pack;
 - ``lint``: schedule lint (tiers, coverage, ambiguity, cross-document consistency) and approval lint;
 - ``rounds``: rules over a table's recorded rounds (player-dealer rotation).
+- ``game_math``: approval lint over the game math, ``approval.house_edge``: stated house edges the exact
+  computation does not reproduce (facts from ``cardroom.game_checks.stated_edges``; docs/game-math.md).
 
 ``compliance.facts`` builds the facts from the database; nothing here reads it.
 """

@@ -3,7 +3,8 @@
 A regulator can run ``lint_documents`` over any document versions: each option's tiers are checked
 (ascending, contiguous, non-negative, in cents, open-ended at the top, unambiguous), then options are compared
 across documents and versions (same tiers, a different fee in some cell). ``lint_approvals`` looks at
-approvals (conditions outstanding, expired or expiring) and at the tables that offer a game without one.
+approvals (expired or expiring, trials ending) and at the tables that offer a game without one in force or
+whose approval's prerequisites are outstanding at their establishment.
 """
 
 from __future__ import annotations
@@ -236,17 +237,17 @@ class TableFacts:
 
 
 def lint_approvals(approvals, tables, day: date) -> list[Finding]:
-    """Approvals with conditions outstanding, expired or expiring; tables offering a game with no approval."""
+    """Approvals expired or expiring, trials ending; tables offering a game with no approval in force, or whose
+    approval's prerequisites are not recorded as met at the table's establishment (``approval_findings``).
+
+    Conditions are met per establishment, so there is no jurisdiction-wide "conditions outstanding" finding on an
+    approval: an establishment that does not offer the game need not meet them, and one that does gets an error
+    on each table set up with the game and on each posting of it (``approval.conditions_outstanding``)."""
     out = []
     for a in approvals:
         subject = {"type": "approval", "approval": a.key, "game": a.game, "establishment": a.establishment,
                    "jurisdiction": a.jurisdiction}
         label = f"The approval of {a.game_name} ({a.reference or a.key})"
-        outstanding = [c for c in a.conditions if c.status == "outstanding"]
-        if outstanding:
-            out.append(finding("approval.conditions_outstanding", WARNING, subject,
-                               f"{label} has {len(outstanding)} condition(s) not recorded as met, e.g. "
-                               f"\"{outstanding[0].text.rstrip('.')}\".", outstanding[0].citation))
         state = approval_state(a, day)
         if not state.in_force and a.status not in ("pending",):
             out.append(finding("approval.expired", ERROR if a.status != "withdrawn" else WARNING, subject,

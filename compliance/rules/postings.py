@@ -36,8 +36,18 @@ from .base import (
 class Condition:
     text: str
     applies_to: str  # all | commercial | tribal
-    status: str  # outstanding | met | not_applicable
+    status: str  # what the source says of the condition itself: outstanding | met | not_applicable | withdrawn
     citation: str
+    kind: str = "prerequisite"  # prerequisite | operating | other_party
+    order: int | None = None
+    met: tuple[tuple[str, date], ...] = ()  # (establishment slug, day met) of the records standing there
+
+    def met_at(self, establishment: str | None, day: date) -> date | None:
+        """The day this condition was met at ``establishment`` if that is on or before ``day``, else None."""
+        return next((on for slug, on in self.met if slug == establishment and on <= day), None)
+
+    def label(self) -> str:
+        return f"condition {self.order}" if self.order is not None else "a condition"
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,84 @@ class HouseFee:
 
 
 @dataclass(frozen=True)
+class PayoutLine:
+    """One paytable line as printed: 'N to M' odds, a push, or a fixed amount."""
+
+    hand: str
+    printed: str
+    odds_to: Decimal | None = None
+    odds_for: Decimal | None = None
+    is_push: bool = False
+    fixed_amount: Decimal | None = None
+
+    @property
+    def odds(self) -> Decimal | None:
+        """N/M of 'N to M' (40 for '40 to 1'); None where the line states no odds."""
+        if self.odds_to is None or not self.odds_for:
+            return None
+        return self.odds_to / self.odds_for
+
+
+@dataclass(frozen=True)
+class PaytableFacts:
+    game: str  # slug
+    bet: str
+    number: str
+    source: str  # key of the document it was transcribed from
+    citation: str
+    lines: tuple[PayoutLine, ...] = ()
+
+    @property
+    def key(self):
+        return (self.game, self.bet, self.number)
+
+    def label(self) -> str:
+        return f"{self.bet} paytable {self.number}"
+
+    def payouts(self) -> tuple:
+        """What it pays line by line, whatever the hands are called (to compare two printings of a paytable)."""
+        return tuple((line.odds_to, line.odds_for, line.is_push, line.fixed_amount) for line in self.lines)
+
+    def top_odds(self) -> Decimal | None:
+        odds = [line.odds for line in self.lines if line.odds is not None]
+        return max(odds) if odds else None
+
+
+@dataclass(frozen=True)
+class RulesFacts:
+    game: str  # slug
+    version: str
+    title: str
+    source: str  # key of the document it was transcribed from
+    citation: str
+
+
+@dataclass(frozen=True)
+class ApprovedContent:
+    """What one approval approves: the rules versions and paytables transcribed from the approval's own document
+    (a letter and its enclosure share the approval's source, e.g. the WSGC letter of 2014-02-18)."""
+
+    approval: str  # key
+    reference: str
+    citation: str
+    rules: tuple[RulesFacts, ...] = ()
+    paytables: tuple[PaytableFacts, ...] = ()
+
+
+@dataclass(frozen=True)
+class HouseBankedFacts:
+    """A posting of a house-banked game without a collection schedule: the rules version, the decks, the paytable
+    in use for each bonus bet and the aggregate payout limit (docs/signage.md); ``approved``: what each approval
+    of the game approves."""
+
+    rules: RulesFacts
+    decks: int | None = None
+    paytables: tuple[tuple[str, PaytableFacts], ...] = ()  # (bet as posted, the paytable it pays by)
+    aggregate_payout_limit: Decimal | None = None
+    approved: tuple[ApprovedContent, ...] = ()
+
+
+@dataclass(frozen=True)
 class PostingFacts:
     subject: dict
     jurisdiction: str
@@ -133,6 +221,7 @@ class PostingFacts:
     fees: tuple[HouseFee, ...] = ()
     class_f: bool = False  # Washington Class F or house-banked licensee (WAC 230-15-135)
     wagers_per_hand: int | None = None
+    house_banked: HouseBankedFacts | None = None  # a house-banked posting without a collection schedule
 
     @property
     def option(self) -> OptionFacts | None:
@@ -233,15 +322,41 @@ def approval_findings(subject, approvals, game_label, jurisdiction, establishmen
         out.append(finding(rule, INFO, subject,
                            f"{game_label} is approved only at {approval.establishment}; name the establishment "
                            "to check a posting there.", approval.citation))
-    scopes = scopes_for(establishment_kind)
-    outstanding = [c for c in approval.conditions if c.status == "outstanding" and c.applies_to in scopes]
-    if outstanding:
-        first = outstanding[0].text.rstrip(".")
-        more = f" and {len(outstanding) - 1} more" if len(outstanding) > 1 else ""
-        out.append(finding("approval.conditions_outstanding", WARNING, subject,
-                           f"The approval of {game_label} has {len(outstanding)} condition(s) not recorded as met: "
-                           f"\"{first}\"{more}.", outstanding[0].citation))
+    out.extend(condition_findings(subject, approval, game_label, establishment, establishment_kind, day))
     return out
+
+
+def conditions_outstanding(approval: ApprovalFacts, establishment: str | None, establishment_kind: str | None,
+                           day: date) -> list[Condition]:
+    """The prerequisites of ``approval`` that concern an establishment of this kind (``applies_to``) and are not
+    recorded as met at ``establishment`` on or before ``day`` (all of them when no establishment is named). A
+    condition the source itself records as met, not applicable or withdrawn is outstanding nowhere; 'operating'
+    and 'other_party' conditions are never met once, so never outstanding here."""
+    scopes = scopes_for(establishment_kind)
+    return [c for c in approval.conditions
+            if c.kind == "prerequisite" and c.status == "outstanding" and c.applies_to in scopes
+            and (establishment is None or c.met_at(establishment, day) is None)]
+
+
+def condition_findings(subject, approval: ApprovalFacts, game_label, establishment, establishment_kind, day):
+    """``approval.conditions_outstanding``: an error when a prerequisite of the approval in force is not recorded
+    as met at the establishment by ``day`` (the game may not be offered there yet), naming each condition and
+    citing where it is written; without an establishment, a warning that they must be met where it is offered."""
+    outstanding = conditions_outstanding(approval, establishment, establishment_kind, day)
+    if not outstanding:
+        return []
+    named = "; ".join(f"{c.label()}, \"{c.text.rstrip('.')}\"" for c in outstanding)
+    citation = "; ".join(dict.fromkeys(c.citation for c in outstanding))
+    count = f"{len(outstanding)} condition{'s' if len(outstanding) > 1 else ''}"
+    if establishment is None:
+        return [finding("approval.conditions_outstanding", WARNING, subject,
+                        f"The approval of {game_label} ({approval.reference}) has {count} to be met at each "
+                        f"establishment before the game is offered there: {named}. Name the establishment to check "
+                        "whether they are met.", citation)]
+    return [finding("approval.conditions_outstanding", ERROR, subject,
+                    f"{game_label} may not be offered at {establishment} on {day.isoformat()}: {count} of its "
+                    f"approval ({approval.reference}) {'are' if len(outstanding) > 1 else 'is'} not recorded as met "
+                    f"there: {named}.", citation)]
 
 
 # -- rules ---------------------------------------------------------------------------------------------
@@ -573,17 +688,141 @@ def rule_tribal_fees(f: PostingFacts, params: ParameterSet):
                     "or available for patron review.", "25 CFR 543.10(f)")]
 
 
+# House-banked games without a collection schedule ------------------------------------------------------
+
+
+def _odds(value: Decimal | None) -> str:
+    return "no odds" if value is None else f"{value.normalize():f} to 1"
+
+
+def rule_approved_rules_and_paytables(f: PostingFacts, params: ParameterSet):
+    """The rules version and each paytable posted are among those the approval in force approves: the ones
+    transcribed from the approval's own document. A paytable printed elsewhere with the very same payouts as an
+    approved one is accepted, with an info finding saying which."""
+    h = f.house_banked
+    if h is None:
+        return []
+    rule = "approval.rules_and_paytables"
+    relevant = relevant_approvals(f.approvals, f.game.slug, f.jurisdiction, f.establishment, f.establishment_kind)
+    in_force = {a.key for a in relevant if approval_state(a, f.as_of).in_force}
+    contents = [c for c in h.approved if c.approval in in_force]
+    if not contents:
+        return []  # approval.game_approved says there is no approval in force
+    reference = "; ".join(c.reference for c in contents)
+    citation = "; ".join(c.citation for c in contents)
+    if f.jurisdiction == "WA":
+        citation += "; WAC 230-15-035 (only games and rules the director authorized)"
+    out = []
+    approved_rules = [r for c in contents for r in c.rules]
+    if not approved_rules:
+        out.append(finding(rule, WARNING, f.subject,
+                           f"The approval ({reference}) records no rules version, so whether '{h.rules.version}' "
+                           "is the approved one cannot be checked.", citation))
+    elif (h.rules.game, h.rules.version) not in {(r.game, r.version) for r in approved_rules}:
+        listed = ", ".join(f"'{r.version}'" for r in approved_rules)
+        out.append(finding(rule, ERROR, f.subject,
+                           f"The rules version posted, '{h.rules.version}' ({h.rules.title}), is not one the approval "
+                           f"({reference}) approves; approved: {listed}.", citation))
+    approved_paytables = [p for c in contents for p in c.paytables]
+    for bet, paytable in h.paytables:
+        if paytable.key in {p.key for p in approved_paytables}:
+            continue
+        same_bet = [p for p in approved_paytables if _normal(p.bet) == _normal(paytable.bet)]
+        same_payouts = [p for p in same_bet if p.payouts() == paytable.payouts()]
+        if same_payouts:
+            out.append(finding(rule, INFO, f.subject,
+                               f"The {bet} {paytable.label()} ({paytable.citation}) is not the approval's own printing "
+                               f"but pays exactly as its approved {same_payouts[0].label()}.", citation))
+        elif not approved_paytables:
+            out.append(finding(rule, WARNING, f.subject,
+                               f"The approval ({reference}) records no paytable, so whether the {bet} "
+                               f"{paytable.label()} is approved cannot be checked.", citation))
+        else:
+            listed = ", ".join(p.label() for p in same_bet) or "none"
+            out.append(finding(rule, ERROR, f.subject,
+                               f"The {bet} bet pays by {paytable.label()}, which the approval ({reference}) does not "
+                               f"approve; approved {paytable.bet} paytables: {listed}.", citation))
+    return out
+
+
+_FOR = re.compile(r"\d\s*for\s*\d", re.IGNORECASE)
+
+
+def rule_payouts_to_one(f: PostingFacts, params: ParameterSet):
+    """Every payout of a paytable in use reads 'N to 1' (what is won for each unit wagered, the wager kept),
+    never 'N for 1' (which counts the wager returned: '5 for 1' pays 4 to 1), and can be read at all."""
+    h = f.house_banked
+    if h is None:
+        return []
+    out = []
+    for bet, paytable in h.paytables:
+        citation = f"{paytable.citation}; WAC 230-15-060 (payout odds posted)"
+        for line in paytable.lines:
+            if _FOR.search(line.printed):
+                out.append(finding("paytable.payouts_to_one", ERROR, f.subject,
+                                   f"The {bet} {paytable.label()} prints the {line.hand} payout as '{line.printed}': "
+                                   "payouts are stated 'to 1' (winnings for each unit wagered, the wager returned "
+                                   "as well), never 'for 1', which counts the wager in the payout.", citation))
+            elif line.odds is None and not line.is_push and line.fixed_amount is None:
+                out.append(finding("paytable.payouts_to_one", ERROR, f.subject,
+                                   f"The {bet} {paytable.label()} prints the {line.hand} payout as '{line.printed}', "
+                                   "which cannot be read as odds: the sign would not say what it pays.", citation))
+    return out
+
+
+def rule_wa_aggregate_payout_limit(f: PostingFacts, params: ParameterSet):
+    """WAC 230-15-490: an aggregate payout limit only where the highest odds are at least 50 to 1, and then at
+    least the maximum wager times the odds (counted up to 50 to 1); it is shown on the sign (signage.content)."""
+    h = f.house_banked
+    if h is None:
+        return []
+    rule = "wa.aggregate_payout_limit"
+    cap = params.at("WA", "aggregate_payout_odds", f.as_of)
+    maxima = {_normal(bet): maximum for bet, maximum in f.bonus_limits}
+    odds_bets = [(bet, p, p.top_odds()) for bet, p in h.paytables if p.top_odds() is not None]
+    highest = max(odds_bets, key=lambda item: item[2], default=None)
+    limit = h.aggregate_payout_limit
+    if highest is None or highest[2] < cap.value:
+        if limit is None:
+            return []
+        top = f"the highest odds paid here are {_odds(highest[2])} ({highest[0]})" if highest else \
+            "no bet here pays odds"
+        return [finding(rule, ERROR, f.subject,
+                        f"An aggregate payout limit of {dollars(limit)} is posted, but {top}: a limit may be set only "
+                        f"where the highest odds are at least {_odds(cap.value)}.", cap.citation, [cap])]
+    if limit is None:
+        return []  # a limit is allowed, not required: every winning wager is then paid in full
+    needed = []
+    for bet, paytable, top in odds_bets:
+        maximum = maxima.get(_normal(bet))
+        if maximum is not None:
+            counted = min(top, cap.value)
+            needed.append((maximum * counted, bet, maximum, counted))
+    if not needed:
+        return []
+    least, bet, maximum, counted = max(needed)
+    if limit < least:
+        return [finding(rule, ERROR, f.subject,
+                        f"The aggregate payout limit of {dollars(limit)} is below the least allowed, {dollars(least)}: "
+                        f"the {bet} maximum of {dollars(maximum)} x {_odds(counted)} (odds counted up to "
+                        f"{_odds(cap.value)}).", cap.citation, [cap])]
+    return []
+
+
+HOUSE_BANKED = (rule_approved_rules_and_paytables, rule_payouts_to_one)
 COMMON = (rule_game_approved, rule_schedule_option)
 PACKS = {
     "CA": COMMON + (rule_ca_wager_limits, rule_table_limit, rule_ca_flat_fees, rule_ca_collection_rates,
-                    rule_coverage, rule_bonus_caps),
+                    rule_coverage, rule_bonus_caps) + HOUSE_BANKED,
     "WA": COMMON + (rule_table_limit, rule_coverage, rule_bonus_caps, rule_wa_max_single_wager,
-                    rule_wa_wagers_per_hand, rule_wa_fees, rule_wa_poker_limits),
+                    rule_wa_wagers_per_hand, rule_wa_fees, rule_wa_poker_limits) + HOUSE_BANKED
+          + (rule_wa_aggregate_payout_limit,),
     # Tribal casinos in Washington: the approval letter holds their wagering limits to WAC 230-15-040 and
     # 230-15-140 too, but their fees come under the compact (25 CFR 543), not WAC 230-15-080.
     "WA-tribal": COMMON + (rule_table_limit, rule_coverage, rule_bonus_caps, rule_wa_max_single_wager,
-                           rule_wa_wagers_per_hand, rule_tribal_fees),
-    "GB": COMMON + (rule_table_limit, rule_coverage, rule_bonus_caps),
+                           rule_wa_wagers_per_hand, rule_tribal_fees) + HOUSE_BANKED
+                 + (rule_wa_aggregate_payout_limit,),
+    "GB": COMMON + (rule_table_limit, rule_coverage, rule_bonus_caps) + HOUSE_BANKED,
 }
 
 

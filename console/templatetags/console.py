@@ -3,6 +3,8 @@
 from django import template
 from django.utils import timezone
 
+from fees.models.postings import posted_as as describe
+
 register = template.Library()
 
 
@@ -22,3 +24,12 @@ def money(amount, currency="USD"):
     symbol = "$" if currency == "USD" else ""
     suffix = "" if symbol else f" {currency}"
     return f"{symbol}{amount:,.2f}{suffix}"
+
+
+@register.filter
+def posted_as(posting):
+    """A posting's schedule option or (house-banked) rules and decks: of a posting, or of one of
+    ``TablePosting.objects.display_rows()``."""
+    if hasattr(posting, "schedule__code"):
+        return describe(posting.schedule__code, posting.option_number, posting.rules__version, posting.decks)
+    return posting.posted_as

@@ -20,13 +20,16 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from cardroom import conditions as record_conditions
+from cardroom import forms as strict_forms
 from cardroom import values
+from cardroom.conditions import conditions_at
 from cardroom.exceptions import StateConflict
-from cardroom.models import Approval, Table
+from cardroom.models import Approval, ApprovalCondition, ConditionFulfilment, Table
 from cardroom.ordering import natural
 from compliance import checking, inbox
 from compliance.api import may_run
-from compliance.facts import approval_facts
+from compliance.facts import APPROVAL_PREFETCH, approval_facts
 from compliance.findings import AlreadyAcknowledged, acknowledge, may_acknowledge
 from compliance.models import Finding, ValidationRun
 from compliance.rules.postings import EXPIRING_WITHIN, approval_state
@@ -568,28 +571,124 @@ def run_now(request, establishment, scope):
 # -- approvals --------------------------------------------------------------------------------------------------------
 
 
-def _approval_rows(establishment, today):
+def _approval_rows(establishment, today, forms_posted=None, may_record=False):
+    """Each approval for the room or its jurisdiction, with each condition as it stands at this room (met: the day,
+    the evidence, who recorded it; the forms to record or withdraw it where the user may). ``forms_posted``: the
+    bound form of a POST that failed, by condition id (record) or ("withdraw", record id)."""
+    forms_posted = forms_posted or {}
     approvals = (Approval.objects.filter(jurisdiction_id=establishment.jurisdiction_id)
                  .filter(Q(establishment__isnull=True) | Q(establishment=establishment))
-                 .select_related("game", "jurisdiction", "establishment", "source").prefetch_related("conditions")
+                 .select_related("game", "jurisdiction", "establishment", "source")
+                 .prefetch_related(*APPROVAL_PREFETCH, "conditions__fulfilments__recorded_by")
                  .order_by("game__name", "key"))
     rows = []
-    for approval in approvals:
+    for approval, at in conditions_at(establishment, approvals):
         state = approval_state(approval_facts(approval), today)
-        conditions = list(approval.conditions.all())
-        outstanding = [c for c in conditions if c.status == c.Status.OUTSTANDING]
+        for c in at:
+            pk = c["condition"].pk
+            c["form"] = forms_posted.get(pk) or (ConditionMetForm(prefix=f"c{pk}")
+                                                 if may_record and c["recordable"] and not c["met"] else None)
+            c["withdraw_form"] = (forms_posted.get(("withdraw", c["record"].pk))
+                                  or WithdrawMetForm(prefix=f"w{c['record'].pk}")) if may_record and c["met"] else None
+        outstanding = [c["condition"] for c in at if c["recordable"] and not c["met"]]
         expiring = bool(state.in_force and approval.expires_on and approval.expires_on - today <= EXPIRING_WITHIN)
-        rows.append({"approval": approval, "state": state, "conditions": conditions, "outstanding": outstanding,
-                     "expiring": expiring, "attention": bool(outstanding) or expiring or not state.in_force})
+        trial_ending = bool(state.in_force and approval.status == Approval.Status.TRIAL and approval.trial_ends_on
+                            and approval.trial_ends_on - today <= EXPIRING_WITHIN)
+        rows.append({"approval": approval, "state": state, "conditions": [c["condition"] for c in at], "at": at,
+                     "outstanding": outstanding, "expiring": expiring, "trial_ending": trial_ending,
+                     "attention": bool(outstanding) or expiring or trial_ending or not state.in_force})
     return rows
+
+
+class ConditionMetForm(forms.Form):
+    met_on = strict_forms.DayField(label="Met on", widget=forms.DateInput(attrs={"type": "date"}),
+                                   help_text="The day it was met (not after today).")
+    evidence = strict_forms.TextField(label="Evidence", max_length=record_conditions.EVIDENCE_MAX,
+                                      widget=forms.TextInput(attrs={"size": 40}),
+                                      help_text="Reference of the evidence, e.g. the Commission's letter.")
+    note = strict_forms.TextField(label="Note", max_length=record_conditions.NOTE_MAX, single_line=False,
+                                  required=False, widget=forms.Textarea(attrs={"rows": 1, "cols": 40}))
+
+
+class WithdrawMetForm(forms.Form):
+    reason = reason_field(label="Why it is not met after all",
+                          help_text="Kept with the record, in the history and in the audit log.")
+
+
+def _approvals_page(request, establishment, scope, forms_posted=None, status=200):
+    today = timezone.localdate()
+    may_record = record_conditions.may_record(scope) and (scope.is_admin
+                                                          or establishment.pk in scope.compliance_establishments)
+    rows = sorted(_approval_rows(establishment, today, forms_posted, may_record),
+                  key=lambda r: not r["attention"])  # stable: by game after
+    return _render(request, "approvals.html", establishment, {"rows": rows, "today": today,
+                                                              "may_record": may_record}, status=status)
 
 
 @page("compliance")
 def approvals(request, establishment, scope):
     establishment = _room(scope, establishment)
-    today = timezone.localdate()
-    rows = sorted(_approval_rows(establishment, today), key=lambda r: not r["attention"])  # stable: by game after
-    return _render(request, "approvals.html", establishment, {"rows": rows, "today": today})
+    return _approvals_page(request, establishment, scope)
+
+
+def _condition(establishment, pk):
+    queryset = ApprovalCondition.objects.select_related("approval__jurisdiction", "approval__establishment").filter(
+        approval__jurisdiction_id=establishment.jurisdiction_id)
+    return get_object_or_404(queryset, pk=pk)
+
+
+@require_POST
+@page("compliance")
+def record_condition(request, establishment, condition, scope):
+    """Record that this room met a condition of an approval (cardroom.conditions.record_met, as the API)."""
+    establishment = _room(scope, establishment)
+    condition = _condition(establishment, condition)
+    if not record_conditions.may_record(scope):
+        raise PermissionDenied("Only compliance officers of this establishment record approval conditions met.")
+    form = ConditionMetForm(request.POST, prefix=f"c{condition.pk}")
+    status = 400
+    if form.is_valid():
+        try:
+            record_conditions.record_met(condition, establishment, user=request.user, **form.cleaned_data)
+        except record_conditions.ConditionInputError as error:
+            form.add_error(error.field if error.field in form.fields else None, str(error))
+        except record_conditions.ConditionConflict as error:
+            form.add_error(None, str(error))
+            status = 409
+        else:
+            messages.success(request, f"{condition.approval.key} condition {condition.order} recorded as met at "
+                                      f"{establishment.name} on {form.cleaned_data['met_on']:%Y-%m-%d}.")
+            return redirect(reverse("console:compliance-approvals", args=[establishment.slug])
+                            + f"#condition-{condition.pk}")
+    return _approvals_page(request, establishment, scope, {condition.pk: form}, status=status)
+
+
+@require_POST
+@page("compliance")
+def withdraw_condition(request, establishment, record, scope):
+    """Withdraw, with a reason, the record that this room met a condition (cardroom.conditions.withdraw)."""
+    establishment = _room(scope, establishment)
+    record = get_object_or_404(ConditionFulfilment.objects.select_related("condition__approval"),
+                               pk=record, establishment=establishment)
+    if not record_conditions.may_record(scope):
+        raise PermissionDenied("Only compliance officers of this establishment withdraw its records.")
+    form = WithdrawMetForm(request.POST, prefix=f"w{record.pk}")
+    status = 400
+    if form.is_valid():
+        try:
+            record_conditions.withdraw(record, reason=form.cleaned_data["reason"], user=request.user)
+        except record_conditions.ConditionInputError as error:
+            form.add_error("reason", str(error))
+        except record_conditions.ConditionConflict as error:
+            messages.error(request, str(error))
+            status = 409
+        else:
+            condition = record.condition
+            messages.success(request, f"{condition.approval.key} condition {condition.order} is no longer recorded "
+                                      f"as met at {establishment.name}.")
+            return redirect(reverse("console:compliance-approvals", args=[establishment.slug])
+                            + f"#condition-{condition.pk}")
+    return _approvals_page(request, establishment, scope, {("withdraw", record.pk): form}, status=status)
 
 
 # -- postings and overrides -----------------------------------------------------------------------------------------
@@ -634,7 +733,7 @@ def postings(request, establishment, scope):
     establishment = _room(scope, establishment)
     now = timezone.now()
     history = (PrintOverride.objects.filter(posting__table__establishment=establishment)
-               .select_related("posting__table", "posting__schedule", "granted_by")[:100])
+               .select_related("posting__table", "posting__schedule", "posting__rules", "granted_by")[:100])
     return _render(request, "postings.html", establishment, {
         "rows": _posting_rows(establishment, now), "history": history, "now": now,
         "may_override": may_override(scope, establishment.pk)})
@@ -650,7 +749,8 @@ def override_posting(request, establishment, posting, scope):
     """Let a posting with error findings be printed, with a reason (signage's override service)."""
     establishment = _room(scope, establishment)
     posting = get_object_or_404(TablePosting.objects.filter(table__establishment=establishment)
-                                .select_related("table__establishment", "schedule", "game"), pk=posting)
+                                .select_related("table__establishment__jurisdiction", "schedule", "rules", "game"),
+                                pk=posting)
     if not may_override(scope, establishment.pk):
         raise PermissionDenied("Only a compliance officer of the table's establishment may override a print block.")
     form = OverrideForm(request.POST or None)

@@ -53,7 +53,8 @@ def _floor_rows(establishment, now):
         posting = postings.get(table.pk)
         _, errors, warnings = checks.get(posting.pk, (None, 0, 0)) if posting else (None, 0, 0)
         rows.append({"table": table, "posting": posting,
-                     "currency": posting and (posting.schedule__currency or currency), "errors": errors, "warnings": warnings, "sign": posting and states[posting.pk]})
+                     "currency": posting and (posting.schedule__currency or currency), "errors": errors,
+                     "warnings": warnings, "sign": posting and states[posting.pk]})
     return rows
 
 
@@ -120,7 +121,8 @@ def table(request, establishment, table, scope):
     table = get_object_or_404(establishment.tables, pk=table)
     now = timezone.now()
     posting = TablePosting.objects.in_force(table, now)
-    history = table.postings.select_related("schedule", "game").order_by("-effective_from")[:20]
+    history = (table.postings.select_related("schedule", "game", "rules", "table__establishment__jurisdiction")
+               .order_by("-effective_from")[:20])
     return render(request, "console/floor/table.html", {
         "section": "floor", "establishment": establishment, "table": table, "posting": posting, "now": now,
         "detail": posting and _posting_detail(posting, now), "history": history,

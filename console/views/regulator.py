@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, verify_chains
+from cardroom.conditions import conditions_at
 from cardroom.models import Approval, Job
 from cardroom.ordering import natural
 from compliance import inbox
@@ -207,10 +208,15 @@ def _fees(establishment, tables, month_form):
 
 
 def _approvals(establishment):
-    """The approvals that apply: the establishment's own and its jurisdiction's (as in the audit export)."""
-    return (Approval.objects.filter(Q(establishment=establishment)
-                                    | Q(establishment__isnull=True, jurisdiction=establishment.jurisdiction_id))
-            .select_related("game").prefetch_related("conditions").order_by("game__name", "key"))
+    """The approvals that apply: the establishment's own and its jurisdiction's (as in the audit export); each
+    condition carries ``here``, where it stands at this establishment (cardroom.conditions.conditions_at)."""
+    here = Q(establishment=establishment) | Q(establishment__isnull=True, jurisdiction=establishment.jurisdiction_id)
+    approvals = list(Approval.objects.filter(here).select_related("game")
+                     .prefetch_related("conditions__fulfilments__recorded_by").order_by("game__name", "key"))
+    for _, at in conditions_at(establishment, approvals):
+        for row in at:
+            row["condition"].here = row
+    return approvals
 
 
 @page("regulator")

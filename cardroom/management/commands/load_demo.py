@@ -30,6 +30,29 @@ DEMO_POSTED_FROM = datetime.datetime(2026, 1, 1, 8, 0, tzinfo=ZoneInfo("America/
 DEMO_LIMITS = (Decimal("5"), Decimal("500"))
 # Seats per table by game category (betting positions, the player-dealer's included).
 SEATS = {"player_dealer": 7, "poker_drop": 9, "time_collection": 8, "house_banked": 6}
+# The Evergreen Card Room's One for the Money tables: house-banked, no collection schedule, so each posts the
+# approved rules version (the WSGC letter's enclosure), 6 decks and the paytable of its bonus bet. The Ante's
+# $300 maximum is within WAC 230-15-140 whichever value is confirmed ($300 from 2009, $400 from 2023-07-20 to be
+# checked); each bonus bet's $5 maximum is WAC 230-15-040's side-wager limit. Perfect Match pays 100 to 1, so
+# OFM-2 sets an aggregate payout limit, above the least WAC 230-15-490 allows ($5 x 50 = $250).
+DEMO_ANTE = (Decimal("10"), Decimal("300"))
+DEMO_HOUSE_BANKED = {
+    # table: (rules version, decks, [(bonus bet, minimum, maximum, paytable number)], aggregate payout limit)
+    "OFM-1": ("3 Card Bonus (WSGC enclosure 2014)", 6, [("3 Card Bonus", Decimal("1"), Decimal("5"), "WSGC 1")],
+              None),
+    "OFM-2": ("Perfect Match (WSGC enclosure 2014)", 6, [("Perfect Match", Decimal("1"), Decimal("5"), "WSGC 1")],
+              Decimal("1000")),
+}
+
+# Prerequisite conditions the demo records as met (cardroom.conditions), before the demo postings take effect:
+# (approval key, condition number, establishment, compliance officer, evidence reference).
+DEMO_CONDITIONS_MET_ON = datetime.date(2025, 12, 1)
+DEMO_CONDITIONS_MET = [
+    ("one-for-the-money-wa-2014", 2, "demo-evergreen-card-room", "compliance-wa",
+     "DEMO-WSGC-IC-2025-001 (demo: the Commission's approval of the room's internal controls for One For The Money)"),
+    ("three-card-poker-casino-marysville", 1, "casino-marysville", "compliance",
+     "DEMO-CMV-TCP-OWNER-AGREEMENT (demo: agreement with ShuffleMaster Inc. submitted with the approval request)"),
+]
 
 
 class Command(BaseCommand):
@@ -80,12 +103,14 @@ class Command(BaseCommand):
                 establishment=Establishment.objects.get(slug=establishment) if establishment else None,
                 jurisdiction=Jurisdiction.objects.get(code=jurisdiction) if jurisdiction else None,
             )
+        self.record_conditions_met(User)  # before posting: a posting is an error while a prerequisite is outstanding
         self.post_tables(Table.objects.filter(establishment=marysville), User.objects.get(username="compliance"))
+        self.post_house_banked_tables(Table.objects.filter(establishment=evergreen))
         play = demo_play.record_month(marysville, recorder=User.objects.get(username="floor"),
                                       corrector=User.objects.get(username="compliance-2"), days=days)
         if options["verbosity"]:
             tables = Table.objects.filter(establishment__in=[marysville, evergreen]).count()
-            posted = TablePosting.objects.filter(table__establishment=marysville).count()
+            posted = TablePosting.objects.filter(table__establishment__in=[marysville, evergreen]).count()
             self.stdout.write(self.style.SUCCESS(
                 f"Demo floor ready: {tables} tables ({posted} posted); users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
             ))
@@ -147,6 +172,45 @@ class Command(BaseCommand):
                     override(posting, user=officer, scope=Scope(officer), reason=(
                         "Demo: every option listed for this game breaks a rule of the approved game (see the "
                         "findings); printed while the Bureau is asked which document governs."))
+
+    def post_house_banked_tables(self, tables):
+        """Post the WA One for the Money tables (DEMO_HOUSE_BANKED) through the same service as the API; each
+        posting is validated as it is saved."""
+        from fees import house_banked
+        from signage.postings import post_table
+
+        for table in tables.order_by("label"):
+            if table.label not in DEMO_HOUSE_BANKED or TablePosting.objects.filter(table=table).exists():
+                continue
+            version, decks, bets, aggregate = DEMO_HOUSE_BANKED[table.label]
+            game = table.game
+            posting, run = post_table({
+                "table": table, "game": game, "schedule": None, "option_number": None,
+                "rules": house_banked.rules_of(game, version), "decks": house_banked.decks_of(game, decks),
+                "aggregate_payout_limit": aggregate, "min_wager": DEMO_ANTE[0], "max_wager": DEMO_ANTE[1],
+                "seats": table.seats, "effective_from": DEMO_POSTED_FROM, "notes": "Demo posting.",
+                "bonus_limits": [(bet, low, high, house_banked.paytable_of(game, bet, number))
+                                 for bet, low, high, number in bets],
+            }, actor_label="load_demo")
+            if run.errors:
+                self.stderr.write(f"Table {table.label} at {table.establishment} was posted with {run.errors} error "
+                                  "finding(s); its sign prints only under a compliance override.")
+
+    def record_conditions_met(self, User):
+        """Record the demo rooms' prerequisite conditions as met, through the service the API and pages use, so
+        that their postings are clean: the Evergreen Card Room's WSGC internal-controls condition, and Casino
+        Marysville's Three Card Poker owner agreement. Made up for the demo (the sources do not say either was
+        met); a condition already recorded is left as it is."""
+        from cardroom import conditions
+        from cardroom.models import ApprovalCondition
+
+        for approval, order, room, officer, evidence in DEMO_CONDITIONS_MET:
+            condition = ApprovalCondition.objects.get(approval__key=approval, order=order)
+            establishment = Establishment.objects.get(slug=room)
+            if conditions.standing(condition, establishment) is None:
+                conditions.record_met(condition, establishment, met_on=DEMO_CONDITIONS_MET_ON, evidence=evidence,
+                                      note="Demo data: made up, not from a source document.",
+                                      user=User.objects.get(username=officer))
 
     @staticmethod
     def fields(table, option):
