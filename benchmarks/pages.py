@@ -121,6 +121,9 @@ def main():
     from django.test import Client
 
     _, big_floor_user, big_officer = big_floor(args.tables)
+    from support import analyze
+
+    analyze()
     users = get_user_model().objects
     regulator = users.get(username="regulator-ca")
     demo = pages("casino-marysville", users.get(username="floor"), users.get(username="compliance"), regulator)
