@@ -126,7 +126,7 @@ class Finding(models.Model):
     option_number = models.PositiveIntegerField(null=True, blank=True)
     approval = models.ForeignKey("cardroom.Approval", null=True, blank=True, on_delete=models.PROTECT,
                                  related_name="+")
-    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True, db_index=True)
     acknowledged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -155,3 +155,35 @@ class Finding(models.Model):
     @property
     def version_number(self):
         return self.schedule_version.number if self.schedule_version_id else None
+
+
+class StandingState(models.Model):
+    """When an establishment's standing findings (``StandingFinding``) were worked out, and from what: they hold
+    while no validation run is made, no finding acknowledged and no posting of the room comes into force
+    (``compliance.inbox.standing``). Derived data: it can be dropped at any time and is worked out again."""
+
+    establishment = models.OneToOneField("cardroom.Establishment", primary_key=True, on_delete=models.CASCADE,
+                                         related_name="+")
+    at = models.DateTimeField(help_text="The moment the findings were worked out for.")
+    last_run = models.BigIntegerField(help_text="The latest validation run then (any run may change them).")
+    acknowledged = models.PositiveIntegerField(help_text="How many findings were acknowledged then (acknowledgements "
+                                                         "are never undone, so a new one changes the count).")
+
+
+class StandingFinding(models.Model):
+    """One finding that stands for an establishment, once each, at its place in the inbox's order (errors first,
+    newest first): what ``compliance.inbox.current_findings`` works out, kept so that the pages count and page
+    through them in SQL."""
+
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField()
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="+")
+    earlier = models.ForeignKey(Finding, null=True, on_delete=models.CASCADE, related_name="+",
+                                help_text="The same finding acknowledged when an earlier run found it.")
+    severity = models.CharField(max_length=8, choices=Finding.Severity.choices)
+    table = models.ForeignKey("cardroom.Table", null=True, on_delete=models.CASCADE, related_name="+")
+    found_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["establishment", "position"]
+        constraints = [models.UniqueConstraint(fields=["establishment", "position"], name="one_standing_per_place")]

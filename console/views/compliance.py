@@ -79,9 +79,8 @@ def establishment(request, establishment, scope):
     """The inbox at a glance (new since the last look at it), drafts under way, prints blocked, approvals."""
     establishment = _room(scope, establishment)
     now = timezone.now()
-    findings = inbox.current_findings(establishment, now)
     seen = _last_seen(request, establishment)
-    counts = inbox.counts(findings, since=seen)
+    counts = inbox.standing_counts(inbox.standing(establishment, now), since=seen)
     documents = _documents(scope, establishment)
     drafts = []
     if scope.sees_drafts():
@@ -492,22 +491,25 @@ def findings(request, establishment, scope):
     status = 200 if not form.is_bound or form.is_valid() else 400
     severity = form.cleaned_data.get("severity") if status == 200 and form.is_bound else ""
     show = (form.cleaned_data.get("show") if status == 200 and form.is_bound else "") or "open"
-    everything = inbox.current_findings(establishment, now)
+    kept = inbox.standing(establishment, now)
     first_page = request.GET.get("page") in (None, "", "1")
     seen = _last_seen(request, establishment, before=not first_page)
-    counts = inbox.counts(everything, since=seen)
-    rows = [f for f in everything if (not severity or f.severity == severity)
-            and (show == "all" or (show == "open") == (f.acknowledged_at is None))]
-    # A 200-table room stands on hundreds of findings: a page at a time, in severity order.
-    shown = Paginator(rows, FINDINGS_PAGE_SIZE).get_page(request.GET.get("page"))
-    for finding in shown.object_list:
+    counts = inbox.standing_counts(kept, since=seen)
+    chosen = kept.filter(severity=severity) if severity else kept
+    if show != "all":
+        chosen = chosen.filter(finding__acknowledged_at__isnull=show == "open")
+    # A 200-table room stands on hundreds of findings: a page at a time, in the inbox's order.
+    shown = Paginator(chosen.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = inbox.shown(shown.object_list)
+    for finding in rows:
         finding.is_new = seen is not None and finding.acknowledged_at is None and finding.found_at > seen
         finding.may_acknowledge = finding.acknowledged_at is None and may_acknowledge(scope, finding)
     if first_page:  # the later pages mark what was new when this look began
         request.session[PREVIOUS_KEY.format(establishment.pk)] = request.session.get(SEEN_KEY.format(establishment.pk))
         request.session[SEEN_KEY.format(establishment.pk)] = now.isoformat()
-    totals = {s: sum(1 for f in rows if f.severity == s) for s in inbox.SEVERITIES}
-    groups = [(s, label, totals[s], [f for f in shown.object_list if f.severity == s])
+    totals = {s: sum(n for state, n in c.items() if state != "new" and show in ("all", state))
+              for s, c in counts.items() if not severity or s == severity}
+    groups = [(s, label, totals.get(s, 0), [f for f in rows if f.severity == s])
               for s, label in Finding.Severity.choices]
     return _render(request, "findings.html", establishment, {
         "form": form, "groups": [g for g in groups if g[3]], "rows": rows, "page": shown, "counts": counts,

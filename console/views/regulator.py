@@ -227,12 +227,16 @@ def establishment(request, establishment, scope):
     tables = sorted((t for t in every_table if t.active), key=lambda t: natural(t.label))
     in_force = {p.table_id: p for p in TablePosting.objects.in_force_at(now)
                 .filter(table__establishment=establishment, table__active=True).display_rows()}
-    findings = inbox.current_findings(establishment, now)  # as the compliance officers' inbox shows them
-    per_table = {}
-    for finding in findings:  # per table: the errors and warnings still open, and those acknowledged
-        if finding.table_id and finding.severity != Finding.Severity.INFO:
-            counts = per_table.setdefault(finding.table_id, {"error": 0, "warning": 0, "acknowledged": 0})
-            counts["acknowledged" if finding.acknowledged else finding.severity] += 1
+    kept = inbox.standing(establishment, now)  # as the compliance officers' inbox shows them
+    handled_q = Q(finding__acknowledged_at__isnull=False)
+    per_table = {row.pop("table_id"): row for row in (  # per table: errors and warnings open, and those acknowledged
+        kept.exclude(severity=Finding.Severity.INFO).filter(table__isnull=False).order_by().values("table_id")
+        .annotate(error=Count("pk", filter=Q(severity=Finding.Severity.ERROR) & ~handled_q),
+                  warning=Count("pk", filter=Q(severity=Finding.Severity.WARNING) & ~handled_q),
+                  acknowledged=Count("pk", filter=handled_q)))}
+    counts = inbox.standing_counts(kept)
+    # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
+    findings = Paginator(kept.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings"))
     currency = establishment.jurisdiction.currency
     rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk),
              "currency": t.pk in in_force and in_force[t.pk].schedule__currency or currency} for t in tables]
@@ -245,10 +249,8 @@ def establishment(request, establishment, scope):
     return render(request, "console/regulator/establishment.html", {
         "section": "regulator", "establishment": establishment, "now": now, "rows": rows,
         "unposted": sum(1 for r in rows if r["posting"] is None),
-        # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
-        "findings": Paginator(findings, FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings")),
-        "infos": sum(1 for f in findings if f.severity == Finding.Severity.INFO),
-        "open_errors": sum(1 for f in findings if f.severity == Finding.Severity.ERROR and not f.acknowledged),
+        "findings": findings, "finding_rows": inbox.shown(findings.object_list),
+        "infos": counts["info"]["open"] + counts["info"]["acknowledged"], "open_errors": counts["error"]["open"],
         "handled": list(handled), "approvals": list(_approvals(establishment)),
         "month_form": month_form, "fees": fees,
     }, status=400 if month_form.is_bound and month_form.errors else 200)
