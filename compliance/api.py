@@ -228,7 +228,7 @@ class LintView(APIView):
         from .rules import lint_documents
 
         documents = [document_facts(v) for v in versions]
-        findings = lint_documents(documents)
+        findings = lint_documents(documents, cliffs=True)  # asked for: the fee cliffs too (not kept in runs)
         if code:
             findings = [f for f in findings if f.subject.get("schedule") == code
                         or f.subject.get("other", {}).get("schedule") == code]

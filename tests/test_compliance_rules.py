@@ -284,6 +284,10 @@ def test_lint(name, rows, rule, text):
     found = lint_option("TEST-1", 1, Option(1, "total_table_action", "", "row", None, rows))
     if rule is None:
         assert found == []
+        # Fee cliffs (info) are no fault, and only reported when asked: a rising fee has one at each edge.
+        asked = lint_option("TEST-1", 1, Option(1, "total_table_action", "", "row", None, rows), cliffs=True)
+        assert {f.rule for f in asked} <= {"schedule.fee_cliff"}
+        assert len(asked) == (4 if name == "clean open-ended" else 0)
     else:
         assert any(f.rule == rule and text in f.message for f in found), found
 

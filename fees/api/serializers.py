@@ -115,3 +115,82 @@ class ScheduleDetailSerializer(ScheduleSummarySerializer):
             {"number": v.number, "status": v.status, "effective_from": v.effective_from}
             for v in self.context["visible_versions"]
         ]
+
+
+# -- the difference between two versions (fees.diff) -----------------------------------------------------------
+
+DIFF_STATUSES = ["same", "changed", "added", "removed"]
+
+
+class VersionRefSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ScheduleVersion.Status.choices)
+    effective_from = serializers.DateField(allow_null=True)
+
+
+class DiffTierSerializer(serializers.Serializer):
+    """One side of a tier's change: every field, money as decimal strings beside the currency."""
+
+    order = serializers.IntegerField(help_text="Position within the option, as printed.")
+    fee_kind = serializers.ChoiceField(choices=FeeTier.FeeKind.choices)
+    payer = serializers.ChoiceField(choices=FeeTier.Payer.choices)
+    measure = serializers.ChoiceField(choices=FeeTier.Measure.choices)
+    lower = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    upper = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    fee = serializers.DecimalField(max_digits=12, decimal_places=2)
+    currency = serializers.CharField()
+    taken = serializers.ChoiceField(choices=FeeTier.Taken.choices)
+    printed_bounds = serializers.CharField(allow_blank=True)
+    printed_fee = serializers.CharField(allow_blank=True)
+    note = serializers.CharField(allow_blank=True)
+
+
+class TierChangeSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["changed", "added", "removed"])
+    fields = serializers.ListField(child=serializers.CharField(), help_text=(
+        "The tier's fields that differ (every field of an added or removed tier); its position (order) alone is "
+        "never a change."))
+    old = DiffTierSerializer(allow_null=True, help_text="The tier in the 'from' version; null when added.")
+    new = DiffTierSerializer(allow_null=True, help_text="The tier in the 'to' version; null when removed.")
+
+
+class OptionFieldChangeSerializer(serializers.Serializer):
+    field = serializers.CharField(help_text="The option's field (label, basis, min_wager_from, ...).")
+    label = serializers.CharField(help_text="The field as a person names it.")
+    old = serializers.JSONField(allow_null=True, help_text=(
+        "The value in the 'from' version: amounts as decimal strings (in the schedule's currency), "
+        "interval_minutes a whole number, other fields text; null where absent."))
+    new = serializers.JSONField(allow_null=True, help_text="The value in the 'to' version, as 'old'.")
+
+
+class OptionChangeSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=DIFF_STATUSES)
+    label = serializers.CharField(allow_blank=True)
+    fields = OptionFieldChangeSerializer(many=True, help_text=(
+        "Changes to the option's own fields (every stated field of an added or removed option)."))
+    tiers = TierChangeSerializer(many=True, help_text="The tiers added, removed or changed, in the 'to' version's "
+                                                      "order (removed tiers where they stood); none when same.")
+
+
+class DiffSummarySerializer(serializers.Serializer):
+    options_same = serializers.IntegerField()
+    options_changed = serializers.IntegerField()
+    options_added = serializers.IntegerField()
+    options_removed = serializers.IntegerField()
+    tiers_changed = serializers.IntegerField()
+    tiers_added = serializers.IntegerField()
+    tiers_removed = serializers.IntegerField()
+
+
+# Declared with type(): two of its fields are named "from" and "to", like the query's parameters.
+VersionDiffSerializer = type("VersionDiffSerializer", (serializers.Serializer,), {
+    "__module__": __name__,
+    "__doc__": "Two versions of a schedule option by option and tier by tier (``fees.diff``, as the compare page).",
+    "schedule": serializers.CharField(),
+    "currency": serializers.CharField(help_text="Every amount in the answer is in this currency."),
+    "from": VersionRefSerializer(help_text="The version compared from (?from=)."),
+    "to": VersionRefSerializer(help_text="The version compared to (?to=)."),
+    "summary": DiffSummarySerializer(),
+    "options": OptionChangeSerializer(many=True, help_text="Every option of either version, by number."),
+})

@@ -8,6 +8,10 @@ from .quotes import QuoteView
 urlpatterns = [
     path("fees/quote", QuoteView.as_view(), name="fee-quote"),
     path("fees/quote/", QuoteView.as_view()),
+    # GET schedules/{code}/diff?from=N&to=M, as written in the issue, beside the router's diff/ (one operation).
+    path("schedules/<str:code>/diff", views.ScheduleViewSet.as_view(
+        {"get": "version_diff"}, basename="scheduledocument", detail=True, **views.ScheduleViewSet.version_diff.kwargs),
+        name="scheduledocument-diff-alias"),
 ]
 
 

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, status
@@ -5,14 +7,14 @@ from rest_framework import serializers as fields
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from cardroom import changes
+from cardroom import changes, values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
 from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
-from fees import editing
-from fees.models import ScheduleDocument, ScheduleVersion
+from fees import diff, editing
+from fees.models import FeeOption, ScheduleDocument, ScheduleVersion
 
 from . import serializers
 
@@ -34,8 +36,67 @@ HISTORY = inline_serializer("ScheduleHistory", {
 })
 
 
+MAX_VERSION_NUMBER = 2**31 - 1  # what the version's number column holds
+DIFF_PARAMETERS = [
+    OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": MAX_VERSION_NUMBER}, required=True,
+                     description=f"The version number to compare {word} (a version you may see: drafts only for "
+                     "those who may edit the schedule).")
+    for name, word in (("from", "from"), ("to", "with"))
+]
+
+
 def options_of(version):
     return version.options.prefetch_related("tiers")
+
+
+def diff_records(version):
+    """A version's options and tiers as ``fees.diff`` records (two queries), as the compare page reads them."""
+    return [diff.option_record(option, option.tiers.all())
+            for option in FeeOption.objects.filter(version=version).prefetch_related("tiers").order_by("number")]
+
+
+def _money(value):
+    return None if value is None else str(value.quantize(values.CENT))
+
+
+def _tier_values(record, currency):
+    if record is None:
+        return None
+    return {**record, "currency": currency}
+
+
+def _option_value(value):
+    return _money(value) if isinstance(value, Decimal) else value
+
+
+def version_diff_data(document, old, new):
+    """The API's answer for ``fees.diff.diff_versions`` of two versions: every option by number, the tiers
+    added, removed or changed with old and new values, and the counts."""
+    changes_ = diff.diff_versions(diff_records(old), diff_records(new))
+    currency = document.currency
+    options = []
+    for option in changes_.options:
+        if option.status in (diff.ADDED, diff.REMOVED):
+            record = option.new or option.old
+            fields_ = [(name, None, record.get(name)) if option.status == diff.ADDED else (name, record.get(name), None)
+                       for name in diff.OPTION_FIELDS if record.get(name) not in (None, "")]
+        else:
+            fields_ = option.fields
+        options.append({
+            "number": option.number, "status": option.status, "label": option.label,
+            "fields": [{"field": name, "label": diff.LABELS.get(name, name), "old": _option_value(before),
+                        "new": _option_value(after)} for name, before, after in fields_],
+            "tiers": [{"status": tier.status, "fields": list(tier.fields), "old": _tier_values(tier.old, currency),
+                       "new": _tier_values(tier.new, currency)}
+                      for tier in option.tiers if tier.status != diff.SAME],
+        })
+    summary = {"options_same": len(changes_.unchanged), **changes_.counts()}
+    return {
+        "schedule": document.code, "currency": document.currency,
+        "from": {"number": old.number, "status": old.status, "effective_from": old.effective_from},
+        "to": {"number": new.number, "status": new.status, "effective_from": new.effective_from},
+        "summary": summary, "options": options,
+    }
 
 
 class ScheduleViewSet(ScopedReadOnlyViewSet):
@@ -122,6 +183,34 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         document = self.get_object()
         version = self.get_version(document, number)
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+
+    @extend_schema(parameters=DIFF_PARAMETERS, responses=serializers.VersionDiffSerializer)
+    @action(detail=True, methods=["get"], url_path="diff", pagination_class=None)
+    def version_diff(self, request, code=None):
+        """Two versions, option by option and tier by tier (``?from=N&to=M``): options added, removed, changed or
+        the same; tiers added, removed or changed with the old and new value of every field; and the counts. The
+        same comparison as the compare page (``fees.diff``)."""
+        document = self.get_object()
+        numbers, problems = {}, {}
+        for name in ("from", "to"):
+            raw = request.query_params.get(name)
+            if raw in (None, ""):
+                problems[name] = "is required: the number of a version of this schedule."
+                continue
+            try:
+                numbers[name] = values.whole_text(raw, minimum=1, maximum=MAX_VERSION_NUMBER)
+            except values.Invalid as exc:
+                problems[name] = str(exc)
+        if problems:
+            raise exceptions.ValidationError(problems)
+        visible = self.visible_versions(document)
+        found = {}
+        for name, number in numbers.items():
+            found[name] = visible.filter(number=number).first()
+            if found[name] is None:  # a draft the user may not see is answered as one that does not exist
+                raise exceptions.NotFound(f"{document.code} has no version {number} ({name}).")
+        data = version_diff_data(document, found["from"], found["to"])
+        return Response(serializers.VersionDiffSerializer(data).data)
 
     @extend_schema(responses=HISTORY)
     @action(detail=True, methods=["get"])
