@@ -17,14 +17,14 @@ from decimal import Decimal
 from django import forms
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Prefetch, Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, verify_chains
 from cardroom.conditions import conditions_at
-from cardroom.models import Approval, Job
+from cardroom.models import Approval, ConditionFulfilment, Job
 from cardroom.ordering import natural
 from compliance import inbox
 from compliance.models import Finding
@@ -211,8 +211,10 @@ def _approvals(establishment):
     """The approvals that apply: the establishment's own and its jurisdiction's (as in the audit export); each
     condition carries ``here``, where it stands at this establishment (cardroom.conditions.conditions_at)."""
     here = Q(establishment=establishment) | Q(establishment__isnull=True, jurisdiction=establishment.jurisdiction_id)
+    records = ConditionFulfilment.objects.filter(establishment=establishment).select_related("recorded_by")
     approvals = list(Approval.objects.filter(here).select_related("game")
-                     .prefetch_related("conditions__fulfilments__recorded_by").order_by("game__name", "key"))
+                     .prefetch_related(Prefetch("conditions__fulfilments", queryset=records))
+                     .order_by("game__name", "key"))
     for _, at in conditions_at(establishment, approvals):
         for row in at:
             row["condition"].here = row
