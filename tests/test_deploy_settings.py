@@ -65,7 +65,8 @@ def test_the_https_settings_are_read_from_the_environment():
 
 
 @pytest.mark.parametrize("key", ["too-short-to-be-a-real-secret", "a" * 64, "abcd" * 16,
-                                 "django-insecure-" + secrets.token_urlsafe(50)])
+                                 "django-insecure-" + secrets.token_urlsafe(50)],
+                         ids=["short", "one-character", "repeated", "django-insecure"])  # the same ids in each process
 def test_a_weak_secret_key_is_refused(key):
     result = manage("check", **{**documented_environment(), "SECRET_KEY": key})
     assert result.returncode != 0
