@@ -7,7 +7,6 @@ from decimal import Decimal as D
 import pytest
 
 from fees import diff
-from fees.api.views import diff_records
 from fees.models import FeeOption, FeeTier, ScheduleDocument
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +92,7 @@ def test_the_diff_lists_every_changed_tier_with_old_and_new_values(api, people, 
 def test_the_api_and_the_compare_page_share_one_comparison(api, people, draft):
     """The answer is ``fees.diff.diff_versions``'s, the function the compare page calls: same counts, same tiers."""
     v1 = draft.document.versions.get(number=1)
-    expected = diff.diff_versions(diff_records(v1), diff_records(draft))
+    expected = diff.diff_versions(v1.diff_records(), draft.diff_records())
     api.force_authenticate(people.compliance)
     data = api.get(URL, {"from": 1, "to": 2}).json()
     assert {k: v for k, v in data["summary"].items() if k != "options_same"} == expected.counts()

@@ -270,20 +270,6 @@ class CompareForm(forms.Form):
         self.fields["to"] = forms.TypedChoiceField(coerce=int, choices=choices, label="To version")
 
 
-def _records(version):
-    """A version's options and tiers as ``fees.diff`` records (two queries), with the labels the page shows."""
-    options = FeeOption.objects.filter(version=version).prefetch_related(
-        Prefetch("tiers", queryset=FeeTier.objects.order_by("order"))).order_by("number")
-    records = []
-    for option in options:
-        record = diff.option_record(option, option.tiers.all())
-        for tier, row in zip(sorted(option.tiers.all(), key=lambda t: t.order), record["tiers"]):
-            row["labels"] = {"fee_kind": tier.get_fee_kind_display(), "measure": tier.get_measure_display(),
-                             "payer": tier.get_payer_display(), "taken": tier.get_taken_display()}
-        records.append(record)
-    return records
-
-
 @page("compliance")
 def compare(request, establishment, code, scope):
     """Two versions side by side, tier by tier, with what changed marked."""
@@ -297,7 +283,8 @@ def compare(request, establishment, code, scope):
         return _render(request, "compare.html", establishment, context, status=400)
     old = _version(versions, form.cleaned_data["from"])
     new = _version(versions, form.cleaned_data["to"])
-    context |= {"old": old, "new": new, "diff": diff.diff_versions(_records(old), _records(new))}
+    context |= {"old": old, "new": new, "diff": diff.diff_versions(old.diff_records(labels=True),
+                                                                 new.diff_records(labels=True))}
     return _render(request, "compare.html", establishment, context)
 
 
@@ -407,7 +394,8 @@ def publish(request, establishment, code, number, scope):
             status = 400
     version.refresh_from_db()
     current = in_force([v for v in versions if v.pk != version.pk], today)
-    changes = diff.diff_versions(_records(current) if current else [], _records(version))
+    changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
+                                 version.diff_records(labels=True))
     tables = Table.objects.filter(establishment=establishment, active=True).select_related(
         "establishment__jurisdiction", "game")
     preview = checking.preview_version(version, tables=list(tables))

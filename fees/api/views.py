@@ -14,7 +14,7 @@ from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
 from fees import diff, editing
-from fees.models import FeeOption, ScheduleDocument, ScheduleVersion
+from fees.models import ScheduleDocument, ScheduleVersion
 
 from . import serializers
 
@@ -49,12 +49,6 @@ def options_of(version):
     return version.options.prefetch_related("tiers")
 
 
-def diff_records(version):
-    """A version's options and tiers as ``fees.diff`` records (two queries), as the compare page reads them."""
-    return [diff.option_record(option, option.tiers.all())
-            for option in FeeOption.objects.filter(version=version).prefetch_related("tiers").order_by("number")]
-
-
 def _money(value):
     return None if value is None else str(value.quantize(values.CENT))
 
@@ -72,7 +66,7 @@ def _option_value(value):
 def version_diff_data(document, old, new):
     """The API's answer for ``fees.diff.diff_versions`` of two versions: every option by number, the tiers
     added, removed or changed with old and new values, and the counts."""
-    changes_ = diff.diff_versions(diff_records(old), diff_records(new))
+    changes_ = diff.diff_versions(old.diff_records(), new.diff_records())
     currency = document.currency
     options = []
     for option in changes_.options:

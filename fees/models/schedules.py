@@ -169,6 +169,23 @@ class ScheduleVersion(models.Model):
                                     "was started from it. Discard that draft first.")
         return super().delete(*args, **kwargs)
 
+    def diff_records(self, labels=False):
+        """The version's options and tiers as ``fees.diff`` records (two queries), for comparing two versions;
+        with ``labels``, each tier also carries the display names of its choices, as the pages show them."""
+        from fees import diff
+
+        records = []
+        for option in self.options.prefetch_related(models.Prefetch("tiers", queryset=FeeTier.objects.order_by("order"))
+                                                    ).order_by("number"):
+            tiers = list(option.tiers.all())
+            record = diff.option_record(option, tiers)
+            if labels:
+                for tier, row in zip(tiers, record["tiers"]):
+                    row["labels"] = {"fee_kind": tier.get_fee_kind_display(), "measure": tier.get_measure_display(),
+                                     "payer": tier.get_payer_display(), "taken": tier.get_taken_display()}
+            records.append(record)
+        return records
+
     def publish_problems(self):
         """Why this version cannot be published yet (empty when it can)."""
         problems = []
