@@ -207,7 +207,7 @@ def current_findings(establishment, at=None):
 
 def open_errors(establishments, at=None):
     """``{establishment id: count}`` of the error findings that stand and nobody has acknowledged, for many
-    establishments at once (a regulator's home): for each, ``counts(current_findings(e))["error"]["open"]``,
+    establishments at once (a regulator's home): for each, the open errors of ``current_findings(e)``,
     in three queries in all."""
     at = at or timezone.now()
     establishments = list(establishments)
@@ -233,20 +233,6 @@ def open_errors(establishments, at=None):
         counts[e.pk] = sum(1 for f in _once_each(mine).values() if f.acknowledged_at is None)
     return counts
 
-
-def counts(findings, since=None):
-    """{"error": {"open": n, "new": n, "acknowledged": n}, ...} over ``findings``; new: open and found after
-    ``since``."""
-    out = {s: {"open": 0, "new": 0, "acknowledged": 0} for s in SEVERITIES}
-    for finding in findings:
-        bucket = out.setdefault(finding.severity, {"open": 0, "new": 0, "acknowledged": 0})
-        if finding.acknowledged_at is not None:
-            bucket["acknowledged"] += 1
-            continue
-        bucket["open"] += 1
-        if since is not None and finding.found_at > since:
-            bucket["new"] += 1
-    return out
 
 
 # -- kept: the standing findings in a table, for the pages --------------------------------------------------------
@@ -292,7 +278,8 @@ def _keep(establishment, findings, at, last_run, acknowledged):
 
 
 def standing_counts(kept, since=None):
-    """``counts()`` of kept standing findings (a ``standing()`` queryset, filtered or not), in one query."""
+    """``{"error": {"open": n, "new": n, "acknowledged": n}, ...}`` of kept standing findings (a ``standing()``
+    queryset, filtered or not), in one query; new: open and found after ``since``."""
     open_q = Q(finding__acknowledged_at__isnull=True)
     totals = kept.order_by().values("severity").annotate(
         open=Count("pk", filter=open_q), acknowledged=Count("pk", filter=~open_q),

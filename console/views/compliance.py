@@ -705,14 +705,13 @@ def _posting_rows(establishment, now):
     for granted in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
                     .values("posting_id", "granted_at", "granted_by__username", "reason")):
         overrides.setdefault(granted["posting_id"], granted)  # newest first (the model's ordering)
-    currency = establishment.jurisdiction.currency
     rows = []
     for posting in postings:
         run, error_count, warnings = checks.get(posting.pk, (None, 0, 0))
         found = errors.get(run, [])
         granted = overrides.get(posting.pk) if found else None
         rows.append({"posting": posting, "checked": run is not None, "errors": found, "error_count": error_count,
-                     "warnings": warnings, "override": granted, "currency": posting.schedule__currency or currency,
+                     "warnings": warnings, "override": granted,
                      "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
     return rows
 

@@ -47,14 +47,12 @@ def _floor_rows(establishment, now):
         .display_rows())}
     checks = ValidationRun.objects.latest_posting_checks([p.pk for p in postings.values()])
     states = printing.sign_states(postings.values(), now)
-    currency = establishment.jurisdiction.currency
     rows = []
     for table in tables:
         posting = postings.get(table.pk)
         _, errors, warnings = checks.get(posting.pk, (None, 0, 0)) if posting else (None, 0, 0)
-        rows.append({"table": table, "posting": posting,
-                     "currency": posting and (posting.schedule__currency or currency), "errors": errors,
-                     "warnings": warnings, "sign": posting and states[posting.pk]})
+        rows.append({"table": table, "posting": posting, "errors": errors, "warnings": warnings,
+                     "sign": posting and states[posting.pk]})
     return rows
 
 

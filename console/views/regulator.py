@@ -239,9 +239,7 @@ def establishment(request, establishment, scope):
     counts = inbox.standing_counts(kept)
     # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
     findings = Paginator(kept.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings"))
-    currency = establishment.jurisdiction.currency
-    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk),
-             "currency": t.pk in in_force and in_force[t.pk].schedule__currency or currency} for t in tables]
+    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk)} for t in tables]
     month_form = MonthForm(request.GET or None)
     fees = _fees(establishment, every_table, month_form)
     if not month_form.is_bound or not month_form.errors:

@@ -19,6 +19,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from simple_history.models import HistoricalRecords
 
 from cardroom.exceptions import StateConflict
@@ -57,9 +58,12 @@ class PostingQuerySet(models.QuerySet):
     def display_rows(self):
         """What the role pages show of each posting, as plain named rows: a 200-table floor is read on every
         look, and building a posting and its table, game and schedule objects for each cost most of the time."""
-        return self.values_list("pk", "table_id", "table__label", "effective_from", "game__name", "schedule_id",
-                                "schedule__code", "schedule__currency", "option_number", "rules__version", "decks",
-                                "min_wager", "max_wager", "seats", named=True)
+        # currency: the schedule's, or for a house-banked posting the jurisdiction's (as ``TablePosting.currency``)
+        return self.annotate(
+            currency=Coalesce("schedule__currency", "table__establishment__jurisdiction__currency")
+        ).values_list("pk", "table_id", "table__label", "effective_from", "game__name", "schedule_id", "schedule__code",
+                      "currency", "option_number", "rules__version", "decks", "min_wager", "max_wager", "seats",
+                      named=True)
 
     def update(self, **kwargs):
         raise PostingImmutableError("Postings are not changed; post a new one.")
