@@ -98,6 +98,13 @@ class Scope:
     def sees_drafts(self):
         return self.is_admin or bool(self.compliance_establishments)
 
+    def may_approve_schedule(self, document):
+        """The second officer of a publication: a compliance officer of the establishment for its own schedules,
+        an administrator for a jurisdiction's shared ones (never the author: see ScheduleVersion.editors)."""
+        if self.is_admin:
+            return True
+        return document.establishment_id is not None and document.establishment_id in self.compliance_establishments
+
     def may_edit_schedule(self, document):
         """Compliance officers maintain their establishment's schedules and their jurisdiction's shared ones."""
         if self.is_admin:

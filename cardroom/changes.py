@@ -62,6 +62,7 @@ def save(obj, *, user, reason, actor_label=""):
     created = obj._state.adding
     before = {} if created else snapshot(type(obj)._base_manager.get(pk=obj.pk))
     obj._change_reason = reason
+    _record_who(obj, user)
     obj.save()
     changed = differences(before, snapshot(obj))
     if created or changed:
@@ -88,4 +89,11 @@ def delete(obj, *, user, reason):
     log_action(_action(obj, "delete"), actor=user, obj=obj, establishment=establishment, jurisdiction=jurisdiction,
                data={"reason": reason, "removed": snapshot(obj)})
     obj._change_reason = reason
+    _record_who(obj, user)
     obj.delete()
+
+
+def _record_who(obj, user):
+    """The history names the person even outside a request (a command, a service called directly)."""
+    if getattr(user, "is_authenticated", False):
+        obj._history_user = user

@@ -131,6 +131,19 @@ def moment(value, example=MOMENT_EXAMPLE):
     return parsed
 
 
+def known_at(value, zone=datetime.UTC):
+    """A moment of the record: a date and time with its offset, or a day, read as the end of that day in ``zone``
+    ("what did we know on 1 November" counts everything published that day)."""
+    if type(value) is str and _DAY.fullmatch(value):
+        end = datetime.datetime.combine(day(value), datetime.time.max).replace(tzinfo=zone)
+        return in_range(end, value)
+    try:
+        return moment(value)
+    except Invalid:
+        raise Invalid(f"must be a day written YYYY-MM-DD or a date and time like {MOMENT_EXAMPLE}, "
+                      f"not {value!r}.") from None
+
+
 def in_range(moment_, value=None):
     """Refuse an aware datetime outside the years every reader accepts (for values read some other way)."""
     try:

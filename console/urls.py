@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import compliance, floor, home, jobs, regulator
+from .views import compliance, floor, history, home, impact, interpretations, jobs, regulator
 
 app_name = "console"
 
@@ -30,10 +30,16 @@ urlpatterns = [
          compliance.edit_tiers, name="compliance-edit-tiers"),
     path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/publish/",
          compliance.publish, name="compliance-publish"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/history/",
+         history.version_history, name="compliance-history"),
     path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/discard/",
          compliance.discard, name="compliance-discard"),
     path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/validate/",
          compliance.validate_version, name="compliance-validate"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/impact/",
+         impact.impact, name="compliance-impact"),
+    path("compliance/<slug:establishment>/schedules/<str:code>/versions/<int:number>/interpretations/",
+         interpretations.interpretations_page, name="compliance-interpretations"),
     path("compliance/<slug:establishment>/findings/", compliance.findings, name="compliance-findings"),
     path("compliance/<slug:establishment>/findings/run/", compliance.run_now, name="compliance-run"),
     path("compliance/<slug:establishment>/findings/<int:finding>/", compliance.finding, name="compliance-finding"),

@@ -139,20 +139,25 @@ def version_rows(scope):
     versions = (ScheduleVersion.objects.filter(document__in=scope.documents(), status="published")
                 .filter(Q(effective_from__isnull=True) | Q(effective_from__lte=scope.end))
                 .select_related("document__jurisdiction", "document__establishment", "document__source",
-                                "published_by")
+                                "published_by", "review_requested_by")
                 .order_by("document__code", "number"))
-    in_force = {}
+    # Both timelines: in force on the last day as the record stands now, and as it stood when the period ended
+    # (they differ where a retroactive version was published after the period).
+    in_force, known_then = {}, {}
     for v in versions:
-        current = in_force.get(v.document_id)
-        if current is None or (v.effective_from or datetime.date.min, v.number) >= (
-                current.effective_from or datetime.date.min, current.number):
-            in_force[v.document_id] = v
+        for found, counts in ((in_force, True), (known_then, v.published_at < scope.end_moment)):
+            current = found.get(v.document_id)
+            if counts and (current is None or (v.effective_from or datetime.date.min, v.number) >= (
+                    current.effective_from or datetime.date.min, current.number)):
+                found[v.document_id] = v
     for v in versions:
         d = v.document
         yield (d.code, d.title, d.jurisdiction.code, d.establishment.slug if d.establishment else None, v.number,
                v.effective_from, in_force[d.pk].pk == v.pk, v.reason,
                v.published_by.get_username() if v.published_by else None, utc(v.published_at),
-               f"{d.source.title}, {d.citation}")
+               f"{d.source.title}, {d.citation}", getattr(known_then.get(d.pk), "pk", None) == v.pk,
+               v.retroactive, v.retroactive_reason or None, v.publication_reason or None,
+               v.review_requested_by.get_username() if v.review_requested_by else None)
 
 
 OPTION_FIELDS = ["label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to",
@@ -249,12 +254,13 @@ def posting_rows(scope):
                 .annotate(superseded_at=Subquery(later.order_by("effective_from").values("effective_from")[:1]))
                 .filter(Q(superseded_at__isnull=True) | Q(superseded_at__gt=scope.start_moment))
                 .select_related("table__establishment__jurisdiction", "game", "schedule", "rules")
-                .prefetch_related("bonus_limits__paytable", "validation_runs", "print_overrides__granted_by")
+                .prefetch_related("bonus_limits__paytable", "validation_runs", "print_overrides__requested_by",
+                                  "print_overrides__decided_by")
                 .order_by("table__establishment__slug", "table__label", "effective_from"))
     for p in postings:
         runs = [r for r in p.validation_runs.all() if r.kind == "posting"]
         run = max(runs, key=lambda r: (r.created_at, r.pk)) if runs else None
-        overrides = sorted(p.print_overrides.all(), key=lambda o: o.granted_at)
+        overrides = sorted((o for o in p.print_overrides.all() if o.is_approved), key=lambda o: o.decided_at)
         yield (p.pk, p.table.establishment.slug, p.table.label, p.game.name,
                p.schedule.code if p.schedule_id else None, p.option_number,
                p.min_wager, p.max_wager, p.currency, p.seats,
@@ -264,7 +270,8 @@ def posting_rows(scope):
                utc(p.effective_from), utc(p.superseded_at), run.errors if run else None,
                run.warnings if run else None,
                overrides[-1].reason if overrides else None,
-               overrides[-1].granted_by.get_username() if overrides else None, p.notes)
+               overrides[-1].requested_by.get_username() if overrides else None,
+               overrides[-1].decided_by.get_username() if overrides else None, p.notes)
 
 
 def finding_rows(scope):
@@ -427,8 +434,16 @@ KINDS = [
         ("establishment", "Establishment slug; empty for a jurisdiction-wide schedule"),
         ("version", "Version number"), ("effective_from", "Effective date; empty where the source states none"),
         ("in_force_at_end", "true for the version in force on the last day of the period"),
-        ("reason", "Why the version exists"), ("published_by", "Who published it"),
-        ("published_at", "When (UTC)"), ("source", "Source document and citation")], version_rows),
+        ("reason", "Why the version exists (the draft's reason)"),
+        ("published_by", "Who published it: the second officer, who approved it"),
+        ("published_at", "When (UTC): it entered the record then"), ("source", "Source document and citation"),
+        ("in_force_at_end_as_known_then",
+         "true for the version the record showed in force on the last day, as the record stood at the end of the "
+         "period (before any later retroactive change)"),
+        ("retroactive", "true if it took effect before it was published"),
+        ("retroactive_reason", "Why it reaches back before its publication"),
+        ("publication_reason", "Why it was published, as said when publication was asked for"),
+        ("requested_by", "Who asked for it to be published")], version_rows),
     Kind("schedule_changes", "Schedule changes published in the period, old and new values side by side", [
         ("code", "Schedule document code"), ("version", "The version published"),
         ("replaces_version", "The version it was based on; empty for a first version"),
@@ -464,7 +479,8 @@ KINDS = [
         ("effective_from", "In force from (UTC)"), ("superseded_at", "Superseded at (UTC); empty if still in force"),
         ("errors", "Error findings when saved"), ("warnings", "Warnings when saved"),
         ("override_reason", "A compliance officer's reason for printing despite errors"),
-        ("override_by", "Who overrode"), ("notes", "Notes shown on the sign")], posting_rows),
+        ("override_by", "Who asked for the override"), ("override_approved_by", "The second officer who approved it"),
+        ("notes", "Notes shown on the sign")], posting_rows),
     Kind("findings", "Validation findings of runs in the period, and how they were handled", [
         ("id", "Finding id"), ("run", "Validation run id"), ("run_kind", "posting, establishment, schedule, ..."),
         ("as_of", "Day the rules were applied for"), ("run_at", "When the run happened (UTC)"),

@@ -11,18 +11,19 @@ from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
 from cardroom.access import scope_of
-from cardroom.admin_site import AuditedAdmin, AuditedInline
+from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
 from cardroom.audit import log_action
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import NotAllowed, StateConflict
 
-from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
+from .models import FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
 
 
 def editable(request, version):
-    """Drafts are edited by those who may change the schedule; published versions by nobody."""
+    """Drafts are edited by those who may change the schedule; published versions (and those awaiting a second
+    officer) by nobody."""
     if version is None:
         return True
-    return not version.is_published and scope_of(request).may_edit_schedule(version.document)
+    return not version.is_locked and scope_of(request).may_edit_schedule(version.document)
 
 
 class ScheduleVersionInline(AuditedInline, admin.TabularInline):
@@ -124,7 +125,8 @@ def history_table(version):
 
 
 class PublishForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="Why this version is published.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}),
+                             help_text="Asking: why this version should be published. Approving: why you approve it.")
 
 
 class NewDraftForm(forms.Form):
@@ -135,13 +137,16 @@ class NewDraftForm(forms.Form):
 
 @admin.register(ScheduleVersion)
 class ScheduleVersionAdmin(AuditedAdmin):
-    list_display = ["__str__", "document", "status", "effective_from", "published_by", "published_at"]
+    list_display = ["__str__", "document", "status", "effective_from", "review_requested_by", "published_by",
+                    "published_at"]
     list_filter = ["status", "document"]
     search_fields = ["document__code"]
-    readonly_fields = ["document", "number", "status", "based_on", "created_by", "created_at", "published_by",
-                       "published_at", "all_tiers", "changes"]
+    readonly_fields = ["document", "number", "status", "based_on", "created_by", "created_at", "publication_reason",
+                       "review_requested_by", "review_requested_at", "published_by", "published_at", "all_tiers",
+                       "changes"]
     fields = ["document", "number", "status", "effective_from", "reason", "provisions", "based_on", "created_by",
-              "created_at", "published_by", "published_at", "change_reason", "all_tiers", "changes"]
+              "created_at", "publication_reason", "review_requested_by", "review_requested_at", "published_by",
+              "published_at", "change_reason", "all_tiers", "changes"]
     inlines = [FeeOptionInline]
     change_form_template = "admin/fees/scheduleversion/change_form.html"
     deletable = True  # a draft, discarded (editable() below keeps published versions)
@@ -183,17 +188,31 @@ class ScheduleVersionAdmin(AuditedAdmin):
         return render(request, "admin/fees/scheduleversion/action.html", context)
 
     def publish_view(self, request, pk):
+        """A draft: ask for publication. A version awaiting a second officer: approve it (not its author's)."""
         version = self._version_for_action(request, pk)
-        form = PublishForm(request.POST or None, initial={"reason": version.reason})
+        asking = version.status == ScheduleVersion.Status.DRAFT
+        if not asking and not scope_of(request).may_approve_schedule(version.document):
+            raise PermissionDenied("Only a second compliance officer of the establishment (an administrator for a "
+                                   "jurisdiction's shared schedule) may approve its publication.")
+        form = PublishForm(request.POST or None, initial={"reason": version.reason if asking else ""})
         if request.method == "POST" and form.is_valid():
+            reason = form.cleaned_data["reason"]
             try:
-                version.publish(user=request.user, reason=form.cleaned_data["reason"])
+                if asking:
+                    version.request_publication(user=request.user, reason=reason)
+                else:
+                    version.approve_publication(user=request.user, reason=reason)
             except StateConflict as exc:
                 messages.error(request, str(exc))
+            except NotAllowed as exc:
+                raise PermissionDenied(str(exc)) from None
             else:
-                messages.success(request, f"{version} is published. It can no longer be changed.")
+                messages.success(request, f"{version}: publication asked for; a second officer approves it."
+                                 if asking else f"{version} is published. It can no longer be changed.")
             return redirect("admin:fees_scheduleversion_change", version.pk)
-        return self._action_page(request, version, form, f"Publish {version}", "Publish")
+        if asking:
+            return self._action_page(request, version, form, f"Ask for publication of {version}", "Ask")
+        return self._action_page(request, version, form, f"Approve and publish {version}", "Approve and publish")
 
     def new_draft_view(self, request, pk):
         version = self._version_for_action(request, pk)
@@ -241,3 +260,14 @@ class FeeOptionAdmin(AuditedAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and editable(request, obj.version if obj else None)
+
+
+@admin.register(Interpretation)
+class InterpretationAdmin(ReadOnlyAdmin):
+    """How values the sources leave open are read: proposed, approved, refused and withdrawn through
+    ``fees.interpretations`` (the compliance pages and the API), shown here, never changed here."""
+
+    list_display = ["__str__", "status", "decided_on", "citation", "recorded_by", "reviewed_by", "reviewed_at"]
+    list_filter = ["status", "field", "version__document"]
+    search_fields = ["version__document__code", "statement", "citation"]
+    readonly_fields = [f.name for f in Interpretation._meta.fields]

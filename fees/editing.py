@@ -4,8 +4,9 @@
 - ``discard_draft``: a draft deleted (as the API's DELETE);
 - ``save_tiers``: one option's tiers saved from a grid, each row through ``cardroom.changes`` with the reason
   (as the admin's inline rows), so every change reaches the history and the hash-chained audit log;
-- ``publish_draft``: the effective date set (``cardroom.changes``, as the API's PATCH) and the version
-  published (``ScheduleVersion.publish``), in one transaction: a refused publication changes nothing.
+- ``request_publication``: the effective date set (``cardroom.changes``, as the API's PATCH) and publication
+  asked for (``ScheduleVersion.request_publication``), in one transaction: a refused request changes nothing. A
+  second officer then approves (``ScheduleVersion.approve_publication``) or refuses it.
 """
 
 from django.db import transaction
@@ -61,10 +62,11 @@ def save_tiers(option, formset, *, user, reason):
 
 
 @transaction.atomic
-def publish_draft(version, *, user, reason, effective_from, retroactive=False, retroactive_reason=""):
-    """Set the draft's effective date (when it changes) and publish it; raises StateConflict (nothing saved)."""
+def request_publication(version, *, user, reason, effective_from, retroactive=False, retroactive_reason=""):
+    """Set the draft's effective date (when it changes) and ask a second officer to publish it; raises
+    StateConflict (nothing saved)."""
     if version.effective_from != effective_from:
         version.effective_from = effective_from
-        changes.save(version, user=user, reason=f"Effective date set when publishing: {reason}")
-    return version.publish(user=user, reason=reason, retroactive=retroactive,
-                           retroactive_reason=retroactive_reason)
+        changes.save(version, user=user, reason=f"Effective date set when asking for publication: {reason}")
+    return version.request_publication(user=user, reason=reason, retroactive=retroactive,
+                                       retroactive_reason=retroactive_reason)

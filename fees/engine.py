@@ -29,7 +29,8 @@ from option numbers:
 - player fee ``player_wager``: a player's base wagers are added up and the total picks the tier;
 - player-dealer fee ``total_table_action``: the fee of the TTA tier; ``flat``: the one printed fee;
 - a fee whose measure is ``unstated`` or ``wager_unspecified`` cannot be quoted (the schedule does not
-  say how it is measured).
+  say how it is measured), unless an approved interpretation reads it (``fees.interpretations``): the Tier then
+  holds the reading and carries the ``Interpretation``, and ``explain`` names it with its citation.
 
 **Poker drop.** The collection fee (by players in the hand) and the jackpot fee are taken only when the
 hand reaches the flop ("no flop, no drop"); the designated table fee only when it reaches the river. A
@@ -68,6 +69,11 @@ from typing import Sequence
 
 from cardroom import values
 
+# Written into every receipt (docs/receipts.md). Bump it with any change that can give a different answer for
+# some input: an amount, a fee line (the tier picked, what it was measured on), or whether an input is refused.
+# Not for speed-ups, reworded messages or refactors that answer exactly as before.
+ENGINE_VERSION = "1"
+
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
 _BELOW_EVERYTHING = Decimal("-Infinity")
@@ -82,6 +88,26 @@ class QuoteError(ValueError):
 
 
 @dataclass(frozen=True)
+class Interpretation:
+    """A value the source leaves open (a basis, a measure, a bound), read as ``value`` by an approved interpretation:
+    the Tier or Option holds ``value``, and this says so. ``printed`` and ``value`` are as stored: a choice's value,
+    an amount as a decimal string, "" for an open bound."""
+
+    field: str
+    printed: str
+    value: str
+    statement: str
+    citation: str
+    decided_on: date
+
+
+def footnote(reading) -> str:
+    """How a reading is marked wherever it is used (a sign, a finding, a page): "Interpretation: <statement>
+    (<citation>, <date>)." ``reading``: an Interpretation, or anything with statement, citation and decided_on."""
+    return f"Interpretation: {reading.statement.rstrip('.')} ({reading.citation}, {reading.decided_on.isoformat()})."
+
+
+@dataclass(frozen=True)
 class Tier:
     order: int
     fee_kind: str
@@ -93,6 +119,10 @@ class Tier:
     taken: str
     printed_bounds: str = ""
     printed_fee: str = ""
+    interpretations: tuple[Interpretation, ...] = ()  # the values above that are read, not printed
+
+    def interpreted(self, field: str) -> Interpretation | None:
+        return next((i for i in self.interpretations if i.field == field), None)
 
 
 @dataclass(frozen=True)
@@ -103,10 +133,14 @@ class Option:
     citation: str
     interval_minutes: int | None
     tiers: tuple[Tier, ...]
+    interpretations: tuple[Interpretation, ...] = ()  # of the option itself (its basis); a tier's are its own
 
     def __post_init__(self):
         if not isinstance(self.tiers, tuple):
             object.__setattr__(self, "tiers", tuple(self.tiers))
+
+    def interpreted(self, field: str) -> Interpretation | None:
+        return next((i for i in self.interpretations if i.field == field), None)
 
     @cached_property
     def _groups(self) -> dict[str, _Group]:
@@ -1060,21 +1094,29 @@ def _cents(value) -> str | None:
     return None if value is None else f"{Decimal(value).quantize(CENT):f}"
 
 
+def _explain_interpretation(reading: Interpretation, **where) -> dict:
+    return {**where, "field": reading.field, "printed": reading.printed, "read_as": reading.value,
+            "statement": reading.statement, "citation": reading.citation, "decided_on": reading.decided_on.isoformat()}
+
+
 def _explain_line(line: FeeLine) -> dict:
     measured = line.measured
     if isinstance(measured, Decimal):
         measured = _cents(measured)
     tier = line.tier
+    shown = None
+    if tier is not None:
+        shown = {"order": tier.order, "lower": _cents(tier.lower), "upper": _cents(tier.upper),
+                 "printed_bounds": tier.printed_bounds, "printed_fee": tier.printed_fee}
+        if tier.interpretations:  # only then: a tier read as printed is explained as before
+            shown["interpretations"] = [_explain_interpretation(i) for i in tier.interpretations]
     return {
         "payer": line.payer,
         "player": line.player,
         "fee_kind": line.fee_kind,
         "measure": line.measure,
         "measured": measured,
-        "tier": None if tier is None else {
-            "order": tier.order, "lower": _cents(tier.lower), "upper": _cents(tier.upper),
-            "printed_bounds": tier.printed_bounds, "printed_fee": tier.printed_fee,
-        },
+        "tier": shown,
         "fee": _cents(line.fee),
         "note": line.note,
     }
@@ -1082,8 +1124,12 @@ def _explain_line(line: FeeLine) -> dict:
 
 def explain(schedule: Schedule, option: Option, quote, *, as_of: date | None = None) -> dict:
     """A JSON-ready account of ``quote``: the document, version and option it came from and every fee line
-    with the tier that priced it. Every amount is a string with 2 decimals."""
-    return {
+    with the tier that priced it. Every amount is a string with 2 decimals.
+
+    Where the option is read through approved interpretations (of its basis, or of any of its tiers), the account
+    says so: ``interpretations`` lists each value read rather than printed, with what is printed, the reading, its
+    statement, citation and date; and each fee line's tier lists its own."""
+    body = {
         "document": schedule.code,
         "title": schedule.title,
         "version": schedule.version,
@@ -1096,3 +1142,8 @@ def explain(schedule: Schedule, option: Option, quote, *, as_of: date | None = N
         "currency": schedule.currency,
         "fees": [_explain_line(line) for line in quote.lines],
     }
+    readings = [_explain_interpretation(i, tier=None) for i in option.interpretations]
+    readings += [_explain_interpretation(i, tier=t.order) for t in option.tiers for i in t.interpretations]
+    if readings:
+        body["interpretations"] = readings
+    return body

@@ -5,35 +5,48 @@ priced the same way everywhere. Request and response shapes are documented in do
 """
 
 from django.db import connection
+from django.utils import timezone
 
 from cardroom import values
 
-from . import engine
+from . import engine, interpretations
 from .engine import QuoteError
 from .models import ScheduleDocument, ScheduleVersion
 
-# Published versions never change, so their engine snapshots are cached for the life of the process.
-_snapshots = {}
+
+class _Snapshots(dict):
+    """Engine snapshots of published versions by version id, each kept with the approved interpretations it was read
+    with. A published version never changes, but an interpretation approved or withdrawn since (in any process)
+    changes how it is read: an entry whose interpretations are no longer the approved ones is dropped when read
+    (one small query per read, ``interpretations.approved_stamp``)."""
+
+    def get(self, version_id, default=None):
+        entry = super().get(version_id)
+        if entry is None:
+            return default
+        stamp, schedule = entry
+        if stamp != interpretations.approved_stamp(version_id):
+            self.pop(version_id, None)
+            return default
+        return schedule
+
+
+_snapshots = _Snapshots()
 
 
 def snapshot(version):
-    """The immutable engine view of one published version."""
+    """The immutable engine view of one version, as read: the values approved interpretations read replace the
+    printed ones, and the Option or Tier carries the interpretation (``fees.interpretations``)."""
     cached = _snapshots.get(version.pk)
     if cached is not None:
         return cached
     document = version.document
+    readings = interpretations.approved(version)
     options = tuple(
-        engine.Option(
-            number=option.number, basis=option.basis, label=option.label, citation=option.citation,
-            interval_minutes=option.interval_minutes,
-            tiers=tuple(
-                engine.Tier(
-                    order=t.order, fee_kind=t.fee_kind, payer=t.payer, measure=t.measure, lower=t.lower,
-                    upper=t.upper, fee=t.fee, taken=t.taken, printed_bounds=t.printed_bounds,
-                    printed_fee=t.printed_fee,
-                )
-                for t in option.tiers.all()
-            ),
+        interpretations.engine_option(
+            option, [interpretations.engine_tier(t, readings.get((option.number, t.order)))
+                     for t in option.tiers.all()],
+            readings.get((option.number, None)),
         )
         for option in version.options.prefetch_related("tiers")
     )
@@ -42,7 +55,7 @@ def snapshot(version):
         currency=document.currency, citation=f"{document.source.title}, {document.citation}", options=options,
     )
     if version.is_published:
-        _snapshots[version.pk] = schedule
+        _snapshots[version.pk] = (interpretations.stamp_of(readings), schedule)
     return schedule
 
 
@@ -51,21 +64,28 @@ VERSION_IN_FORCE_SQL = """
     FROM fees_scheduleversion v
     JOIN fees_scheduledocument d ON d.id = v.document_id
     LEFT JOIN cardroom_establishment e ON e.id = d.establishment_id
-    WHERE d.code = %s AND v.status = %s AND (v.effective_from <= %s OR v.effective_from IS NULL)
+    WHERE d.code = %s AND v.status = %s AND (v.effective_from <= %s OR v.effective_from IS NULL) {known}
     ORDER BY v.effective_from DESC NULLS LAST, v.number DESC
     LIMIT 1
 """
+# "What did the record say at that moment": versions published later, retroactive ones included, are left out.
+KNOWN_AT_SQL = "AND v.published_at <= %s"
 
 
-def schedule_snapshot(code, as_of, scope=None):
-    """The engine view of schedule ``code`` as of ``as_of``; with a ``scope``, only if that user may see it.
+def schedule_snapshot(code, as_of, scope=None, known_at=None):
+    """The engine view of schedule ``code`` as of ``as_of`` (as the record stood at ``known_at``, if given); with a
+    ``scope``, only if that user may see it.
 
     One flat query per call (this is on the hot path of every quote); the snapshot itself is cached.
     """
     # Written as SQL because it runs on every quote: the ORM spent longer compiling it than the database
     # spent answering. Same meaning as ScheduleDocument.version_as_of.
     with connection.cursor() as cursor:
-        cursor.execute(VERSION_IN_FORCE_SQL, [code, ScheduleVersion.Status.PUBLISHED, as_of])
+        if known_at is None:
+            cursor.execute(VERSION_IN_FORCE_SQL.format(known=""), [code, ScheduleVersion.Status.PUBLISHED, as_of])
+        else:
+            cursor.execute(VERSION_IN_FORCE_SQL.format(known=KNOWN_AT_SQL),
+                           [code, ScheduleVersion.Status.PUBLISHED, as_of, known_at])
         row = cursor.fetchone()
     if row is not None and (scope is None or scope.sees_placed(*row[1:])):
         cached = _snapshots.get(row[0])
@@ -76,7 +96,8 @@ def schedule_snapshot(code, as_of, scope=None):
     ).first()
     if document is None or (scope is not None and not scope.sees_placed(*document)):
         raise QuoteError(f"Unknown schedule {code!r}.")
-    raise QuoteError(f"{code} has no published version in force on {as_of.isoformat()}.")
+    known = f" as the record stood at {known_at.isoformat()}" if known_at is not None else ""
+    raise QuoteError(f"{code} has no published version in force on {as_of.isoformat()}{known}.")
 
 
 # -- reading a request -------------------------------------------------------------------------------------
@@ -114,6 +135,13 @@ def read_as_of(value, default):
     if value in (None, ""):
         return default
     return _read(values.day, value, "as_of")
+
+
+def read_known_at(value):
+    """None (the record as it stands now), or the moment the answer is wanted as the record stood then."""
+    if value in (None, ""):
+        return None
+    return _read(values.known_at, value, "known_at", zone=timezone.get_current_timezone())
 
 
 def kind_of(facts):
@@ -198,10 +226,11 @@ def _cents(amount):
     return f"{amount:.2f}"
 
 
-def response(schedule, option, quote, as_of):
+def response(schedule, option, quote, as_of, known_at=None):
     """The quote as JSON-ready data: amounts as decimal strings, the currency named, the work shown."""
     body = {"schedule": schedule.code, "version": schedule.version, "option": option.number,
-            "as_of": as_of.isoformat(), "currency": schedule.currency}
+            "as_of": as_of.isoformat(), "known_at": known_at.isoformat() if known_at else None,
+            "currency": schedule.currency}
     if isinstance(quote, engine.CaliforniaQuote):
         body.update({
             "player_fees": [{"player": player, "fee": _cents(fee)} for player, fee in quote.player_fees],
@@ -231,8 +260,9 @@ def quote_request(data, *, today, scope=None):
     code = _text(_field(data, "schedule"), "schedule")
     option_number = _integer(_field(data, "option"), "option")
     as_of = read_as_of(data.get("as_of"), today)
-    facts = {key: value for key, value in data.items() if key not in ("schedule", "option", "as_of")}
+    known_at = read_known_at(data.get("known_at"))
+    facts = {key: value for key, value in data.items() if key not in ("schedule", "option", "as_of", "known_at")}
     kind_of(facts)  # say what is missing before looking anything up
-    schedule = schedule_snapshot(code, as_of, scope)
+    schedule = schedule_snapshot(code, as_of, scope, known_at=known_at)
     option = schedule.option(option_number)
-    return response(schedule, option, quote_facts(schedule, option.number, facts), as_of)
+    return response(schedule, option, quote_facts(schedule, option.number, facts), as_of, known_at)

@@ -1,5 +1,6 @@
 """Postings and signs in the admin (administrators): post a table, look up what a table showed at a moment,
-print or preview its sign, override a print block with a reason, start a batch and follow its progress. Every
+print or preview its sign, ask for an override of a print block with a reason (a second officer approves or refuses
+it), start a batch and follow its progress. Every
 one of these goes through the same services as the API (signage.postings, signage.printing)."""
 
 from django import forms
@@ -15,7 +16,7 @@ from cardroom import forms as strict
 from cardroom import jobs
 from cardroom.access import scope_of
 from cardroom.admin_site import ReadOnlyAdmin
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import NotAllowed, StateConflict
 from cardroom.models import Job, Table
 from fees.models import ScheduleDocument, TablePosting
 
@@ -24,16 +25,26 @@ from . import render as signs
 from .models import PrintOverride, SignPrint
 from .postings import (
     PostingInputError,
+    approve_override,
     current_override,
     error_findings,
     may_override,
     may_post,
-    override,
+    pending_override,
     post_table,
     postable_tables,
     read_posting,
+    refuse_override,
+    request_override,
     validation_run,
 )
+
+OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
+    "request": (request_override, "Override asked for; the sign may be printed once a second compliance officer "
+                                  "approves it."),
+    "approve": (approve_override, "Override approved; the sign may be printed."),
+    "refuse": (refuse_override, "Override refused; the sign stays blocked."),
+}
 
 
 class PostingForm(forms.Form):
@@ -110,7 +121,8 @@ class LookupForm(forms.Form):
 
 class OverrideForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), min_length=10,
-                             help_text="Why the sign may be printed despite its errors. Kept in the audit log.")
+                             help_text="Why the sign may be printed despite its errors (asking), or why you approve "
+                                       "or refuse it. Kept in the audit log.")
 
 
 class BatchForm(forms.Form):
@@ -184,9 +196,14 @@ class TablePostingAdmin(ReadOnlyAdmin):
         if not errors:
             return "May be printed."
         if granted is None:
-            return "Blocked: error findings and no override."
-        return (f"May be printed under override by {granted.granted_by} ({granted.granted_at:%Y-%m-%d}): "
-                f"{granted.reason}")
+            waiting = pending_override(obj)
+            if waiting is not None:
+                return (f"Blocked: an override asked for by {waiting.requested_by} "
+                        f"({content.local(waiting.requested_at)}) awaits a second officer: {waiting.reason}")
+            return "Blocked: error findings and no approved override."
+        return (f"May be printed under an override asked for by {granted.requested_by} "
+                f"({content.local(granted.requested_at)}): {granted.reason}; approved by {granted.decided_by} "
+                f"({content.local(granted.decided_at)}): {granted.decision_reason}")
 
     @admin.display(description="Signs printed")
     def print_history(self, obj):
@@ -229,8 +246,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
             level = messages.WARNING if run.errors else messages.SUCCESS
             messages.add_message(request, level, f"Posted {posting}: {run.errors} error(s), {run.warnings} "
                                                  "warning(s) when validated." + (
-                                     " It cannot be printed until a compliance officer overrides." if run.errors
-                                     else ""))
+                                     " It cannot be printed until a compliance officer asks for an override and a "
+                                     "second one approves it." if run.errors else ""))
             return redirect("admin:fees_tableposting_change", posting.pk)
         return self._page(request, form, "Post a table", "Post", intro=(
             "A posting is never changed: it stays in force until the table's next posting takes effect. "
@@ -267,6 +284,7 @@ class TablePostingAdmin(ReadOnlyAdmin):
         return pdf(rendered.pdf, printing.filename(posting.table.establishment, [posting.table], layout))
 
     def override_view(self, request, pk):
+        """Ask for an override; or, with one awaiting a second officer, approve or refuse it (not its asker)."""
         posting = self._posting(request, pk)
         scope = scope_of(request)
         if not may_override(scope, posting.table.establishment_id):
@@ -274,15 +292,31 @@ class TablePostingAdmin(ReadOnlyAdmin):
             return redirect("admin:fees_tableposting_change", posting.pk)
         form = OverrideForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
+            service, done = OVERRIDE_STEPS.get(request.POST.get("step") or "request", (None, ""))
             try:
-                override(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
-            except PostingInputError as error:
+                if service is None:
+                    raise PostingInputError("step must be request, approve or refuse.")
+                service(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+            except (PostingInputError, StateConflict, NotAllowed) as error:
                 messages.error(request, str(error))
             else:
-                messages.success(request, "Override recorded; the sign may be printed.")
+                messages.success(request, done)
             return redirect("admin:fees_tableposting_change", posting.pk)
-        return self._page(request, form, f"Override the print block of {posting}", "Override",
-                          original=posting, errors=error_findings(posting))
+        waiting = pending_override(posting)
+        if waiting is None:
+            return self._page(request, form, f"Ask for an override of the print block of {posting}",
+                              "Ask a second officer", original=posting, errors=error_findings(posting), intro=(
+                                  "A second compliance officer of the establishment (or an administrator) approves "
+                                  "or refuses it; the sign prints only once it is approved."))
+        asked = (f"Asked for by {waiting.requested_by} on {content.local(waiting.requested_at)}: "
+                 f"“{waiting.reason}”.")
+        if waiting.requested_by_id == request.user.pk:
+            return self._page(request, None, f"Override of {posting}: awaiting a second officer", "",
+                              original=posting, errors=error_findings(posting),
+                              intro=f"{asked} Another compliance officer must approve or refuse it.")
+        return self._page(request, form, f"Approve or refuse the override of {posting}", "", original=posting,
+                          errors=error_findings(posting), intro=asked,
+                          steps=[("approve", "Approve: the sign may be printed"), ("refuse", "Refuse")])
 
     def batch_view(self, request):
         scope = scope_of(request)
@@ -328,7 +362,8 @@ def pdf(data, name):
 
 @admin.register(SignPrint)
 class SignPrintAdmin(ReadOnlyAdmin):
-    list_display = ["posting", "number", "reprint", "layout", "channel", "printed_label", "printed_at", "job"]
+    list_display = ["posting", "number", "reprint", "layout", "schedule_version", "channel", "printed_label",
+                    "printed_at", "job"]
     list_filter = ["posting__table__establishment", "channel", "layout"]
     date_hierarchy = "printed_at"
 
@@ -340,8 +375,9 @@ class SignPrintAdmin(ReadOnlyAdmin):
 
 @admin.register(PrintOverride)
 class PrintOverrideAdmin(ReadOnlyAdmin):
-    list_display = ["posting", "granted_by", "granted_at", "reason"]
-    list_filter = ["posting__table__establishment"]
+    list_display = ["posting", "status", "requested_by", "requested_at", "reason", "decided_by", "decided_at",
+                    "decision_reason"]
+    list_filter = ["status", "posting__table__establishment"]
 
 
 

@@ -1,7 +1,8 @@
 """The postings and signage API (docs/signage.md).
 
 - ``/postings/``: list (filter by establishment, table, and ``at`` for what was in force then), read, create
-  (validated as saved), ``/postings/{id}/override`` (compliance officers), ``/postings/{id}/signage.pdf``;
+  (validated as saved), ``/postings/{id}/override`` (a compliance officer asks), ``/postings/{id}/override/approve``
+  and ``.../refuse`` (a second one answers), ``/postings/{id}/signage.pdf``;
 - ``/tables/{id}/posting?at=...``: what a table showed at a moment; ``/tables/{id}/signage.pdf``: its sign;
 - ``/signage/batches``: a Celery job printing every (or the chosen) tables of an establishment.
 """
@@ -26,16 +27,19 @@ from cardroom.models import Establishment, Job, Table
 from fees.models import TablePosting
 
 from . import content, printing, render, tasks
-from .models import SignPrint
+from .models import PrintOverride, SignPrint
 from .postings import (
     PostingInputError,
+    approve_override,
     at_moment,
     current_override,
     error_findings,
     may_post,
-    override,
+    pending_override,
     post_table,
     read_posting,
+    refuse_override,
+    request_override,
     validation_run,
 )
 
@@ -43,8 +47,8 @@ AT = OpenApiParameter("at", str, description="A date and time with its offset, e
                                              "(default: now).")
 LAYOUT = OpenApiParameter("layout", str, enum=list(render.LAYOUTS), description="letter (default) or tent.")
 PDF = {(200, "application/pdf"): OpenApiTypes.BINARY}
-PRINT_CONFLICT = ("the posting has error findings and no compliance override, or the same sign was printed at "
-                  "the same moment.")
+PRINT_CONFLICT = ("the posting has error findings and no approved compliance override, or the same sign was "
+                  "printed at the same moment.")
 PREVIEW_DOC = ("GET answers an unrecorded preview, watermarked PREVIEW; POST prints the sign, which is recorded "
                "(numbered, with an audit entry) and refused (409) while the posting has error findings and no "
                "compliance override.")
@@ -65,6 +69,50 @@ class BonusLimitSerializer(serializers.Serializer):
     minimum = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
     maximum = serializers.DecimalField(max_digits=12, decimal_places=2)
     paytable = PaytableRefSerializer(allow_null=True, help_text="House-banked posting: the paytable the bet pays by.")
+
+
+class PrintOverrideSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(PrintOverride.Status.choices)
+    reason = serializers.CharField(help_text="Why the sign may be printed despite its errors, as asked.")
+    requested_by = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(allow_null=True, help_text="The second officer, who approved or refused it.")
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_reason = serializers.CharField(help_text="Why it was approved or refused (empty while awaited).")
+
+
+def override_data(override):
+    if override is None:
+        return None
+    return {"id": override.pk, "status": override.status, "reason": override.reason,
+            "requested_by": override.requested_by.get_username(), "requested_at": override.requested_at,
+            "decided_by": override.decided_by.get_username() if override.decided_by_id else None,
+            "decided_at": override.decided_at, "decision_reason": override.decision_reason}
+
+
+class PrintingSerializer(serializers.Serializer):
+    blocked = serializers.BooleanField(help_text="Error findings and no approved override: the sign cannot be printed.")
+    override = PrintOverrideSerializer(allow_null=True, help_text="The approved override the sign prints under.")
+    pending_override = PrintOverrideSerializer(
+        allow_null=True, help_text="An override asked for and awaiting a second compliance officer.")
+    prints = serializers.IntegerField(help_text="Signs printed for this posting.")
+    last_printed_at = serializers.DateTimeField(allow_null=True)
+    printed_version = serializers.IntegerField(
+        allow_null=True, help_text="The schedule version the last sign printed shows (null: never printed, or no "
+                                   "schedule).")
+    version_in_force = serializers.IntegerField(allow_null=True, help_text="The schedule version in force now.")
+    version_in_force_since = serializers.DateField(allow_null=True)
+    out_of_date = serializers.BooleanField(
+        help_text="The last sign was printed under another schedule version than the one in force: reprint it.")
+    reprint_due = serializers.BooleanField(help_text="Never printed, or out of date.")
+    why = serializers.CharField(help_text="Why a print is due, e.g. 'printed under version 1; version 2 in force "
+                                          "since 2027-03-05: reprint it' (empty when none is).")
+
+
+class OverrideReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(help_text="Why (10 characters or more); kept with the override and in the audit "
+                                             "log.")
 
 
 class PostingSerializer(serializers.ModelSerializer):
@@ -109,15 +157,20 @@ class PostingSerializer(serializers.ModelSerializer):
                 "findings": [{"id": f.pk, "rule": f.rule, "severity": f.severity, "message": f.message,
                               "citation": f.citation} for f in run.findings.order_by("id")]}
 
-    def get_printing(self, posting) -> dict:
+    @extend_schema_field(PrintingSerializer)
+    def get_printing(self, posting):
         errors = error_findings(posting)
         granted = current_override(posting) if errors else None
+        sign = printing.sign_states([posting], timezone.now())[posting.pk]
+        version = sign["version"]
         return {
             "blocked": bool(errors) and granted is None,
-            "override": None if granted is None else {
-                "id": granted.pk, "reason": granted.reason, "granted_by": granted.granted_by.get_username(),
-                "granted_at": granted.granted_at},
-            "prints": posting.prints.count(),
+            "override": override_data(granted),
+            "pending_override": override_data(pending_override(posting)) if errors and granted is None else None,
+            "prints": sign["prints"], "last_printed_at": sign["last_printed"],
+            "printed_version": sign["printed_version"], "version_in_force": version and version.number,
+            "version_in_force_since": version and version.effective_from, "out_of_date": sign["out_of_date"],
+            "reprint_due": sign["reprint"], "why": sign["why"],
         }
 
     def get_verify_url(self, posting) -> str:
@@ -224,23 +277,42 @@ class PostingViewSet(ScopedReadOnlyViewSet):
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data,
                         status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=inline_serializer("OverrideInput", {"reason": serializers.CharField()}),
-                   responses={201: PostingSerializer})
-    @action(detail=True, methods=["post"])
-    def override(self, request, pk=None):
-        """Let a posting with error findings be printed (compliance officers; the reason is logged)."""
+    def _override_step(self, request, step, status_code=status.HTTP_200_OK):
         posting = self.get_object()
         try:
             body = values.obj(request.data, allowed=("reason",), required=("reason",))
         except values.Invalid as error:
             raise exceptions.ValidationError(str(error)) from None
         try:
-            override(posting, user=request.user, reason=body["reason"], scope=scope_of(request))
+            step(posting, user=request.user, reason=body["reason"], scope=scope_of(request))
         except PermissionError as error:
             raise exceptions.PermissionDenied(str(error)) from None
         except PostingInputError as error:
             raise bad_request(error) from None
-        return Response(self.get_serializer(posting).data, status=status.HTTP_201_CREATED)
+        return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data, status=status_code)
+
+    @extend_schema(request=OverrideReasonSerializer, responses={201: PostingSerializer})
+    @may_conflict("an override of the posting is already approved, or already awaits a second officer.")
+    @action(detail=True, methods=["post"])
+    def override(self, request, pk=None):
+        """Ask for a posting with error findings to be printed anyway (a compliance officer of the establishment,
+        with the reason). It prints once a second officer approves (``override/approve``)."""
+        return self._override_step(request, request_override, status.HTTP_201_CREATED)
+
+    @extend_schema(request=OverrideReasonSerializer, responses={200: PostingSerializer})
+    @may_conflict("no override of the posting awaits a second officer.")
+    @action(detail=True, methods=["post"], url_path="override/approve")
+    def override_approve(self, request, pk=None):
+        """Approve the override asked for, with the reason: the sign may then be printed. A second compliance
+        officer of the establishment (or an administrator) only: whoever asked for it cannot (403)."""
+        return self._override_step(request, approve_override)
+
+    @extend_schema(request=OverrideReasonSerializer, responses={200: PostingSerializer})
+    @may_conflict("no override of the posting awaits a second officer.")
+    @action(detail=True, methods=["post"], url_path="override/refuse")
+    def override_refuse(self, request, pk=None):
+        """Refuse the override asked for, with the reason: the sign stays blocked. Not by whoever asked for it."""
+        return self._override_step(request, refuse_override)
 
     @extend_schema(parameters=[LAYOUT], request=None, responses=PDF, description=PREVIEW_DOC)
     @may_conflict(PRINT_CONFLICT, methods=["POST"])

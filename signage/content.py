@@ -1,8 +1,9 @@
 """What a posting's sign says: ``sign_for`` gathers it from the data into a ``render.Sign``.
 
 Every value on a sign comes from the database: the posting (limits, seats, notes), the game (name,
-registration, paytables, approved bet limits), the schedule version in force (the option's fee tiers) and the
-rule parameters (the notices' numbers). Nothing is typed by hand.
+registration, paytables, approved bet limits), the schedule version in force (the option's fee tiers, read with
+the approved interpretations of what their source leaves open, each marked "Interpretation: ..." on the sign) and
+the rule parameters (the notices' numbers). Nothing is typed by hand.
 
 A house-banked posting without a collection schedule (``house_banked_sign``) shows instead the approval its
 rules come from, the rules version and decks, the limits of the Ante and of each bonus bet with the paytable it
@@ -16,12 +17,13 @@ from django.utils import timezone
 
 from cardroom.models import Approval
 from compliance.models import RuleParameter
+from fees import engine, interpretations
 from fees.models import FeeTier
 
 from . import render
 
 # (fee kind, measure) -> (title, who pays, what the bounds column measures). Measures not listed fall back on
-# the fee kind's own wording with "basis not stated".
+# the fee kind's own wording (and the measure's, where it is stated: see fee_tables).
 TITLES = {
     ("player", "base_wager"): ("Player fee per base wager", "Paid by each player on each base wager", "Base wager"),
     ("player", "player_wager"): ("Player fee by total base wager", "Paid by each player on the total of their base "
@@ -48,6 +50,11 @@ TAKEN_NOTES = {
     "after_river": "Taken only when the hand reaches the river.",
 }
 NOT_STATED = "not stated in the source"
+# A column whose basis the source does not state, and that no approved interpretation reads, is shown as printed,
+# with no claim about what it measures: a player-facing sign never says "basis not stated".
+UNCLEAR = {"unstated", "wager_unspecified"}
+UNSTATED_COLUMN = "Range"  # of what, the source does not say
+NO_RANGE = "no range printed"
 # A house-banked posting's minimum and maximum are those of the game's main wager, which the one house-banked game
 # posted without a schedule calls the Ante: "To start the game, players must make the Ante against the dealer"
 # (One for the Money rules, rule 3: WSGC letter of 2014-02-18, enclosure; ofm-rules; ofm-paytables).
@@ -63,14 +70,16 @@ def local(moment):
 
 
 def _bounds(tier, currency):
-    if tier.printed_bounds:
+    """The row's bounds as printed, or as read where an interpretation reads them (the print then says otherwise)."""
+    read = tier.interpreted("lower") or tier.interpreted("upper")
+    if tier.printed_bounds and not read:
         return tier.printed_bounds
     if tier.measure in ("players",):
         unit = lambda v: f"{v:.0f}"  # noqa: E731
     else:
         unit = lambda v: render.money(v, currency)  # noqa: E731
     if tier.lower is None and tier.upper is None:
-        return "Any"
+        return NO_RANGE if tier.measure in UNCLEAR else "Any"
     if tier.lower is None:
         return f"{unit(tier.upper)} or less"
     if tier.upper is None:
@@ -79,9 +88,17 @@ def _bounds(tier, currency):
 
 
 def fee_tables(option, currency):
-    """The option's tiers as sign tables, one per fee kind and payer, in printed order."""
+    """The option's tiers (a FeeOption) as sign tables, one per fee kind and payer, in printed order, read as the
+    room reads them (``fees.interpretations``)."""
+    return _tables(interpretations.read_option(option), currency)
+
+
+def _tables(option, currency):
+    """Sign tables of an option as read (an engine Option). Where an approved interpretation reads a value (what a
+    fee is measured on, a bound), the table shows the reading and its note says so ("Interpretation: ..."); where
+    the source states no basis and nothing reads one, the fees are shown as printed, with no claim about it."""
     groups = {}
-    for tier in option.tiers.all():
+    for tier in option.tiers:
         groups.setdefault((tier.fee_kind, tier.payer, tier.measure), []).append(tier)
     tables = []
     for (kind, payer, measure), tiers in groups.items():
@@ -94,9 +111,11 @@ def fee_tables(option, currency):
                     "the fee does not depend on the wagers.")
         else:
             title, who, column = TITLES.get((kind, measure)) or (
-                f"{KIND_TITLES.get(kind, kind)} (basis {NOT_STATED})", PAYERS.get(payer, payer),
-                dict(FeeTier.Measure.choices).get(measure, measure))
+                KIND_TITLES.get(kind, kind), PAYERS.get(payer, payer),
+                UNSTATED_COLUMN if measure in UNCLEAR else dict(FeeTier.Measure.choices).get(measure, measure))
             note = TAKEN_NOTES.get(tiers[0].taken, "")
+        read = dict.fromkeys(engine.footnote(r) for t in tiers for r in t.interpretations)
+        note = " ".join(filter(None, [note, *read]))
         rows = tuple(render.FeeRow(_bounds(t, currency), t.fee, t.printed_fee) for t in tiers)
         tables.append(render.FeeTable(title=title, payer=who, measured_on=column, rows=rows, note=note))
     return tuple(tables)
@@ -243,6 +262,9 @@ def sign_for(posting, *, at=None, stamp="", banner=""):
     elif not option.tiers.exists():
         no_fees = f"The schedule prints no fee for option {option.number} ({NOT_STATED})."
     establishment = posting.table.establishment
+    read = interpretations.read_option(option) if option else None
+    # How the option itself is read (its basis) shows on no fee table: it is said among the notices.
+    said = tuple(engine.footnote(r) for r in read.interpretations) if read else ()
     return render.Sign(
         establishment=establishment.name, table=posting.table.label, game=posting.game.name,
         registration=posting.game.registration_number or NOT_STATED, currency=currency,
@@ -252,8 +274,8 @@ def sign_for(posting, *, at=None, stamp="", banner=""):
                            else "no effective date stated"),
         option_number=posting.option_number, option_label=option.label if option else "",
         posted_from=local(posting.effective_from), verify_url=verify_url(posting),
-        fee_tables=fee_tables(option, currency) if option else (), bonus_limits=bonus_limits(posting),
-        payouts=payouts(posting.game), notices=notices(posting, day), notes=posting.notes, no_fees_note=no_fees,
+        fee_tables=_tables(read, currency) if read else (), bonus_limits=bonus_limits(posting),
+        payouts=payouts(posting.game), notices=notices(posting, day) + said, notes=posting.notes, no_fees_note=no_fees,
         stamp=stamp, banner=banner,
     )
 

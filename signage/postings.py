@@ -1,4 +1,5 @@
-"""Posting a table, and the rule that a posting with error findings prints only under a compliance override.
+"""Posting a table, and the rule that a posting with error findings prints only under a compliance override, which
+takes two people: one compliance officer asks for it with a reason, a second one approves (or refuses) it.
 
 Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
 validated when saved (``compliance.checking.run_posting``) and its findings stay with it.
@@ -13,6 +14,7 @@ from cardroom import values
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 from cardroom.models import Game
+from cardroom.review import require_second_person
 from compliance.checking import run_posting
 from compliance.models import Finding, ValidationRun
 from fees import house_banked
@@ -36,12 +38,15 @@ class PostingInputError(ValueError):
 class PrintBlocked(StateConflict):
     """The posting has error findings and no compliance override (becomes a 409)."""
 
-    def __init__(self, posting, errors):
+    def __init__(self, posting, errors, pending=None):
         self.posting, self.errors = posting, errors
         listed = "; ".join(f"{e['rule']}: {e['message']}" for e in errors)
+        waiting = (f" An override asked for by {pending.requested_by.get_username()} awaits a second officer."
+                   if pending is not None else "")
         super().__init__(
             f"Table {posting.table.label}'s posting {posting.pk} has {len(errors)} error finding(s) and cannot be "
-            f"printed until a compliance officer overrides with a reason: {listed}"
+            f"printed until a compliance officer asks for an override with a reason and a second one approves it."
+            f"{waiting} The errors: {listed}"
         )
 
 
@@ -278,7 +283,19 @@ def error_findings(posting):
 
 
 def current_override(posting):
-    return posting.print_overrides.order_by("-granted_at", "-id").first()
+    """The approved override the posting's sign prints under, if any."""
+    from .models import PrintOverride
+
+    return (posting.print_overrides.filter(status=PrintOverride.Status.APPROVED).select_related("requested_by",
+                                                                                               "decided_by")
+            .order_by("-decided_at", "-id").first())
+
+
+def pending_override(posting):
+    """The override asked for and awaiting a second officer, if any (at most one: a database constraint)."""
+    from .models import PrintOverride
+
+    return posting.print_overrides.filter(status=PrintOverride.Status.REQUESTED).select_related("requested_by").first()
 
 
 def print_permission(posting):
@@ -288,27 +305,93 @@ def print_permission(posting):
         return None
     override = current_override(posting)
     if override is None:
-        raise PrintBlocked(posting, errors)
+        raise PrintBlocked(posting, errors, pending=pending_override(posting))
     return override
 
 
-@transaction.atomic
-def override(posting, *, user, reason, scope):
-    from .models import PrintOverride
+class OverrideStateError(StateConflict):
+    """An override step that does not fit the posting's overrides: asking while one is approved or awaits a second
+    officer, answering when none awaits one (becomes a 409)."""
 
-    if not may_override(scope, posting.table.establishment_id):
-        raise PermissionError("Only a compliance officer of the table's establishment may override a print block.")
+
+def _override_reason(reason, why):
     reason = _read(values.text, reason, "reason", max_length=2000, single_line=False)
     if len(reason) < 10:
-        raise PostingInputError(
-            "reason must say why the sign may be printed despite its errors (10 characters or more).")
+        raise PostingInputError(f"reason must say {why} (10 characters or more).")
+    return reason
+
+
+def _may_override(scope, posting):
+    if not may_override(scope, posting.table.establishment_id):
+        raise PermissionError("Only a compliance officer of the table's establishment may ask for, approve or refuse "
+                              "a print override.")
+
+
+@transaction.atomic
+def request_override(posting, *, user, reason, scope):
+    """Ask that a posting with error findings be printed anyway; it prints once a second officer approves."""
+    from .models import PrintOverride
+
+    _may_override(scope, posting)
+    reason = _override_reason(reason, "why the sign may be printed despite its errors")
     errors = error_findings(posting)
     if not errors:
         raise PostingInputError(f"Posting {posting.pk} has no error findings: it prints without an override.")
-    granted = PrintOverride.objects.create(posting=posting, reason=reason, granted_by=user, findings=errors)
-    log_action("signage.print_override", actor=user, obj=posting, establishment=posting.table.establishment,
-               data={"override": granted.pk, "reason": granted.reason, "findings": errors})
-    return granted
+    TablePosting.objects.select_for_update().filter(pk=posting.pk).first()  # one request at a time per posting
+    if current_override(posting) is not None:
+        raise OverrideStateError(f"Posting {posting.pk} already has an approved override: its sign may be printed.")
+    waiting = pending_override(posting)
+    if waiting is not None:
+        raise OverrideStateError(
+            f"An override of posting {posting.pk} asked for by {waiting.requested_by.get_username()} already awaits "
+            "a second compliance officer.")
+    try:
+        with transaction.atomic():
+            asked = PrintOverride.objects.create(posting=posting, reason=reason, requested_by=user, findings=errors)
+    except IntegrityError:  # where the lock above is no lock (SQLite): another request took its place
+        raise OverrideStateError(
+            f"Another override of posting {posting.pk} was asked for at the same moment.") from None
+    log_action("signage.print_override_requested", actor=user, obj=posting, establishment=posting.table.establishment,
+               data={"override": asked.pk, "reason": reason, "findings": errors})
+    return asked
+
+
+def approve_override(posting, *, user, reason, scope):
+    """A second officer approves the override asked for: the sign may then be printed."""
+    from .models import PrintOverride
+
+    return _answer(posting, PrintOverride.Status.APPROVED, user=user, reason=reason, scope=scope)
+
+
+def refuse_override(posting, *, user, reason, scope):
+    """A second officer refuses the override asked for: the sign stays blocked (another may be asked for)."""
+    from .models import PrintOverride
+
+    return _answer(posting, PrintOverride.Status.REFUSED, user=user, reason=reason, scope=scope)
+
+
+@transaction.atomic
+def _answer(posting, status, *, user, reason, scope):
+    from .models import PrintOverride
+
+    _may_override(scope, posting)
+    approving = status == PrintOverride.Status.APPROVED
+    reason = _override_reason(reason, "why the override is approved" if approving else "why the override is refused")
+    asked = (posting.print_overrides.select_for_update().filter(status=PrintOverride.Status.REQUESTED)
+             .select_related("requested_by").first())
+    if asked is None:
+        raise OverrideStateError(f"No override of posting {posting.pk} awaits a second officer: one must be asked "
+                                 "for first.")
+    require_second_person(user, {asked.requested_by_id},
+                          f"{'Approving' if approving else 'Refusing'} the print override of table "
+                          f"{posting.table.label}'s posting {posting.pk}")
+    asked.status, asked.decided_by, asked.decided_at, asked.decision_reason = status, user, timezone.now(), reason
+    asked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    log_action("signage.print_override" if approving else "signage.print_override_refused", actor=user, obj=posting,
+               establishment=posting.table.establishment,
+               data={"override": asked.pk, "reason": reason, "requested_by": asked.requested_by.get_username(),
+                     "request_reason": asked.reason, "findings": asked.findings})
+    return asked
 
 
 def at_moment(raw, default=None):
@@ -318,6 +401,7 @@ def at_moment(raw, default=None):
     return _read(values.moment, raw, "at")
 
 
-__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings", "may_override",
-           "may_post", "override", "post_table", "postable_tables", "print_permission", "read_posting",
+__all__ = ["OverrideStateError", "PostingInputError", "PrintBlocked", "approve_override", "at_moment",
+           "current_override", "error_findings", "may_override", "may_post", "pending_override", "post_table",
+           "postable_tables", "print_permission", "read_posting", "refuse_override", "request_override",
            "validation_run"]

@@ -5,7 +5,7 @@ sign is recorded the same way. A preview is watermarked and records nothing.
 """
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from cardroom.audit import log_action
@@ -27,41 +27,47 @@ def postings_in_force(tables, at):
 
 
 def sign_states(postings, at):
-    """For each posting (keyed by id): how many signs were printed, when last, and whether a print is due:
-    never printed, or the schedule version in force at ``at`` took effect or was published after the last print.
+    """For each posting (keyed by id): how many signs were printed, when last, under which version of its schedule,
+    and whether a print is due: never printed, or out of date because the last sign was printed under another
+    version than the one in force at ``at`` (a newer one came into force since, so it no longer shows the fees).
 
     ``postings`` are postings or rows with ``pk`` and ``schedule_id``; two queries whatever their number.
     """
     postings = list(postings)
+    last_print = SignPrint.objects.filter(posting=OuterRef("posting")).order_by("-number")
     printed = {row["posting"]: row for row in SignPrint.objects.filter(posting__in=[p.pk for p in postings])
-               .order_by().values("posting").annotate(prints=Count("id"), last=Max("printed_at"))}
+               .order_by().values("posting").annotate(prints=Count("id"), last=Max("printed_at"),
+                                                      version=Subquery(last_print.values("schedule_version")[:1]))}
     in_force = ScheduleVersion.objects.in_force_for({p.schedule_id for p in postings} - {None},
                                                      timezone.localdate(at))
     states = {}
     for posting in postings:
         record = printed.get(posting.pk)
         version = in_force.get(posting.schedule_id)
+        printed_under = record and record["version"]
+        out_of_date = record is not None and version is not None and printed_under != version.number
         why = "never printed" if record is None else ""
-        if record is not None and version is not None:
-            if version.effective_from and version.effective_from > timezone.localdate(record["last"]):
-                why = f"version {version.number} in force since {version.effective_from}"
-            elif version.published_at and version.published_at > record["last"]:
-                why = f"version {version.number} published since"
+        if out_of_date:
+            since = f" since {version.effective_from}" if version.effective_from else ""
+            why = (f"printed under version {printed_under}" if printed_under else "printed with no version in force"
+                   ) + f"; version {version.number} in force{since}: reprint it"
         states[posting.pk] = {"prints": record["prints"] if record else 0, "last_printed": record and record["last"],
-                              "version": version, "reprint": bool(why), "why": why}
+                              "printed_version": printed_under, "version": version, "out_of_date": out_of_date,
+                              "reprint": bool(why), "why": why}
     return states
 
 
-def _record(posting, number, layout, *, user, label, channel, job, override, at):
+def _record(posting, number, layout, *, user, label, channel, job, override, version, at):
     record = SignPrint.objects.create(
         posting=posting, layout=layout, number=number, channel=channel, printed_label=label, printed_at=at,
         printed_by=user if user is not None and user.is_authenticated else None, job=job, override=override,
+        schedule_version=version,
     )
     log_action("signage.reprint" if record.is_reprint else "signage.print", actor=user, actor_label=label,
                obj=posting, establishment=posting.table.establishment,
                data={"print": record.pk, "number": number, "layout": layout, "channel": channel,
                      "table": posting.table.label, "job": str(job.uuid) if job else None,
-                     "override": override.pk if override else None})
+                     "override": override.pk if override else None, "schedule_version": version})
     return record
 
 
@@ -88,6 +94,7 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
     printed = dict(SignPrint.objects.filter(posting__in=postings).values("posting").annotate(n=Count("id"))
                    .values_list("posting", "n"))
     numbers = {p.pk: printed.get(p.pk, 0) + 1 for p in postings}
+    versions = {}  # the schedule version each sign shows, as it is built
 
     def signs():
         for posting in postings:
@@ -96,8 +103,10 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
                                        stamp=f"Preview made {content.local(now)}; not a printed sign.")
             else:
                 number = numbers[posting.pk]
-                yield content.sign_for(posting, at=now, stamp=stamp(number, now, label),
-                                       banner="REPRINT" if number > 1 else "")
+                sign = content.sign_for(posting, at=now, stamp=stamp(number, now, label),
+                                        banner="REPRINT" if number > 1 else "")
+                versions[posting.pk] = sign.schedule_version or None  # 0: a house-banked sign, or no version
+                yield sign
 
     rendered = render.render(signs(), layout, title="Table signs", on_page=on_progress)
     if preview:
@@ -105,7 +114,7 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
     try:
         with transaction.atomic():
             records = [_record(p, numbers[p.pk], layout, user=user, label=label, channel=channel, job=job,
-                               override=permissions[p.pk], at=now) for p in postings]
+                               override=permissions[p.pk], version=versions[p.pk], at=now) for p in postings]
     except IntegrityError:
         raise StateConflict("Another print of the same sign was recorded at the same moment; print again.") from None
     return rendered, records

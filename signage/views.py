@@ -1,4 +1,5 @@
-"""The public page a sign's QR code opens: the posting as posted, and whether it is still in force."""
+"""The public page a sign's QR code opens: the posting as posted, whether it is still in force, and whether its sign
+still shows the fees in force (printed under a schedule version since replaced: out of date)."""
 
 import datetime
 
@@ -8,7 +9,7 @@ from django.utils import timezone
 
 from fees.models import TablePosting
 
-from . import content
+from . import content, printing
 from .render import limits_text, money
 
 
@@ -26,9 +27,12 @@ def verify(request, token):
         at = max(posting.effective_from, later.effective_from - datetime.timedelta(microseconds=1))
     sign = content.sign_for(posting, at=at)
     minimum, maximum = limits_text(sign)
+    in_force = later is None and posting.effective_from <= now
+    printed = printing.sign_states([posting], now)[posting.pk] if in_force else None
     context = {
         "sign": sign, "posting": posting, "minimum": minimum, "maximum": maximum,
         "future": posting.effective_from > now,
+        "out_of_date": printed if printed and printed["out_of_date"] else None,
         "superseded_by": later, "superseded_at": content.local(later.effective_from) if later else "",
         "successor_url": content.verify_url(later) if later else "",
         "successor_limits": (money(later.min_wager, later.currency),

@@ -23,6 +23,17 @@ def django_db_setup(django_db_setup, django_db_blocker):
         call_command("load_seed_data", verbosity=0)
 
 
+@pytest.fixture(autouse=True)
+def fresh_snapshots():
+    """Each test rolls back, so a version id can come back with other content: forget the engine snapshots
+    (in production an id is never reused, so the per-process cache stays right)."""
+    from fees import quoting
+
+    quoting._snapshots.clear()
+    yield
+    quoting._snapshots.clear()
+
+
 @pytest.fixture
 def reseed(django_db_blocker):
     """For transactional tests: the flush at the end of an earlier one removed the seed data, so load it first.
@@ -57,10 +68,13 @@ class People:
 
         self.admin = make("t-admin", Role.ADMIN)
         self.compliance = make("t-compliance", Role.COMPLIANCE_OFFICER, establishment=self.marysville)
+        # A second officer of the same room: the one who approves what the first asks for.
+        self.compliance_2 = make("t-compliance-2", Role.COMPLIANCE_OFFICER, establishment=self.marysville)
         self.floor = make("t-floor", Role.FLOOR_SUPERVISOR, establishment=self.marysville)
         self.regulator_ca = make("t-regulator-ca", Role.REGULATOR, jurisdiction=self.marysville.jurisdiction)
         self.regulator_wa = make("t-regulator-wa", Role.REGULATOR, jurisdiction=self.washington)
         self.compliance_wa = make("t-compliance-wa", Role.COMPLIANCE_OFFICER, establishment=self.wa_room)
+        self.compliance_wa_2 = make("t-compliance-wa-2", Role.COMPLIANCE_OFFICER, establishment=self.wa_room)
         self.outsider = make("t-outsider")
 
 

@@ -235,28 +235,39 @@ def test_new_draft_from_admin_then_edit_shows_history(administrator, gega, peopl
     page = administrator.get(reverse("admin:fees_scheduleversion_change", args=[draft.pk])).content.decode()
     assert "Raise the $1-$10 fee per the Bureau letter" in page
     assert "t-admin" in page
-    assert "Publish…" in page
+    assert "Ask for publication…" in page
 
 
 def test_published_version_is_read_only_in_admin(administrator, gega):
     published = gega.versions.get(number=1)
     page = administrator.get(reverse("admin:fees_scheduleversion_change", args=[published.pk])).content.decode()
     assert 'name="reason"' not in page  # rendered read-only
-    assert "Publish…" not in page and "New draft from this version" in page
+    assert "Ask for publication…" not in page and "Approve and publish…" not in page
+    assert "New draft from this version" in page
     option = published.options.get(number=1)
     response = administrator.post(reverse("admin:fees_feeoption_change", args=[option.pk]), {"notes": "x"})
     assert response.status_code == 403
 
 
-def test_publish_from_admin_and_twice_is_refused(administrator, gega):
+def test_publish_from_admin_and_twice_is_refused(administrator, gega, people):
     published = gega.versions.get(number=1)
     administrator.post(reverse("admin:fees_scheduleversion_new_draft", args=[published.pk]),
                        {"effective_from": "2027-01-01", "reason": "r"})
     draft = gega.versions.get(number=2)
     url = reverse("admin:fees_scheduleversion_publish", args=[draft.pk])
+    administrator.post(url, {"reason": "Asked for"})
+    draft.refresh_from_db()
+    assert draft.status == "in_review"
+    # The administrator started the draft, so cannot also approve it: a second administrator does.
+    assert administrator.post(url, {"reason": "Approved"}).status_code == 403
+    from cardroom.models import Role
+    from cardroom.roles import appoint
+    second = type(people.admin).objects.create_user("t-admin-2")
+    appoint(second, Role.ADMIN)
+    administrator.force_login(second)
     administrator.post(url, {"reason": "Approved"})
     draft.refresh_from_db()
-    assert draft.is_published
+    assert draft.is_published and draft.published_by == second
     assert AuditLogEntry.objects.filter(action="schedule.publish", object_id=str(draft.pk)).exists()
     response = administrator.post(url, {"reason": "Again"}, follow=True)
     assert "already published" in response.content.decode()

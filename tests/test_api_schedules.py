@@ -46,8 +46,15 @@ def test_as_of_before_a_new_version_returns_the_earlier_one(api, people):
                        format="json")
     assert created.status_code == 201, created.json()
     assert created.json()["number"] == 2 and created.json()["status"] == "draft"
-    published = api.post(URL + "versions/2/publish/", {"reason": "Approved by the Bureau"}, format="json")
+    asked = api.post(URL + "versions/2/publication-request/", {"reason": "Approved by the Bureau"}, format="json")
+    assert asked.status_code == 200 and asked.json()["status"] == "in_review", asked.json()
+    assert api.get(URL, {"as_of": "2027-01-01"}).json()["version"]["number"] == 1  # not yet published
+    api.force_authenticate(people.admin)  # GEGA-002888 is shared: an administrator approves
+    published = api.post(URL + "versions/2/approve/", {"reason": "Checked against the letter"}, format="json")
     assert published.status_code == 200, published.json()
+    assert published.json()["status"] == "published" and published.json()["published_by"] == "t-admin"
+    assert published.json()["publication_reason"] == "Approved by the Bureau"
+    assert [r["step"] for r in published.json()["reviews"]] == ["requested", "approved"]
     assert api.get(URL, {"as_of": "2026-12-31"}).json()["version"]["number"] == 1
     assert api.get(URL, {"as_of": "2027-01-01"}).json()["version"]["number"] == 2
 
@@ -55,7 +62,7 @@ def test_as_of_before_a_new_version_returns_the_earlier_one(api, people):
 def test_publishing_twice_answers_409_and_changes_nothing(api, people):
     api.force_authenticate(people.compliance)
     before = ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=1).published_at
-    response = api.post(URL + "versions/1/publish/", {"reason": "again"}, format="json")
+    response = api.post(URL + "versions/1/publication-request/", {"reason": "again"}, format="json")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "conflict"
     assert "already published" in response.json()["error"]["message"]
@@ -123,12 +130,15 @@ def test_unknown_schedule_and_unknown_endpoint_are_json_404(api, people):
 def test_history_shows_who_and_why(api, people):
     api.force_authenticate(people.compliance)
     api.post(URL + "versions/1/drafts/", {"reason": "r", "effective_from": "2027-01-01"}, format="json")
-    api.post(URL + "versions/2/publish/", {"reason": "Bureau letter 2026-12-01"}, format="json")
+    api.post(URL + "versions/2/publication-request/", {"reason": "Bureau letter 2026-12-01"}, format="json")
+    api.force_authenticate(people.admin)  # GEGA-002888 is shared: an administrator approves
+    api.post(URL + "versions/2/approve/", {"reason": "Read the letter"}, format="json")
     history = api.get(URL + "history/").json()
     published = [c for c in history["changes"] if c["version"] == 2 and c["status"] == "published"]
-    assert published and published[0]["who"] == "t-compliance"
-    assert "Bureau letter 2026-12-01" in published[0]["why"]
-    assert any(a["action"] == "schedule.publish" and a["who"] == "t-compliance" for a in history["actions"])
+    assert published and published[0]["who"] == "t-admin"
+    assert "Read the letter" in published[0]["why"]
+    assert any(a["action"] == "schedule.publish" and a["who"] == "t-admin" for a in history["actions"])
+    assert any(a["action"] == "schedule.requested" and a["who"] == "t-compliance" for a in history["actions"])
 
 
 def test_schema_and_docs(api, people):

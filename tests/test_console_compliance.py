@@ -424,8 +424,18 @@ def test_publish_page_shows_changes_findings_and_asks_for_the_reason(officer, pe
     done = officer.post(address, {"effective_from": "2030-02-01", "reason": "Approved by the Bureau"})
     assert done.status_code == 302
     draft.refresh_from_db()
-    assert draft.is_published and draft.published_by == people.compliance
-    assert draft.effective_from == datetime.date(2030, 2, 1) and draft.reason == "Approved by the Bureau"
+    assert draft.status == "in_review" and draft.review_requested_by == people.compliance
+    assert draft.effective_from == datetime.date(2030, 2, 1) and draft.publication_reason == "Approved by the Bureau"
+    # The officer who asked cannot approve; GEGA-002888 is shared, so an administrator does.
+    assert officer.post(address, {"step": "approve", "reason": "Looks right to me"}).status_code == 403
+    draft.refresh_from_db()
+    assert draft.status == "in_review"
+    officer.force_login(people.admin)
+    page = officer.get(address).content.decode()
+    assert "Approve and publish version" in page and "Approved by the Bureau" in page
+    assert officer.post(address, {"step": "approve", "reason": "Read the Bureau's letter"}).status_code == 302
+    draft.refresh_from_db()
+    assert draft.is_published and draft.published_by == people.admin and draft.reason  # the draft's reason kept
     assert AuditLogEntry.objects.filter(action="schedule.publish", object_id=str(draft.pk)).exists()
 
 
@@ -442,7 +452,7 @@ def test_a_retroactive_date_needs_the_confirmation_and_its_reason(officer, draft
                                   "retroactive_reason": "The Bureau's letter applies from 2020"})
     assert done.status_code == 302
     draft.refresh_from_db()
-    assert draft.is_published and draft.retroactive and draft.effective_from == datetime.date(2020, 1, 1)
+    assert draft.status == "in_review" and draft.retroactive and draft.effective_from == datetime.date(2020, 1, 1)
 
 
 def test_discard_a_draft(officer, draft):
@@ -472,7 +482,7 @@ def test_approvals_with_their_conditions(officer):
     assert rows[0]["attention"]  # those needing attention first
 
 
-def test_postings_show_errors_and_an_override_with_its_reason(officer, people, floor):
+def test_postings_show_errors_and_an_override_asked_for_and_approved_with_reasons(officer, client, people, floor):
     page = officer.get(url("compliance-postings"))
     rows = {r["posting"].pk: r for r in page.context["rows"]}
     assert rows[floor["broken"].pk]["blocked"] and not rows[floor["clean"].pk]["blocked"]
@@ -483,13 +493,23 @@ def test_postings_show_errors_and_an_override_with_its_reason(officer, people, f
     assert short.status_code == 400 and not PrintOverride.objects.exists()
     clean = officer.post(url("compliance-override", floor["clean"].pk), {"reason": "No errors to override here"})
     assert clean.status_code == 400 and not PrintOverride.objects.exists()
-    granted = officer.post(address, {"reason": "The Bureau is reviewing the option; print meanwhile"})
-    assert granted.status_code == 302
+    asked = officer.post(address, {"reason": "The Bureau is reviewing the option; print meanwhile"})
+    assert asked.status_code == 302
     override = PrintOverride.objects.get(posting=floor["broken"])
-    assert override.granted_by == people.compliance
+    assert (override.requested_by, override.status) == (people.compliance, PrintOverride.Status.REQUESTED)
     page = officer.get(url("compliance-postings"))
     assert "The Bureau is reviewing the option" in page.content.decode()
+    assert "yours: awaiting another officer" in page.content.decode()
+    assert {r["posting"].pk: r for r in page.context["rows"]}[floor["broken"].pk]["blocked"]  # until approved
+
+    client.force_login(people.compliance_2)
+    page = client.get(url("compliance-postings")).content.decode()
+    assert "Overrides awaiting a second officer (1)" in page and "Approve or refuse…" in page
+    approved = client.post(address, {"reason": "Read the findings; agreed", "step": "approve"})
+    assert approved.status_code == 302
+    page = officer.get(url("compliance-postings"))
     assert not {r["posting"].pk: r for r in page.context["rows"]}[floor["broken"].pk]["blocked"]
+    assert "Read the findings; agreed" in page.content.decode()
 
 
 # -- query counts ---------------------------------------------------------------------------------------------------

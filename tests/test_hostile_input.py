@@ -154,8 +154,10 @@ def test_an_override_body_that_is_not_an_object_is_400(api, people, table, body)
                              "max_wager": 500, "seats": 7, "effective_from": timezone.now(),
                              "schedule": ScheduleDocument.objects.get(code="GEGA-002888")}, actor_label="test")
     api.force_authenticate(people.compliance)
-    message = refused(api.post(f"/api/v1/postings/{posting.pk}/override/", body, content_type="application/json"))
-    assert "must be a JSON object" in message
+    for step in ("", "approve/", "refuse/"):  # asking, and a second officer's answer
+        message = refused(api.post(f"/api/v1/postings/{posting.pk}/override/{step}", body,
+                                   content_type="application/json"))
+        assert "must be a JSON object" in message
     assert not PrintOverride.objects.exists()
 
 
@@ -403,14 +405,17 @@ def test_a_version_effective_before_today_publishes_only_as_retroactive_with_a_r
     created = api.post(SCHEDULE + "versions/1/drafts/", {"reason": "Bureau letter", "effective_from": last_month},
                        format="json")
     assert created.status_code == 201, created.json()
-    publish = SCHEDULE + "versions/2/publish/"
-    assert "retroactive" in refused(api.post(publish, {}, format="json"), 409)
-    assert "reason" in refused(api.post(publish, {"retroactive": True}, format="json"), 409)
-    assert "retroactive" in refused(api.post(publish, {"retroactive": "yes", "retroactive_reason": "x"},
-                                             format="json"))
+    publish = SCHEDULE + "versions/2/publication-request/"
+    assert "retroactive" in refused(api.post(publish, {"reason": "Late letter"}, format="json"), 409)
+    assert "reason" in refused(api.post(publish, {"reason": "Late letter", "retroactive": True}, format="json"), 409)
+    assert "retroactive" in refused(api.post(publish, {"reason": "Late letter", "retroactive": "yes",
+                                                       "retroactive_reason": "x"}, format="json"))
     assert ScheduleVersion.objects.get(document__code="GEGA-002888", number=2).status == "draft"
-    published = api.post(publish, {"retroactive": True, "retroactive_reason": "Bureau letter dated last month"},
-                         format="json")
+    asked = api.post(publish, {"reason": "Late letter", "retroactive": True,
+                               "retroactive_reason": "Bureau letter dated last month"}, format="json")
+    assert asked.status_code == 200, asked.json()
+    api.force_authenticate(people.admin)
+    published = api.post(SCHEDULE + "versions/2/approve/", {"reason": "Letter read"}, format="json")
     assert published.status_code == 200, published.json()
     body = published.json()
     assert (body["status"], body["retroactive"], body["retroactive_reason"]) == (

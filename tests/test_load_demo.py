@@ -13,6 +13,7 @@ from cardroom import demo_play
 from cardroom.management.commands.load_demo import DEMO_POSTED_FROM, DEMO_USERS, Command
 from cardroom.models import AuditLogEntry, Establishment, Membership, Role, Table
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting
+from signage.models import PrintOverride
 
 pytestmark = pytest.mark.django_db
 
@@ -62,6 +63,17 @@ def test_load_demo_adds_compliance_2_and_recorded_play_and_a_second_run_adds_not
     assert officer.check_password("compliance-dev-only")
     assert list(Membership.objects.filter(user=officer).values_list("role", "establishment", "jurisdiction")) == [
         (Role.COMPLIANCE_OFFICER, marysville.pk, None)]
+    # ... and at the Evergreen Card Room, so that its overrides too can take two people.
+    evergreen = Establishment.objects.get(slug="demo-evergreen-card-room")
+    officer_wa = get_user_model().objects.get(username="compliance-wa-2")
+    assert officer_wa.check_password("compliance-dev-only")
+    assert list(Membership.objects.filter(user=officer_wa).values_list("role", "establishment", "jurisdiction")) == [
+        (Role.COMPLIANCE_OFFICER, evergreen.pk, None)]
+    # The demo's print overrides: one officer asked, a second approved.
+    overrides = PrintOverride.objects.filter(posting__table__establishment=marysville)
+    assert overrides.exists()
+    assert set(overrides.values_list("status", "requested_by__username", "decided_by__username")) == {
+        ("approved", "compliance", "compliance-2")}
 
     # The rounds of the first days, every one in the room's gaming day, recorded by the floor supervisor.
     days = {first + datetime.timedelta(days=n) for n in range(DAYS)}

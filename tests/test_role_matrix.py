@@ -27,6 +27,7 @@ from cardroom.models import Game, Job, Table
 from compliance.checking import run_establishment
 from compliance.models import Finding
 from exports import tasks as export_tasks
+from fees import ledger
 from fees.models import CollectionEntry, ScheduleDocument, ScheduleVersion
 from signage.postings import post_table
 
@@ -36,6 +37,10 @@ ROLES = ("admin", "compliance", "floor", "regulator", "other", "anonymous")
 SCHEDULE = "/api/v1/schedules/GEGA-002888"
 ENTRY = {"idempotency_key": "matrix-1", "table": "{table}", "collected_at": "2026-11-20T22:00:00-08:00",
          "reference": "H-9", "payer": "player", "seat": 1, "fee_kind": "player", "amount": "3.00"}
+READINGS = "/api/v1/schedules/CMV-CA-FEES-PAI-GOW/interpretations"
+PROPOSAL = {"version": 1, "option": 1, "tier": 1, "field": "measure", "value": "player_wager",
+            "statement": "Matrix: the Wagering Limit column is the player's total base wager.",
+            "decided_on": "2026-11-01", "citation": "Matrix: a Bureau answer"}
 # Casino Marysville's Three Card Poker approval: its owner-agreement condition, a prerequisite there.
 CONDITION_MET = {"approval": "three-card-poker-casino-marysville", "condition": 1, "establishment": "casino-marysville",
                  "met_on": "2026-11-01", "evidence": "Owner agreement, matrix"}
@@ -51,14 +56,40 @@ MATRIX = [
      dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
     ("get", f"{SCHEDULE}/diff?from={{published}}&to={{draft}}", None,
      dict(admin=200, compliance=200, floor=404, regulator=404, other=404, anonymous=401)),
+    # What a version would have collected over recorded rounds: drafts, as above, only for their editors.
+    ("get", f"{SCHEDULE}/versions/{{published}}/impact?establishment=casino-marysville&from=2026-10-01&to=2026-10-31",
+     None, dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("get", f"{SCHEDULE}/versions/{{draft}}/impact?establishment=casino-marysville", None,
+     dict(admin=200, compliance=200, floor=404, regulator=404, other=404, anonymous=401)),
     ("post", f"{SCHEDULE}/versions/{{published}}/drafts/", {"reason": "Matrix", "effective_from": "2027-06-01"},
      dict(admin=201, compliance=201, floor=403, regulator=403, other=404, anonymous=401)),
     ("patch", f"{SCHEDULE}/versions/{{draft}}/", {"reason": "Matrix edit"},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
-    ("post", f"{SCHEDULE}/versions/{{draft}}/publish/", {},
+    ("post", f"{SCHEDULE}/versions/{{draft}}/publication-request/", {"reason": "Matrix"},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    # A second person approves: for this jurisdiction-wide schedule, an administrator only.
+    ("post", f"{SCHEDULE}/versions/{{in_review}}/approve/", {"reason": "Matrix"},
+     dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{SCHEDULE}/versions/{{in_review}}/refuse/", {"reason": "Matrix"},
+     dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{SCHEDULE}/versions/{{in_review}}/withdraw/", {"reason": "Matrix"},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
     ("delete", f"{SCHEDULE}/versions/{{draft}}/", None,
      dict(admin=204, compliance=204, floor=403, regulator=403, other=404, anonymous=401)),
+    # Interpretations of a room's own schedule: everyone who sees it reads the approved ones; its compliance officers
+    # propose and withdraw; a second one (here: not t-compliance-2, who proposed) approves or refuses.
+    ("get", f"{READINGS}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("get", f"{READINGS}/{{reading_approved}}/", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    ("post", f"{READINGS}/", PROPOSAL,
+     dict(admin=201, compliance=201, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{READINGS}/{{reading_proposed}}/approve/", {"reason": "Matrix: the Bureau's answer read."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{READINGS}/{{reading_proposed}}/refuse/", {"reason": "Matrix: refused."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", f"{READINGS}/{{reading_proposed}}/withdraw/", {"reason": "Matrix: withdrawn."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
     # The ledger: the establishment's staff record; regulators read.
     ("get", "/api/v1/ledger/entries/", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
@@ -68,6 +99,12 @@ MATRIX = [
      dict(admin=201, compliance=201, floor=201, regulator=403, other=400, anonymous=401)),
     ("post", "/api/v1/ledger/entries/bulk/", {"idempotency_key": "matrix", "entries": [ENTRY]},
      dict(admin=201, compliance=201, floor=201, regulator=403, other=400, anonymous=401)),
+    ("get", "/api/v1/ledger/reconciliations/{reconciliation}/receipt", None,
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
+    # Quotes (with a receipt): anyone who sees the schedule; another jurisdiction's is unknown to them.
+    ("post", "/api/v1/fees/quote", {"schedule": "GEGA-002888", "option": 43, "receipt": True,
+                                    "wagers": [{"player": "p1", "base": "20"}]},
+     dict(admin=200, compliance=200, floor=200, regulator=200, other=400, anonymous=401)),
     # Postings and signs: the staff post and print; anyone who sees the table gets a preview.
     ("get", "/api/v1/postings/{posting}/", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
@@ -82,6 +119,14 @@ MATRIX = [
      dict(admin=200, compliance=200, floor=200, regulator=403, other=404, anonymous=401)),
     ("post", "/api/v1/signage/batches", {"establishment": "casino-marysville", "tables": ["{table}"]},
      dict(admin=202, compliance=202, floor=202, regulator=403, other=400, anonymous=401)),
+    # Print overrides: a compliance officer of the room asks; a second one (here: not t-compliance-2, who asked)
+    # approves or refuses.
+    ("post", "/api/v1/postings/{broken_posting}/override/", {"reason": "Matrix: print while the Bureau looks."},
+     dict(admin=201, compliance=201, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", "/api/v1/postings/{override_asked}/override/approve/", {"reason": "Matrix: approved."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+    ("post", "/api/v1/postings/{override_asked}/override/refuse/", {"reason": "Matrix: refused."},
+     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
     # Audit exports: compliance officers and regulators; never a floor supervisor.
     ("post", "/api/v1/exports", {"establishment": "casino-marysville", "as_of": "2026-11-20"},
      dict(admin=202, compliance=202, floor=403, regulator=202, other=400, anonymous=401)),
@@ -140,6 +185,28 @@ class World:
         }, actor_label="test")
         return posting.pk
 
+    def make_broken_posting(self):
+        """A posting with an error finding (a maximum above California's $10,000), so it needs an override."""
+        table = Table.objects.create(establishment=self.people.marysville, label="MX-2", seats=6,
+                                     game=Game.objects.get(slug="face-up-pai-gow-poker"))
+        posting, run = post_table({
+            "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+            "option_number": 1, "min_wager": 5, "max_wager": 20000, "seats": 6,
+            "effective_from": timezone.now() - datetime.timedelta(hours=1),
+        }, actor_label="test")
+        assert run.errors
+        return posting.pk
+
+    def make_override_asked(self):
+        from cardroom.access import Scope
+        from fees.models import TablePosting
+        from signage.postings import request_override
+
+        posting = TablePosting.objects.get(pk=self["broken_posting"])
+        asker = self.people.compliance_2
+        request_override(posting, user=asker, scope=Scope(asker), reason="Matrix: asked by a second officer.")
+        return posting.pk
+
     def make_posted_table(self):
         self["posting"]
         return self["table"]
@@ -156,12 +223,42 @@ class World:
         return document.new_draft(based_on=based_on, reason="Matrix draft", effective_from=datetime.date(2027, 6, 1),
                                   user=self.people.compliance).number
 
+    def make_in_review(self):
+        """A draft another officer started and asked to publish (so every column may be the second person)."""
+        document = ScheduleDocument.objects.get(code="GEGA-002888")
+        draft = document.new_draft(based_on=document.versions.get(number=self["published"]), reason="Matrix draft",
+                                   effective_from=datetime.date(2027, 6, 1), user=self.people.compliance_2)
+        draft.request_publication(user=self.people.compliance_2, reason="Matrix request")
+        return draft.number
+
+    def make_reading_proposed(self):
+        """A reading of CMV-CA-FEES-PAI-GOW v1 proposed by t-compliance-2 (so every column may be the second person)."""
+        from fees import interpretations
+
+        version = ScheduleVersion.objects.get(document__code="CMV-CA-FEES-PAI-GOW", number=1)
+        return interpretations.propose(
+            version, 1, 6, "measure", "total_table_action",
+            "Matrix: the player-dealer column is by total table action.", "2026-11-01", "Matrix: a Bureau answer",
+            user=self.people.compliance_2).pk
+
+    def make_reading_approved(self):
+        from fees import interpretations
+        from fees.models import Interpretation
+
+        interpretations.approve(Interpretation.objects.get(pk=self["reading_proposed"]), user=self.people.compliance,
+                                reason="Matrix: approved.")
+        return self["reading_proposed"]
+
     def make_entry(self):
         moment = datetime.datetime(2026, 11, 20, 21, tzinfo=datetime.timezone(datetime.timedelta(hours=-8)))
         return CollectionEntry.objects.create(
             idempotency_key="matrix-0", establishment=self.people.marysville, table_id=self["table"],
             gaming_day=datetime.date(2026, 11, 20), reference="H-1", collected_at=moment, payer="player",
             fee_kind="player", amount="1.00", currency="USD", recorded_at=moment).pk
+
+    def make_reconciliation(self):
+        (reconciliation,) = ledger.reconcile(datetime.date(2026, 11, 20), table_ids=[self["table"]])
+        return reconciliation.pk
 
     def make_finding(self):
         self["posting"]  # a posted table gives the run something to find

@@ -17,13 +17,23 @@ WRITES = ("post", "put", "patch", "delete")
 CONFLICTS = {
     ("patch", "/api/v1/schedules/{code}/versions/{number}/"),
     ("delete", "/api/v1/schedules/{code}/versions/{number}/"),
-    ("post", "/api/v1/schedules/{code}/versions/{number}/publish/"),
+    ("post", "/api/v1/schedules/{code}/versions/{number}/publication-request/"),
+    ("post", "/api/v1/schedules/{code}/versions/{number}/approve/"),
+    ("post", "/api/v1/schedules/{code}/versions/{number}/refuse/"),
+    ("post", "/api/v1/schedules/{code}/versions/{number}/withdraw/"),
     ("post", "/api/v1/schedules/{code}/versions/{number}/drafts/"),
+    ("post", "/api/v1/schedules/{code}/interpretations/"),
+    ("post", "/api/v1/schedules/{code}/interpretations/{id}/approve/"),
+    ("post", "/api/v1/schedules/{code}/interpretations/{id}/refuse/"),
+    ("post", "/api/v1/schedules/{code}/interpretations/{id}/withdraw/"),
     ("post", "/api/v1/ledger/entries/"),
     ("post", "/api/v1/ledger/entries/bulk/"),
     ("post", "/api/v1/ledger/rounds/"),
     ("post", "/api/v1/compliance/findings/{id}/acknowledge/"),
     ("post", "/api/v1/postings/{id}/signage.pdf/"),
+    ("post", "/api/v1/postings/{id}/override/"),
+    ("post", "/api/v1/postings/{id}/override/approve/"),
+    ("post", "/api/v1/postings/{id}/override/refuse/"),
     ("post", "/api/v1/tables/{id}/signage.pdf"),
     ("post", "/api/v1/approval-conditions/fulfilments/"),
     ("post", "/api/v1/approval-conditions/fulfilments/{id}/withdraw/"),
@@ -65,7 +75,8 @@ def test_operation_ids_are_unique_and_no_route_is_documented_twice(schema):
     paths = set(schema["paths"])
     assert not [p for p in paths if p.endswith("/") and p[:-1] in paths]
     assert {"/api/v1/fees/quote", "/api/v1/compliance/check", "/api/v1/compliance/lint", "/api/v1/exports",
-            "/api/v1/signage/batches"} <= paths
+            "/api/v1/signage/batches", "/api/v1/ledger/reconciliations/{id}/receipt",
+            "/api/v1/schedules/{code}/versions/{number}/impact"} <= paths
 
 
 def test_an_alias_left_out_of_the_schema_still_answers(api, people):

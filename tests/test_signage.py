@@ -66,7 +66,8 @@ def test_posting_through_the_api_is_validated_when_saved(api, people, table, clo
     posting = TablePosting.objects.get(pk=data["id"])
     run = posting.validation_runs.get()
     assert data["validation"]["run"] == run.pk and data["validation"]["errors"] == run.errors == 0
-    assert data["printing"] == {"blocked": False, "override": None, "prints": 0}
+    assert {key: data["printing"][key] for key in ("blocked", "override", "pending_override", "prints")} == {
+        "blocked": False, "override": None, "pending_override": None, "prints": 0}
     assert AuditLogEntry.objects.filter(action="posting.create", object_id=str(posting.pk)).exists()
 
 
@@ -147,7 +148,8 @@ def test_a_posting_with_errors_prints_only_under_a_compliance_override(api, peop
     api.force_login(people.floor)
     answer = api.post(f"/api/v1/tables/{table.pk}/signage.pdf")
     assert answer.status_code == 409
-    assert "cannot be printed until a compliance officer overrides" in answer.json()["error"]["message"]
+    assert ("cannot be printed until a compliance officer asks for an override with a reason and a second one "
+            "approves it") in answer.json()["error"]["message"]
     assert "ca.wager_limits" in answer.json()["error"]["message"]
     assert api.post(f"/api/v1/postings/{posting.pk}/override/", {"reason": "Bureau letter of 2026-03-02 allows it."},
                     format="json").status_code == 403
@@ -157,9 +159,16 @@ def test_a_posting_with_errors_prints_only_under_a_compliance_override(api, peop
     assert api.post(f"/api/v1/postings/{posting.pk}/override/", {"reason": "ok"}, format="json").status_code == 400
     answer = api.post(f"/api/v1/postings/{posting.pk}/override/",
                       {"reason": "Bureau letter of 2026-03-02 allows it."}, format="json")
-    assert answer.status_code == 201 and answer.json()["printing"]["blocked"] is False
+    assert answer.status_code == 201 and answer.json()["printing"]["blocked"] is True  # until a second officer
+    asked = AuditLogEntry.objects.get(action="signage.print_override_requested", object_id=str(posting.pk))
+    assert asked.actor == people.compliance and asked.data["reason"] == "Bureau letter of 2026-03-02 allows it."
+    api.force_login(people.compliance_2)
+    answer = api.post(f"/api/v1/postings/{posting.pk}/override/approve/", {"reason": "Letter read; agreed."},
+                      format="json")
+    assert answer.status_code == 200 and answer.json()["printing"]["blocked"] is False
     logged = AuditLogEntry.objects.get(action="signage.print_override", object_id=str(posting.pk))
-    assert logged.actor == people.compliance and logged.data["reason"] == "Bureau letter of 2026-03-02 allows it."
+    assert logged.actor == people.compliance_2 and logged.data["reason"] == "Letter read; agreed."
+    assert logged.data["request_reason"] == "Bureau letter of 2026-03-02 allows it."
     assert logged.data["findings"][0]["rule"] == "ca.wager_limits"
 
     api.force_login(people.floor)

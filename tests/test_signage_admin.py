@@ -67,20 +67,38 @@ def test_bad_posting_in_the_admin_says_why_and_saves_nothing(administrator, tabl
     assert not TablePosting.objects.exists()
 
 
-def test_override_from_the_admin(administrator, people, table):
+def test_override_from_the_admin_takes_a_second_person(administrator, people, table):
     client = administrator
     client.post(reverse("admin:fees_tableposting_post"), posting_form(table, max_wager="20000"))
     posting = TablePosting.objects.get(table=table)
     blocked = client.post(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]), follow=True)
-    assert b"cannot be printed until a compliance officer overrides" in blocked.content
+    assert b"cannot be printed until a compliance officer asks for an override" in blocked.content
     form = client.get(reverse("admin:fees_tableposting_override", args=[posting.pk]))
     assert b"ca.wager_limits" in form.content
     client.post(reverse("admin:fees_tableposting_override", args=[posting.pk]),
                 {"reason": "Letter from the Bureau dated 2026-03-02."})
-    assert PrintOverride.objects.get(posting=posting).granted_by == people.admin
-    assert AuditLogEntry.objects.filter(action="signage.print_override").exists()
+    asked = PrintOverride.objects.get(posting=posting)
+    assert (asked.requested_by, asked.status) == (people.admin, PrintOverride.Status.REQUESTED)
+    assert AuditLogEntry.objects.filter(action="signage.print_override_requested").exists()
+    # The asker sees it waiting and cannot approve it, even by posting the step.
+    waiting = client.get(reverse("admin:fees_tableposting_override", args=[posting.pk]))
+    assert b"awaiting a second officer" in waiting.content and b'value="approve"' not in waiting.content
+    client.post(reverse("admin:fees_tableposting_override", args=[posting.pk]),
+                {"reason": "I approve my own request.", "step": "approve"})
+    assert PrintOverride.objects.get(posting=posting).status == PrintOverride.Status.REQUESTED
+    blocked = client.post(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]), follow=True)
+    assert b"awaits a second officer" in blocked.content
+
+    # A compliance officer of the room approves it (the console page, as such an officer works).
+    client.force_login(people.compliance)
+    client.post(f"/compliance/casino-marysville/postings/{posting.pk}/override/",
+                {"reason": "The Bureau's letter covers it.", "step": "approve"})
+    asked.refresh_from_db()
+    assert (asked.status, asked.decided_by) == (PrintOverride.Status.APPROVED, people.compliance)
+    client.force_login(people.admin)
     pdf = client.post(reverse("admin:fees_tableposting_print", args=[posting.pk, "letter"]))
     assert pdf["Content-Type"] == "application/pdf"
+    assert SignPrint.objects.get(posting=posting).override == asked
 
 
 def test_batch_from_the_admin_shows_its_job(administrator, people, table, django_capture_on_commit_callbacks,

@@ -20,6 +20,17 @@ def as_of_param(request, name="as_of"):
         raise exceptions.ValidationError({name: str(exc)}) from None
 
 
+def known_at_param(request, name="known_at"):
+    """The ``?known_at=`` moment (a day: its end), or None for the record as it stands now."""
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return values.known_at(raw, timezone.get_current_timezone())
+    except values.Invalid as exc:
+        raise exceptions.ValidationError({name: str(exc)}) from None
+
+
 @extend_schema_field(OpenApiTypes.OBJECT)
 class CitationField(serializers.Field):
     """Where a row came from: {"source": key, "title": ..., "citation": ...}."""

@@ -12,7 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import NotAllowed, StateConflict
 from cardroom.responses import error_response
 
 
@@ -45,6 +45,8 @@ def _domain_error(exc):
     """Map the domain's own exceptions onto API errors."""
     if isinstance(exc, StateConflict):
         return Conflict(str(exc))
+    if isinstance(exc, NotAllowed):
+        return exceptions.PermissionDenied(str(exc))
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     # Django's own request limits, met while DRF reads a form or multipart body.

@@ -22,6 +22,9 @@ from .postings import (
     ApprovalFacts,
     approval_findings,
     approval_state,
+    read_measure,
+    reading_citations,
+    readings,
     relevant_approvals,
     scopes_for,
 )
@@ -108,6 +111,9 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
             out.append(finding("lint.ambiguous", WARNING, subject,
                                f"{where}: the {name} does not state what it is measured on "
                                f"({', '.join(sorted(measures))}); it cannot be charged without guessing.", cite))
+        elif read := readings(tiers, "measure"):  # read by an approved interpretation: said, not guessed
+            out.append(finding("lint.ambiguous", INFO, subject, f"{where}: {read_measure(name, read, measure)}",
+                               reading_citations(cite, read)))
         if measure == "flat" or measure in _UNCLEAR:
             if len(tiers) > 1 and all(t.lower is None and t.upper is None for t in tiers):
                 fees = ", ".join(t.printed_fee or dollars(t.fee) for t in tiers)
@@ -140,7 +146,16 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
                                    f"(between {before.printed_bounds or before.upper} and "
                                    f"{after.printed_bounds or after.lower}).", cite))
         top = ordered[-1]
-        if top.upper is not None:
+        top_read = top.interpreted("upper")
+        if top_read is not None:
+            printed = _amount(Decimal(top_read.printed) if top_read.printed else None, measure)
+            read = (f"open-ended above {_amount(top.lower, measure)}" if top.upper is None
+                    else f"to stop at {_amount(top.upper, measure)}")
+            out.append(finding("lint.closed_top", INFO, subject,
+                               f"{where}: the {name}'s top row is printed "
+                               f"{top.printed_bounds or ('up to ' + printed)}; it is read {read}. "
+                               f"{engine.footnote(top_read)}", reading_citations(cite, [top_read])))
+        elif top.upper is not None:
             out.append(finding("lint.closed_top", WARNING, subject,
                                f"{where}: the {name} stops at {_amount(top.upper, measure)} "
                                f"({top.printed_bounds or 'last row'}); above {_amount(top.upper, measure)} no fee is "
@@ -193,7 +208,17 @@ def lint_printed(code: str, version: int, option: engine.Option) -> list[Finding
         if printed is None:
             continue
         differing = bounds_disagree(printed, t.lower, t.upper)
-        if differing:
+        read = [t.interpreted(bound) for bound in differing if t.interpreted(bound) is not None]
+        if differing and len(read) == len(differing):  # each differing bound is read so by an interpretation
+            out.append(finding(
+                "schedule.printed_bounds_mismatch", INFO,
+                {**subject, "printed": t.printed_bounds, "typed": [None if t.lower is None else str(t.lower),
+                                                                  None if t.upper is None else str(t.upper)],
+                 "bounds": differing},
+                f"{where}: the {name} row {t.order} prints bounds \"{t.printed_bounds}\"; it is read as "
+                f"{_typed_bounds(t)}. " + " ".join(engine.footnote(r) for r in read),
+                reading_citations(row_citation(code, option, t), read)))
+        elif differing:
             out.append(finding(
                 "schedule.printed_bounds_mismatch", ERROR,
                 {**subject, "printed": t.printed_bounds, "typed": [None if t.lower is None else str(t.lower),

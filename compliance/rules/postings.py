@@ -498,6 +498,34 @@ def rule_ca_collection_rates(f: PostingFacts, params: ParameterSet):
 
 _MONEY_MEASURES = {"base_wager", "player_wager", "total_table_action"}
 _UNCLEAR = {"unstated", "wager_unspecified"}
+# What a tier is measured on, in words (for the findings that say a measure is read by an interpretation).
+_MEASURE_NAMES = {"base_wager": "each base wager", "player_wager": "the player's total base wager",
+                  "total_table_action": "total table action", "players": "the players in the hand",
+                  "elapsed_time": "each interval of play", "flat": "nothing (one flat fee)",
+                  "wager_unspecified": "a wager column whose basis it does not state", "unstated": "nothing stated"}
+
+
+def readings(tiers, *fields) -> list[engine.Interpretation]:
+    """The distinct approved interpretations of ``fields`` among ``tiers`` (one per statement, citation and date)."""
+    found = {}
+    for tier in tiers:
+        for reading in tier.interpretations:
+            if reading.field in fields:
+                found.setdefault((reading.statement, reading.citation, reading.decided_on), reading)
+    return list(found.values())
+
+
+def read_measure(name: str, readings_: list, measure: str) -> str:
+    """'the player fee does not state what it is measured on; it is read as measured on ... Interpretation: ...'"""
+    printed = sorted({r.printed for r in readings_})
+    as_printed = ("does not state what it is measured on" if set(printed) <= _UNCLEAR else
+                  f"is printed as measured on {' / '.join(_MEASURE_NAMES.get(p, p) for p in printed)}")
+    return (f"the {name} {as_printed}; it is read as measured on {_MEASURE_NAMES.get(measure, measure)}. "
+            + " ".join(engine.footnote(r) for r in readings_))
+
+
+def reading_citations(cite: str, readings_: list) -> str:
+    return "; ".join([cite, *dict.fromkeys(r.citation for r in readings_)])
 
 
 def largest_table_action(f: PostingFacts) -> Decimal:
@@ -526,6 +554,10 @@ def rule_coverage(f: PostingFacts, params: ParameterSet):
                                f"{code} option {option.number} does not say what its {name} is measured on, so "
                                "whether it covers this table's wagers cannot be checked.", citation))
             continue
+        read = readings(tiers, "measure")
+        if read:  # measured as an approved interpretation reads it: checked below, and said
+            out.append(finding(rule, INFO, f.subject, f"{code} option {option.number}: "
+                               f"{read_measure(name, read, measure)}", reading_citations(citation, read)))
         if measure not in _MONEY_MEASURES:
             continue
         if measure == "total_table_action":

@@ -4,7 +4,8 @@ Scoped as the API: the establishment must be one of the user's compliance establ
 schedules are its own and its jurisdiction's shared ones; drafts are seen and changed by those who may edit
 the schedule (``Scope.may_edit_schedule``). Every change goes through the services the API uses:
 ``fees.editing`` (drafts, tiers, publishing), ``compliance.findings.acknowledge``,
-``compliance.checking.run_establishment`` / ``run_schedule``, ``signage.postings.override``.
+``compliance.checking.run_establishment`` / ``run_schedule``, ``signage.postings.request_override`` (and a second
+officer's ``approve_override`` / ``refuse_override``).
 """
 
 import datetime
@@ -24,7 +25,7 @@ from cardroom import conditions as record_conditions
 from cardroom import forms as strict_forms
 from cardroom import values
 from cardroom.conditions import conditions_at
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import NotAllowed, StateConflict
 from cardroom.models import Approval, ApprovalCondition, ConditionFulfilment, Table
 from cardroom.ordering import natural
 from compliance import checking, inbox
@@ -37,7 +38,13 @@ from fees import diff, editing
 from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset
 from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, TablePosting
 from signage.models import PrintOverride
-from signage.postings import PostingInputError, may_override, override
+from signage.postings import (
+    PostingInputError,
+    approve_override,
+    may_override,
+    refuse_override,
+    request_override,
+)
 
 from ..access import compliance_establishments, establishment_or_404, page
 
@@ -123,13 +130,32 @@ def _visible(scope, document, versions):
     return [v for v in versions if v.is_published]
 
 
-def in_force(versions, day):
+def in_force(versions, day, known_at=None):
     """``ScheduleDocument.version_as_of`` over versions already in hand."""
-    candidates = [v for v in versions if v.is_published and (v.effective_from is None or v.effective_from <= day)]
+    candidates = [v for v in versions if v.is_published and (v.effective_from is None or v.effective_from <= day)
+                  and (known_at is None or v.published_at <= known_at)]
     if not candidates:
         return None
     return max(candidates, key=lambda v: (v.effective_from is not None, v.effective_from or datetime.date.min,
                                           v.number))
+
+
+class TimelineForm(forms.Form):
+    as_of = strict_forms.DayField(label="In force on", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    known_at = strict_forms.DayField(label="As the record stood on (optional)", required=False,
+                                     widget=forms.DateInput(attrs={"type": "date"}),
+                                     help_text="Leave out for the record as it stands now.")
+
+
+def _looked_up(timeline, versions):
+    """Both timelines for the day asked: the version in force then, now and as the record stood on a day."""
+    if not timeline.is_valid() or not timeline.cleaned_data.get("as_of"):
+        return None
+    day, known = timeline.cleaned_data["as_of"], timeline.cleaned_data.get("known_at")
+    known_at = (datetime.datetime.combine(known, datetime.time.max, timezone.get_current_timezone())
+                if known else None)
+    return {"as_of": day, "known_at": known, "now": in_force(versions, day),
+            "then": in_force(versions, day, known_at) if known_at else None}
 
 
 class SearchForm(forms.Form):
@@ -177,7 +203,8 @@ def schedules(request, establishment, scope):
 def _document(scope, establishment, code):
     document = get_object_or_404(_documents(scope, establishment), code=code)
     versions = _visible(scope, document, list(
-        document.versions.select_related("created_by", "published_by", "based_on").order_by("number")))
+        document.versions.select_related("created_by", "published_by", "based_on", "review_requested_by")
+        .order_by("number")))
     return document, versions
 
 
@@ -226,7 +253,9 @@ def schedule(request, establishment, code, scope, number=None):
     context = _schedule_context(scope, document, versions, version, current, option, tiers, today, options)
     if request.htmx and request.htmx.target == "option-panel":
         return _render(request, "_option.html", establishment, context)
-    return _render(request, "schedule.html", establishment, context)
+    timeline = TimelineForm(request.GET if "as_of" in request.GET else None)
+    context.update(timeline=timeline, looked_up=_looked_up(timeline, versions))
+    return _render(request, "schedule.html", establishment, context, status=400 if timeline.errors else 200)
 
 
 def _schedule_context(scope, document, versions, version, current, option, tiers, today, options=()):
@@ -238,7 +267,7 @@ def _schedule_context(scope, document, versions, version, current, option, tiers
         "option": option, "tiers": tiers, "options": options, "today": today,
         "previous": options[at - 1] if at else None,
         "next": options[at + 1] if at is not None and at + 1 < len(options) else None,
-        "may_edit": may_edit, "editable": bool(version and not version.is_published and may_edit),
+        "may_edit": may_edit, "editable": bool(version and not version.is_locked and may_edit),
         "may_validate": bool(version and version.is_published and (scope.is_admin or (
             scope.compliance_establishments and may_edit))),
         "compare": CompareForm(versions=versions, initial=_compare_defaults(version, versions)),
@@ -297,10 +326,12 @@ def _editable(scope, establishment, code, number):
 
 
 def _published_refusal(request, establishment, document, version):
-    return _render(request, "refused.html", establishment, {
-        "document": document, "version": version,
-        "message": f"{document.code} version {version.number} is published and can no longer be changed: start "
-                   "a new draft from it instead."}, status=409)
+    message = (f"{document.code} version {version.number} is published and can no longer be changed: start a new "
+               "draft from it instead." if version.is_published else
+               f"{document.code} version {version.number} is awaiting a second officer and cannot be changed: "
+               "withdraw the request for publication (on its publish page) to edit it again.")
+    return _render(request, "refused.html", establishment, {"document": document, "version": version,
+                                                            "message": message}, status=409)
 
 
 @page("compliance")
@@ -331,7 +362,7 @@ def edit_tiers(request, establishment, code, number, option, scope):
     """One option's tiers of a draft, as a grid; saved row by row through the audited path, with the reason."""
     establishment = _room(scope, establishment)
     document, _, version = _editable(scope, establishment, code, number)
-    if version.is_published:
+    if version.is_locked:
         return _published_refusal(request, establishment, document, version)
     option = get_object_or_404(FeeOption.objects.filter(version=version), number=option)
     try:
@@ -362,33 +393,43 @@ def edit_tiers(request, establishment, code, number, option, scope):
     return redirect(f"{url}?option={option.number}")
 
 
+class ReviewForm(forms.Form):
+    reason = reason_field(label="Why", help_text="Kept with the step and in the audit log.")
+
+
 @page("compliance")
 def publish(request, establishment, code, number, scope):
-    """What publishing would change and raise, then the effective date, the reason and (if needed) the
-    retroactive confirmation."""
+    """A draft: what publishing would change and raise, then the effective date, the reason and (if needed) the
+    retroactive confirmation, sent to a second officer. A version awaiting one: the same facts, and approve or
+    refuse (not for whoever asked for it, started or changed it), or withdraw the request."""
     establishment = _room(scope, establishment)
     document, versions, version = _editable(scope, establishment, code, number)
     if version.is_published:
         return _published_refusal(request, establishment, document, version)
     today = timezone.localdate()
-    form = PublishForm(request.POST or None, version=version, today=today,
-                       initial={"effective_from": version.effective_from, "reason": version.reason,
-                                "retroactive": version.retroactive,
-                                "retroactive_reason": version.retroactive_reason})
+    awaiting = version.status == ScheduleVersion.Status.IN_REVIEW
+    form = None if awaiting else PublishForm(
+        request.POST or None, version=version, today=today,
+        initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
+                 "retroactive": version.retroactive, "retroactive_reason": version.retroactive_reason})
+    review = ReviewForm(request.POST or None) if awaiting else None
+    involved = version.editors() | {version.review_requested_by_id}
+    may_approve = awaiting and scope.may_approve_schedule(document) and request.user.pk not in involved
     status = 200
     if request.method == "POST":
-        if form.is_valid():
-            data = form.cleaned_data
+        step = request.POST.get("step", "request")
+        valid = review.is_valid() if awaiting else form.is_valid()
+        target = review if awaiting else form
+        if valid:
             try:
-                editing.publish_draft(version, user=request.user, reason=data["reason"],
-                                      effective_from=data["effective_from"], retroactive=data["retroactive"],
-                                      retroactive_reason=data["retroactive_reason"])
+                done = _review_step(request, version, step, target.cleaned_data, awaiting=awaiting, scope=scope)
             except StateConflict as error:
-                form.add_error(None, str(error))
+                target.add_error(None, str(error))
                 status = 409
+            except NotAllowed as error:
+                raise PermissionDenied(str(error)) from None
             else:
-                messages.success(request, f"{document.code} version {version.number} is published. It can no "
-                                          "longer be changed.")
+                messages.success(request, done)
                 return redirect("console:compliance-version", establishment.slug, document.code, version.number)
         else:
             status = 400
@@ -405,7 +446,28 @@ def publish(request, establishment, code, number, scope):
                            for posting, found in preview["postings"]]
     return _render(request, "publish.html", establishment, {
         "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
-        "form": form, "today": today}, status=status)
+        "form": form, "review": review, "awaiting": awaiting, "may_approve": may_approve,
+        "reviews": version.reviews.all(), "today": today}, status=status)
+
+
+def _review_step(request, version, step, data, *, awaiting, scope):
+    """Take one step of the two-person publication; returns the message to show."""
+    user, label = request.user, f"{version.document.code} version {version.number}"
+    if not awaiting:
+        editing.request_publication(version, user=user, reason=data["reason"], effective_from=data["effective_from"],
+                                    retroactive=data["retroactive"], retroactive_reason=data["retroactive_reason"])
+        return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
+    if step == "withdraw":
+        version.withdraw_publication_request(user=user, reason=data["reason"])
+        return f"{label}: the request is withdrawn; the draft can be edited again."
+    if not scope.may_approve_schedule(version.document):
+        raise PermissionDenied("Only a second compliance officer of the establishment (an administrator for a "
+                               "jurisdiction's shared schedule) may approve or refuse its publication.")
+    if step == "refuse":
+        version.refuse_publication(user=user, reason=data["reason"])
+        return f"{label} is refused and back to draft; your reason is recorded."
+    version.approve_publication(user=user, reason=data["reason"])
+    return f"{label} is published. It can no longer be changed."
 
 
 def _split_known(findings, document, version, current):
@@ -427,7 +489,7 @@ def _split_known(findings, document, version, current):
 def discard(request, establishment, code, number, scope):
     establishment = _room(scope, establishment)
     document, _, version = _editable(scope, establishment, code, number)
-    if version.is_published:
+    if version.is_locked:
         return _published_refusal(request, establishment, document, version)
     if request.method == "POST":
         try:
@@ -686,7 +748,8 @@ def withdraw_condition(request, establishment, record, scope):
 
 def _posting_rows(establishment, now):
     """Each posting in force now or to come at the establishment, with its latest check, the error findings of
-    that check and the print override granted for them (five queries; plain rows, as the floor's)."""
+    that check, the print override approved for them and the one awaiting a second officer (five queries; plain
+    rows, as the floor's)."""
     order = {pk: i for i, (pk, label) in enumerate(sorted(
         Table.objects.filter(establishment=establishment, active=True).values_list("pk", "label"),
         key=lambda t: natural(t[1])))}
@@ -702,40 +765,56 @@ def _posting_rows(establishment, now):
                          .order_by("id").values_list("run_id", "message")):
         errors.setdefault(run, []).append(message)
     overrides = {}
-    for granted in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
-                    .values("posting_id", "granted_at", "granted_by__username", "reason")):
-        overrides.setdefault(granted["posting_id"], granted)  # newest first (the model's ordering)
+    for answer in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
+                   .exclude(status=PrintOverride.Status.REFUSED)
+                   .values("posting_id", "status", "requested_at", "requested_by_id", "requested_by__username",
+                           "reason", "decided_at", "decided_by__username", "decision_reason")):
+        overrides.setdefault((answer["posting_id"], answer["status"]), answer)  # newest first (the model's ordering)
     rows = []
     for posting in postings:
         run, error_count, warnings = checks.get(posting.pk, (None, 0, 0))
         found = errors.get(run, [])
-        granted = overrides.get(posting.pk) if found else None
+        granted = overrides.get((posting.pk, PrintOverride.Status.APPROVED)) if found else None
         rows.append({"posting": posting, "checked": run is not None, "errors": found, "error_count": error_count,
                      "warnings": warnings, "override": granted,
+                     "pending": overrides.get((posting.pk, PrintOverride.Status.REQUESTED)) if found and not granted
+                     else None,
                      "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
     return rows
 
 
 @page("compliance")
 def postings(request, establishment, scope):
-    """Postings in force and to come, their findings and print overrides; every override granted, with its reason."""
+    """Postings in force and to come, their findings and print overrides; the overrides awaiting a second officer;
+    every override asked for, approved or refused, with the reasons."""
     establishment = _room(scope, establishment)
     now = timezone.now()
+    rows = _posting_rows(establishment, now)
     history = (PrintOverride.objects.filter(posting__table__establishment=establishment)
-               .select_related("posting__table", "posting__schedule", "posting__rules", "granted_by")[:100])
+               .select_related("posting__table", "posting__schedule", "posting__rules", "requested_by",
+                               "decided_by")[:100])
     return _render(request, "postings.html", establishment, {
-        "rows": _posting_rows(establishment, now), "history": history, "now": now,
+        "rows": rows, "pending": [r for r in rows if r["pending"]], "history": history, "now": now,
         "may_override": may_override(scope, establishment.pk)})
 
 
 class OverrideForm(forms.Form):
-    reason = reason_field(label="Why the sign may be printed despite its errors", min_length=10,
-                          help_text="Kept with the posting and in the audit log (10 characters or more).")
+    reason = reason_field(label="Why", min_length=10,
+                          help_text="Kept with the override and in the audit log (10 characters or more).")
+
+
+OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
+    "request": (request_override, "an override is asked for; the sign may be printed once a second compliance "
+                                  "officer approves it."),
+    "approve": (approve_override, "the override is approved: the sign may now be printed; your reason is recorded."),
+    "refuse": (refuse_override, "the override is refused: the sign stays blocked; your reason is recorded."),
+}
 
 
 @page("compliance")
 def override_posting(request, establishment, posting, scope):
-    """Let a posting with error findings be printed, with a reason (signage's override service)."""
+    """Print a posting with error findings anyway: one officer asks, with a reason; a second one (not the asker)
+    approves or refuses it, with theirs (signage's override services)."""
     establishment = _room(scope, establishment)
     posting = get_object_or_404(TablePosting.objects.filter(table__establishment=establishment)
                                 .select_related("table__establishment__jurisdiction", "schedule", "rules", "game"),
@@ -745,23 +824,32 @@ def override_posting(request, establishment, posting, scope):
     form = OverrideForm(request.POST or None)
     status = 200
     if request.method == "POST":
-        if form.is_valid():
+        service, done = OVERRIDE_STEPS.get(request.POST.get("step") or "request", (None, ""))
+        if service is None:
+            form.add_error(None, "Choose to ask for an override, or to approve or refuse the one asked for.")
+            status = 400
+        elif form.is_valid():
             try:
-                override(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
-            except PermissionError as error:
+                service(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+            except (PermissionError, NotAllowed) as error:
                 raise PermissionDenied(str(error)) from None
             except PostingInputError as error:
                 form.add_error("reason" if "reason" in str(error) else None, str(error))
                 status = 400
+            except StateConflict as error:
+                form.add_error(None, str(error))
+                status = 409
             else:
-                messages.success(request, f"Table {posting.table.label}: the sign may now be printed; your reason "
-                                          "is recorded.")
+                messages.success(request, f"Table {posting.table.label}: {done}")
                 return redirect("console:compliance-postings", establishment.slug)
         else:
             status = 400
     run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
     found = list(run.findings.order_by("id")) if run else []
+    overrides = list(posting.print_overrides.select_related("requested_by", "decided_by"))
+    waiting = next((o for o in overrides if o.status == PrintOverride.Status.REQUESTED), None)
     return _render(request, "override.html", establishment, {
         "posting": posting, "form": form, "run": run, "findings": found,
-        "has_errors": any(f.severity == Finding.Severity.ERROR for f in found),
-        "overrides": posting.print_overrides.select_related("granted_by")}, status=status)
+        "has_errors": any(f.severity == Finding.Severity.ERROR for f in found), "overrides": overrides,
+        "approved": next((o for o in overrides if o.is_approved), None), "waiting": waiting,
+        "asked_by_me": waiting is not None and waiting.requested_by_id == request.user.pk}, status=status)

@@ -10,7 +10,8 @@ from celery.result import EagerResult
 from django import forms
 from django.conf import settings
 from django.db.models import OuterRef, Subquery
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -20,7 +21,7 @@ from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, WholeField
 from cardroom.api.schema import may_conflict
-from fees import ledger
+from fees import ledger, receipts
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -329,3 +330,10 @@ class ReconciliationViewSet(LedgerViewSet):
         return Response({"task_id": result.id, "table": table.pk, "gaming_day": day.isoformat(), "status": "queued"},
                         status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=(
+        "A cardroom.reconciliation/1 receipt (docs/receipts.md): the table, gaming day and hands counted, the "
+        "result, the schedule versions the rounds were priced under with their content hashes, hashed as a whole."))})
+    @action(detail=True, methods=["get"])
+    def receipt(self, request, pk=None):
+        """The receipt of this reconciliation, to check later with ``python manage.py replay_receipt``."""
+        return Response(receipts.reconciliation_receipt(self.get_object(), user=request.user))

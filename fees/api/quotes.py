@@ -5,8 +5,9 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cardroom import values
 from cardroom.access import scope_of
-from fees import quoting
+from fees import quoting, receipts
 from fees.engine import QuoteError
 
 EXAMPLES = [
@@ -14,6 +15,10 @@ EXAMPLES = [
         "schedule": "GEGA-002888", "option": 43, "as_of": "2026-11-21",
         "wagers": [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "p1", "base": "20"},
                    {"player": "p2", "base": "40", "backline": True}],
+    }),
+    OpenApiExample("California game, with its receipt", request_only=True, value={
+        "schedule": "GEGA-002888", "option": 43, "as_of": "2026-11-21", "receipt": True,
+        "wagers": [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "p2", "base": "40"}],
     }),
     OpenApiExample("Poker hand", request_only=True, value={
         "schedule": "GEGA-000697", "option": 1, "players": 6, "reached_flop": True, "reached_river": False,
@@ -28,12 +33,26 @@ EXAMPLES = [
 
 
 class QuoteView(APIView):
-    """What is owed for a hand, a round or a half-hour, with the work shown (document, version, option, tiers)."""
+    """What is owed for a hand, a round or a half-hour, with the work shown (document, version, option, tiers).
+
+    With ``"receipt": true`` the answer also carries ``receipt``: the quote's inputs and outputs, the engine
+    version and the schedule version with the hash of its content, hashed as a whole; ``python manage.py
+    replay_receipt`` checks it later (docs/receipts.md)."""
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, examples=EXAMPLES)
     def post(self, request):
+        data = request.data
+        wants_receipt = False
+        if isinstance(data, dict) and "receipt" in data:
+            data = {key: value for key, value in data.items() if key != "receipt"}
+            try:
+                wants_receipt = values.flag(request.data["receipt"])
+            except values.Invalid as exc:
+                raise exceptions.ValidationError({"detail": f"receipt {exc}"}) from None
         try:
-            body = quoting.quote_request(request.data, today=timezone.localdate(), scope=scope_of(request))
+            body = quoting.quote_request(data, today=timezone.localdate(), scope=scope_of(request))
+            if wants_receipt:
+                body["receipt"] = receipts.quote_receipt(data, body, user=request.user)
         except QuoteError as exc:
             raise exceptions.ValidationError({"detail": str(exc)}) from None
         return Response(body)

@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from cardroom.api.base import CitationField
 from cardroom.api.fields import DayField, FlagField, TextField
-from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
+from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, VersionReview
 
 
 class FeeTierSerializer(serializers.ModelSerializer):
@@ -33,21 +33,32 @@ class FeeOptionSerializer(serializers.ModelSerializer):
 
 
 class VersionSummarySerializer(serializers.ModelSerializer):
-    published_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    published_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, help_text="The second officer who approved the publication.")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    review_requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     based_on = serializers.SlugRelatedField(slug_field="number", read_only=True)
 
     class Meta:
         model = ScheduleVersion
-        fields = ["number", "status", "effective_from", "reason", "retroactive", "retroactive_reason", "provisions",
-                  "based_on", "created_by", "created_at", "published_by", "published_at"]
+        fields = ["number", "status", "effective_from", "reason", "publication_reason", "retroactive",
+                  "retroactive_reason", "provisions", "based_on", "created_by", "created_at", "review_requested_by",
+                  "review_requested_at", "published_by", "published_at"]
+
+
+class VersionReviewSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = VersionReview
+        fields = ["step", "by_label", "at", "reason"]
 
 
 class VersionDetailSerializer(VersionSummarySerializer):
     options = FeeOptionSerializer(many=True, read_only=True)
+    reviews = VersionReviewSerializer(
+        many=True, read_only=True, help_text="Publication asked for, approved, refused or withdrawn: who, when, why.")
 
     class Meta(VersionSummarySerializer.Meta):
-        fields = VersionSummarySerializer.Meta.fields + ["options"]
+        fields = VersionSummarySerializer.Meta.fields + ["reviews", "options"]
 
 
 class VersionUpdateSerializer(serializers.ModelSerializer):
@@ -63,14 +74,18 @@ class VersionUpdateSerializer(serializers.ModelSerializer):
         fields = ["effective_from", "reason", "provisions"]
 
 
-class PublishSerializer(serializers.Serializer):
-    reason = TextField(max_length=4000, single_line=False, required=False,
-                       help_text="Why this version is published; defaults to the draft's reason.")
+class PublicationRequestSerializer(serializers.Serializer):
+    reason = TextField(max_length=4000, single_line=False,
+                       help_text="Why this version should be published (kept beside the draft's own reason).")
     retroactive = FlagField(required=False, help_text=(
         "Confirms that the version takes effect before the day it is published (a retroactive change); required "
         "then, with retroactive_reason."))
     retroactive_reason = TextField(max_length=4000, single_line=False, required=False,
                                    help_text="Why it must reach back before its publication.")
+
+
+class ReviewSerializer(serializers.Serializer):
+    reason = TextField(max_length=4000, single_line=False, help_text="Why: kept with the step and in the audit log.")
 
 
 class NewDraftSerializer(serializers.Serializer):
@@ -94,15 +109,20 @@ class ScheduleDetailSerializer(ScheduleSummarySerializer):
     """A document resolved as of a date: the version in force and its options with tiers."""
 
     as_of = serializers.SerializerMethodField()
+    known_at = serializers.SerializerMethodField(help_text="The moment of the record answered for; null: now.")
     version = serializers.SerializerMethodField()
     options = serializers.SerializerMethodField()
     versions = serializers.SerializerMethodField()
 
     class Meta(ScheduleSummarySerializer.Meta):
-        fields = ScheduleSummarySerializer.Meta.fields + ["as_of", "version", "options", "versions"]
+        fields = ScheduleSummarySerializer.Meta.fields + ["as_of", "known_at", "version", "options", "versions"]
 
     def get_as_of(self, obj) -> str:
         return self.context["as_of"].isoformat()
+
+    def get_known_at(self, obj) -> str | None:
+        known_at = self.context.get("known_at")
+        return known_at.isoformat() if known_at else None
 
     def get_version(self, obj) -> dict:
         return VersionSummarySerializer(self.context["version"], context=self.context).data
@@ -112,7 +132,8 @@ class ScheduleDetailSerializer(ScheduleSummarySerializer):
 
     def get_versions(self, obj) -> list:
         return [
-            {"number": v.number, "status": v.status, "effective_from": v.effective_from}
+            {"number": v.number, "status": v.status, "effective_from": v.effective_from,
+             "published_at": v.published_at, "retroactive": v.retroactive}
             for v in self.context["visible_versions"]
         ]
 

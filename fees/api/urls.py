@@ -1,7 +1,8 @@
-from django.urls import path
+from django.urls import path, re_path
 from rest_framework.routers import DefaultRouter
 
-from . import ledger, views
+from . import interpretations, ledger, views
+from .impact import ImpactView
 from .quotes import QuoteView
 
 # Plain (non-router) endpoints of this app, mounted under /api/v1/.
@@ -12,11 +13,20 @@ urlpatterns = [
     path("schedules/<str:code>/diff", views.ScheduleViewSet.as_view(
         {"get": "version_diff"}, basename="scheduledocument", detail=True, **views.ScheduleViewSet.version_diff.kwargs),
         name="scheduledocument-diff-alias"),
+    # GET ledger/reconciliations/{id}/receipt, as written in issue 13, beside the router's receipt/ (one operation).
+    re_path(r"^ledger/reconciliations/(?P<pk>[0-9]{1,18})/receipt$", ledger.ReconciliationViewSet.as_view(
+        {"get": "receipt"}, basename="reconciliation", detail=True, **ledger.ReconciliationViewSet.receipt.kwargs),
+        name="reconciliation-receipt-alias"),
+    # GET schedules/{code}/versions/{number}/impact?establishment=&from=&to= (issue 13: impact before publishing).
+    path("schedules/<str:code>/versions/<int:number>/impact", ImpactView.as_view(), name="schedule-impact"),
+    path("schedules/<str:code>/versions/<int:number>/impact/", ImpactView.as_view()),
 ]
 
 
 def register(router: DefaultRouter):
     router.register("schedules", views.ScheduleViewSet)
+    router.register(r"schedules/(?P<code>[^/]+)/interpretations", interpretations.InterpretationViewSet,
+                    basename="interpretation")
     router.register("ledger/entries", ledger.CollectionEntryViewSet)
     router.register("ledger/rounds", ledger.RoundViewSet)
     router.register("ledger/reconciliations", ledger.ReconciliationViewSet)

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from cardroom import changes, values
 from cardroom.access import scope_of
-from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param
+from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, known_at_param
 from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
@@ -21,13 +21,51 @@ from . import serializers
 AS_OF = OpenApiParameter(
     "as_of", str, description="Resolve the document as of this date (YYYY-MM-DD); default today.", required=False
 )
+KNOWN_AT = OpenApiParameter(
+    "known_at", str, required=False, description=(
+        "Answer as the record stood at this moment (YYYY-MM-DD for the end of that day, or a date and time with its "
+        "offset): versions published later, a retroactive change among them, are left out. Default: now."))
 VERSION_PATH = r"versions/(?P<number>[0-9]+)"
 HISTORY = inline_serializer("ScheduleHistory", {
     "changes": inline_serializer("ScheduleVersionChange", many=True, fields={
-        "version": fields.IntegerField(), "status": fields.CharField(),
+        "version": fields.IntegerField(),
+        "status": fields.CharField(help_text="The version's status once this change was made."),
         "effective_from": fields.DateField(allow_null=True), "when": fields.DateTimeField(),
-        "who": fields.CharField(allow_null=True, help_text="The user who made the change, if any."),
-        "why": fields.CharField(allow_null=True), "type": fields.CharField(help_text="Created, Changed or Deleted."),
+        "who": fields.CharField(allow_null=True, help_text="The user who made the change (or the command that took "
+                                                           "a review step), if any."),
+        "why": fields.CharField(allow_null=True, help_text="The reason recorded with the change."),
+        "type": fields.CharField(help_text="Created, Changed, Deleted (or Review: a review step with no record)."),
+        "change": fields.ChoiceField(["created", "changed", "deleted", "reviewed"]),
+        "kind": fields.ChoiceField(["version", "option", "tier", "reading", "review"], help_text="What was changed."),
+        "what": fields.CharField(help_text="version v2, option 3, option 3 tier 2 or a reading of one of them."),
+        "detail": fields.CharField(help_text="The option's label, or the tier's fee and bounds as printed."),
+        "option": fields.IntegerField(allow_null=True), "tier": fields.IntegerField(allow_null=True),
+        "summary": fields.CharField(help_text="For a version created: 'Draft v2 started from v1: 49 options and "
+                                              "312 tiers copied' (the copies are not listed one by one)."),
+        "fields": inline_serializer("ScheduleFieldChange", many=True, fields={
+            "field": fields.CharField(), "label": fields.CharField(help_text="The field as a person names it."),
+            "kind": fields.ChoiceField(["money", "choice", "person", "reference", "moment", "day", "flag", "list",
+                                        "number", "text"]),
+            "old": fields.JSONField(allow_null=True, help_text="Before (null: created). Amounts are decimal strings."),
+            "new": fields.JSONField(allow_null=True, help_text="After (null: deleted)."),
+            "old_label": fields.CharField(required=False, allow_null=True, help_text="A choice's label."),
+            "new_label": fields.CharField(required=False, allow_null=True),
+            "currency": fields.CharField(required=False, help_text="For an amount: the document's currency."),
+        }),
+        "copied": inline_serializer("ScheduleVersionCopied", allow_null=True, fields={
+            "options": fields.IntegerField(), "tiers": fields.IntegerField(), "readings": fields.IntegerField(),
+        }),
+        "review": inline_serializer("ScheduleVersionReviewStep", allow_null=True, fields={
+            "step": fields.ChoiceField(["requested", "approved", "refused", "withdrawn"]),
+            "label": fields.CharField(), "by": fields.CharField(), "at": fields.DateTimeField(),
+            "reason": fields.CharField(),
+        }),
+    }),
+    "versions": inline_serializer("ScheduleVersionReasons", many=True, fields={
+        "number": fields.IntegerField(), "status": fields.CharField(),
+        "reason": fields.CharField(help_text="The draft's reason: why this version exists."),
+        "publication_reason": fields.CharField(help_text="Why it is published, as said when it was asked for."),
+        "retroactive_reason": fields.CharField(),
     }),
     "actions": inline_serializer("ScheduleVersionAction", many=True, fields={
         "when": fields.DateTimeField(), "who": fields.CharField(), "action": fields.CharField(),
@@ -112,16 +150,18 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     # -- helpers ---------------------------------------------------------------------------------------------
 
     def visible_versions(self, document):
-        versions = document.versions.select_related("published_by", "created_by", "based_on")
+        versions = document.versions.select_related("published_by", "created_by", "based_on", "review_requested_by")
         if scope_of(self.request).may_edit_schedule(document) and scope_of(self.request).sees_drafts():
             return versions
         return versions.filter(status=ScheduleVersion.Status.PUBLISHED)
 
     def version_in_force(self, document):
-        as_of = as_of_param(self.request)
-        version = document.version_as_of(as_of)
+        as_of, known_at = as_of_param(self.request), known_at_param(self.request)
+        version = document.version_as_of(as_of, known_at=known_at)
         if version is None:
-            raise exceptions.NotFound(f"{document.code} has no published version in force on {as_of.isoformat()}.")
+            known = f" as the record stood at {known_at.isoformat()}" if known_at else ""
+            raise exceptions.NotFound(f"{document.code} has no published version in force on {as_of.isoformat()}"
+                                      f"{known}.")
         return as_of, version
 
     def get_version(self, document, number):
@@ -138,15 +178,16 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
 
     # -- reads -----------------------------------------------------------------------------------------------
 
-    @extend_schema(parameters=[AS_OF], responses=serializers.ScheduleDetailSerializer)
+    @extend_schema(parameters=[AS_OF, KNOWN_AT], responses=serializers.ScheduleDetailSerializer)
     def retrieve(self, request, *args, **kwargs):
         document = self.get_object()
         as_of, version = self.version_in_force(document)
-        context = self.context_for(document, as_of=as_of, version=version, options=options_of(version),
+        context = self.context_for(document, as_of=as_of, known_at=known_at_param(request), version=version,
+                                   options=options_of(version),
                                    visible_versions=self.visible_versions(document))
         return Response(serializers.ScheduleDetailSerializer(document, context=context).data)
 
-    @extend_schema(parameters=[AS_OF], responses=serializers.FeeOptionSerializer(many=True))
+    @extend_schema(parameters=[AS_OF, KNOWN_AT], responses=serializers.FeeOptionSerializer(many=True))
     @action(detail=True, methods=["get"], url_path="options")
     def option_list(self, request, code=None):
         """The options, with their tiers, of the version in force on ``?as_of=``."""
@@ -156,7 +197,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         data = serializers.FeeOptionSerializer(page, many=True, context=self.context_for(document)).data
         return self.get_paginated_response(data)
 
-    @extend_schema(parameters=[AS_OF], responses=serializers.FeeOptionSerializer)
+    @extend_schema(parameters=[AS_OF, KNOWN_AT], responses=serializers.FeeOptionSerializer)
     @action(detail=True, methods=["get"], url_path=r"options/(?P<number>[0-9]+)")
     def option_detail(self, request, code=None, number=None):
         document = self.get_object()
@@ -209,20 +250,21 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     @extend_schema(responses=HISTORY)
     @action(detail=True, methods=["get"])
     def history(self, request, code=None):
-        """Who changed this document's versions, when and why; and every logged action on them."""
+        """Who changed this document's versions (those you may see), their options and tiers, when and why, newest
+        first: every changed field with its old and new value (``fees.history``), the review steps of publication,
+        each version's reasons (the draft's and the publication's); and every logged action on the versions."""
+        from fees.history import document_history
+
         document = self.get_object()
-        versions = self.visible_versions(document)
-        records = ScheduleVersion.history.filter(id__in=versions.values("id")).select_related("history_user")
+        versions = list(self.visible_versions(document))
         audit = AuditLogEntry.objects.filter(
-            object_type=ScheduleVersion._meta.label, object_id__in=[str(pk) for pk in versions.values_list("id", flat=True)]
+            object_type=ScheduleVersion._meta.label, object_id__in=[str(v.pk) for v in versions]
         )
         return Response({
-            "changes": [
-                {"version": r.number, "status": r.status, "effective_from": r.effective_from,
-                 "when": r.history_date, "who": r.history_user.get_username() if r.history_user else None,
-                 "why": r.history_change_reason, "type": r.get_history_type_display()}
-                for r in records.order_by("-history_date")
-            ],
+            "changes": document_history(document, versions)[::-1],
+            "versions": [{"number": v.number, "status": v.status, "reason": v.reason,
+                          "publication_reason": v.publication_reason, "retroactive_reason": v.retroactive_reason}
+                         for v in versions],
             "actions": [
                 {"when": e.created_at, "who": e.actor_label, "action": e.action, "data": e.data} for e in audit
             ],
@@ -239,6 +281,8 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version = self.get_version(document, number)
         if version.is_published:
             raise Conflict(f"{version} is published and cannot be changed; start a new draft from it instead.")
+        if version.is_locked:
+            raise Conflict(f"{version} is awaiting a second officer and cannot be changed; withdraw the request first.")
         serializer = serializers.VersionUpdateSerializer(version, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         for field, value in serializer.validated_data.items():
@@ -256,17 +300,65 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         editing.discard_draft(self.get_version(document, number), user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(request=serializers.PublishSerializer, responses=serializers.VersionDetailSerializer)
-    @may_conflict("the version is already published, or not ready to be (the message says why).")
-    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publish")
-    def publish(self, request, code=None, number=None):
-        """Publish a draft (it becomes immutable). Publishing a published version answers 409."""
+    def reviewable_version(self, number):
+        document = self.get_object()
+        if not scope_of(self.request).may_approve_schedule(document):
+            raise exceptions.PermissionDenied(
+                "Only a second compliance officer of the establishment (an administrator for a jurisdiction's shared "
+                "schedule) may approve or refuse its publication.")
+        return document, self.get_version(document, number)
+
+    def _answer(self, document, version):
+        version = self.get_version(document, version.number)  # fresh, with who and when
+        return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+
+    @extend_schema(request=serializers.PublicationRequestSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is not a draft, or not ready to be published (the message says why).")
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publication-request")
+    def request_publication(self, request, code=None, number=None):
+        """Ask for a draft to be published. It is checked as publishing would check it (a version dated before
+        today needs ``retroactive`` and its reason), then frozen until a second officer approves or refuses it."""
         document = self.editable_document()
-        serializer = serializers.PublishSerializer(data=request.data)
+        serializer = serializers.PublicationRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         version = self.get_version(document, number)
-        version.publish(user=request.user, **serializer.validated_data)
-        return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
+        version.request_publication(user=request.user, **serializer.validated_data)
+        return self._answer(document, version)
+
+    @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is not awaiting a second officer.")
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/approve")
+    def approve(self, request, code=None, number=None):
+        """Publish a version awaiting a second officer. Whoever asked for it, started it or changed it cannot
+        (403); it becomes immutable."""
+        document, version = self.reviewable_version(number)
+        serializer = serializers.ReviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version.approve_publication(user=request.user, **serializer.validated_data)
+        return self._answer(document, version)
+
+    @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is not awaiting a second officer.")
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/refuse")
+    def refuse(self, request, code=None, number=None):
+        """Send a version awaiting a second officer back to draft, with the reason (not by whoever asked)."""
+        document, version = self.reviewable_version(number)
+        serializer = serializers.ReviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version.refuse_publication(user=request.user, **serializer.validated_data)
+        return self._answer(document, version)
+
+    @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
+    @may_conflict("the version is not awaiting a second officer.")
+    @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/withdraw")
+    def withdraw(self, request, code=None, number=None):
+        """Take back a request for publication, so that the draft can be edited again."""
+        document = self.editable_document()
+        serializer = serializers.ReviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version = self.get_version(document, number)
+        version.withdraw_publication_request(user=request.user, **serializer.validated_data)
+        return self._answer(document, version)
 
     @extend_schema(request=serializers.NewDraftSerializer, responses={201: serializers.VersionDetailSerializer})
     @may_conflict("a draft cannot be started from this version now (the message says why).")

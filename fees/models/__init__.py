@@ -4,8 +4,10 @@ from .schedules import (
     FeeOption,
     FeeTier,
     ImmutableVersionError,
+    Interpretation,
     ScheduleDocument,
     ScheduleVersion,
+    VersionReview,
     VersionRowGuard,
     VersionStateError,
 )
@@ -24,8 +26,10 @@ __all__ = [
     "FeeOption",
     "FeeTier",
     "ImmutableVersionError",
+    "Interpretation",
     "ScheduleDocument",
     "ScheduleVersion",
+    "VersionReview",
     "VersionRowGuard",
     "VersionStateError",
 ]

@@ -51,14 +51,16 @@ class ScheduleDocument(Cited):
     def published_versions(self):
         return self.versions.filter(status=ScheduleVersion.Status.PUBLISHED)
 
-    def version_as_of(self, day):
+    def version_as_of(self, day, known_at=None):
         """The published version in force on ``day``: the latest effective date on or before it.
 
         The first version may carry no effective date when its source states none; it is then taken as in
-        force from the beginning until a later version takes over.
+        force from the beginning until a later version takes over. With ``known_at`` (a moment), the answer the
+        record gave at that moment: versions published later (a retroactive change among them) are left out.
         """
         return (
             self.published_versions()
+            .known_at(known_at)
             .filter(Q(effective_from__lte=day) | Q(effective_from__isnull=True))
             .order_by(F("effective_from").desc(nulls_last=True), "-number")
             .first()
@@ -94,15 +96,24 @@ class ScheduleDocument(Cited):
                     tier.option = option
                     tier._change_reason = why
                     tier.save()
+            # How the room reads what the source leaves open carries over, approved as it was (fees.interpretations).
+            for reading in based_on.interpretations.filter(status=Interpretation.Status.APPROVED).order_by("id"):
+                reading.carried_from_id, reading.pk, reading.version = reading.pk, None, draft
+                reading._change_reason = why
+                reading.save()
         return draft
 
 
 class VersionQuerySet(models.QuerySet):
-    def in_force_for(self, documents, day):
+    def known_at(self, moment):
+        """Versions already in the record at ``moment`` (all of them when it is None)."""
+        return self if moment is None else self.filter(published_at__lte=moment)
+
+    def in_force_for(self, documents, day, known_at=None):
         """``{document id: its published version in force on day}`` for many documents in one query, by the
         rule of ``ScheduleDocument.version_as_of``."""
         found = {}
-        for version in (self.filter(document_id__in=documents, status=self.model.Status.PUBLISHED)
+        for version in (self.filter(document_id__in=documents, status=self.model.Status.PUBLISHED).known_at(known_at)
                         .filter(Q(effective_from__lte=day) | Q(effective_from__isnull=True))
                         .order_by("document_id", F("effective_from").desc(nulls_last=True), "-number")):
             found.setdefault(version.document_id, version)
@@ -112,6 +123,7 @@ class VersionQuerySet(models.QuerySet):
 class ScheduleVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
+        IN_REVIEW = "in_review", "Awaiting a second officer"
         PUBLISHED = "published", "Published"
 
     document = models.ForeignKey(ScheduleDocument, on_delete=models.PROTECT, related_name="versions")
@@ -122,6 +134,9 @@ class ScheduleVersion(models.Model):
         help_text="First day this version applies. Only a first version whose source states no date may be blank.",
     )
     reason = models.TextField(blank=True, help_text="Why this version exists: what changed and on whose authority.")
+    publication_reason = models.TextField(
+        blank=True, help_text="Why it is published, as said when publication was asked for (the draft's reason stays).",
+    )
     retroactive = models.BooleanField(
         default=False, help_text="Confirmed as retroactive: it takes effect before the day it is published.",
     )
@@ -137,7 +152,15 @@ class ScheduleVersion(models.Model):
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    published_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When it entered the record: what was known before this moment did not include it.",
+    )
+    review_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Who asked for it to be published; a second officer approves.",
+    )
+    review_requested_at = models.DateTimeField(null=True, blank=True)
     history = HistoricalRecords()
 
     objects = VersionQuerySet.as_manager()
@@ -158,11 +181,14 @@ class ScheduleVersion(models.Model):
             stored = ScheduleVersion.objects.filter(pk=self.pk).values_list("status", flat=True).first()
             if stored == self.Status.PUBLISHED:
                 raise ImmutableVersionError(f"{self} is published and cannot be changed; create a new version.")
+            if stored == self.Status.IN_REVIEW:
+                raise ImmutableVersionError(f"{self} is awaiting a second officer and cannot be changed; withdraw the "
+                                            "request for publication to edit it again.")
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
-        if self.is_published:
-            raise ImmutableVersionError(f"{self} is published and cannot be deleted.")
+        if self.is_locked:
+            raise ImmutableVersionError(f"{self} is {self.get_status_display().lower()} and cannot be deleted.")
         dependents = [f"v{n}" for n in ScheduleVersion.objects.filter(based_on=self).values_list("number", flat=True)]
         if dependents:
             raise VersionStateError(f"{self} cannot be discarded: {', '.join(dependents)} of {self.document.code} "
@@ -189,10 +215,11 @@ class ScheduleVersion(models.Model):
     def publish_problems(self):
         """Why this version cannot be published yet (empty when it can)."""
         problems = []
-        if self.is_published:
-            problems.append(f"{self} is already published.")
+        if self.status != self.Status.DRAFT:
+            problems.append(f"{self} is already published." if self.is_published
+                            else f"{self} is already awaiting a second officer.")
             return problems
-        if not self.reason.strip():
+        if not (self.reason.strip() or self.publication_reason.strip()):
             problems.append("A reason is required to publish a version.")
         has_earlier = self.document.versions.filter(number__lt=self.number).exists()
         if has_earlier and self.effective_from is None:
@@ -209,17 +236,58 @@ class ScheduleVersion(models.Model):
             problems.append("A version with no options cannot be published.")
         return problems
 
-    @transaction.atomic
-    def publish(self, *, user=None, reason=None, actor_label="", retroactive=None, retroactive_reason=None):
-        """Publish the draft. One whose effective date is before today is published only when confirmed as
-        retroactive with its reason (given here or set on the draft)."""
-        from cardroom.audit import log_action
+    @property
+    def is_locked(self):
+        """Published, or awaiting a second officer: its content cannot change (withdraw the request to edit)."""
+        return self.status != self.Status.DRAFT
 
-        # Lock the row so two publishers cannot both see it as a draft.
+    def editors(self):
+        """Ids of the users who started or changed this draft, its options or tiers (history, every door)."""
+        people = {self.created_by_id}
+        people.update(ScheduleVersion.history.filter(id=self.pk).values_list("history_user_id", flat=True))
+        options = FeeOption.history.filter(version_id=self.pk)
+        people.update(options.values_list("history_user_id", flat=True))
+        people.update(FeeTier.history.filter(option_id__in=options.values("id"))
+                      .values_list("history_user_id", flat=True))
+        return people - {None}
+
+    def _lock(self, *expected):
         locked = ScheduleVersion.objects.select_for_update().get(pk=self.pk)
         self.status = locked.status
-        if reason is not None:
-            self.reason = reason
+        if self.status not in expected and self.status == self.Status.PUBLISHED:
+            raise VersionStateError(f"{self} is already published; it never changes: start a new draft from it.")
+        if self.status not in expected:
+            wanted = " or ".join(str(self.Status(s).label).lower() for s in expected)
+            raise VersionStateError(f"{self} is {self.get_status_display().lower()}; this step needs it {wanted}.")
+
+    def _save_step(self, step, *, user, actor_label, reason):
+        from cardroom.audit import log_action
+
+        self._change_reason = f"{VersionReview.Step(step).label}: {reason}"
+        self._publishing = True
+        try:
+            self.save()
+        finally:
+            self._publishing = False
+        person = user if getattr(user, "is_authenticated", False) else None
+        VersionReview.objects.create(version=self, step=step, by=person, reason=reason,
+                                     by_label=person.get_username() if person else (actor_label or "system"))
+        log_action(
+            f"schedule.{step}" if step != VersionReview.Step.APPROVED else "schedule.publish", actor=user,
+            actor_label=actor_label, obj=self, establishment=self.document.establishment,
+            jurisdiction=self.document.jurisdiction,
+            data={"code": self.document.code, "version": self.number, "reason": reason, "draft_reason": self.reason,
+                  "publication_reason": self.publication_reason,
+                  "effective_from": self.effective_from.isoformat() if self.effective_from else None,
+                  "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason},
+        )
+
+    @transaction.atomic
+    def request_publication(self, *, user, reason, retroactive=None, retroactive_reason=None):
+        """Ask for the draft to be published: it is checked as publishing would check it and then frozen until a
+        second officer approves or refuses it (or the request is withdrawn)."""
+        self._lock(self.Status.DRAFT)
+        self.publication_reason = reason or ""
         if retroactive is not None:
             self.retroactive = retroactive
         if retroactive_reason is not None:
@@ -227,22 +295,63 @@ class ScheduleVersion(models.Model):
         problems = self.publish_problems()
         if problems:
             raise VersionStateError(" ".join(problems))
+        self.status = self.Status.IN_REVIEW
+        self.review_requested_by = user
+        self.review_requested_at = timezone.now()
+        self._save_step(VersionReview.Step.REQUESTED, user=user, actor_label="", reason=self.publication_reason)
+        return self
+
+    @transaction.atomic
+    def approve_publication(self, *, user, reason):
+        """A second officer publishes the requested version; whoever asked, started or changed it cannot."""
+        from cardroom.review import require_second_person
+
+        self._lock(self.Status.IN_REVIEW)
+        require_second_person(user, self.editors() | {self.review_requested_by_id},
+                              f"Publishing {self.document.code} v{self.number}")
+        return self._publish(user=user, reason=reason)
+
+    @transaction.atomic
+    def refuse_publication(self, *, user, reason):
+        """A second officer sends the requested version back to draft, saying why."""
+        from cardroom.review import require_second_person
+
+        self._lock(self.Status.IN_REVIEW)
+        require_second_person(user, {self.review_requested_by_id}, f"Refusing {self.document.code} v{self.number}")
+        self.status = self.Status.DRAFT
+        self._save_step(VersionReview.Step.REFUSED, user=user, actor_label="", reason=reason)
+        return self
+
+    @transaction.atomic
+    def withdraw_publication_request(self, *, user, reason):
+        """The request is taken back (by anyone who may edit the schedule), so the draft can be changed again."""
+        self._lock(self.Status.IN_REVIEW)
+        self.status = self.Status.DRAFT
+        self._save_step(VersionReview.Step.WITHDRAWN, user=user, actor_label="", reason=reason)
+        return self
+
+    @transaction.atomic
+    def publish(self, *, reason, actor_label, retroactive=None, retroactive_reason=None):
+        """Publish with no person's approval: only for the seed loader and other commands (``actor_label``). People
+        publish through ``request_publication`` and a second officer's ``approve_publication``."""
+        self._lock(self.Status.DRAFT, self.Status.IN_REVIEW)
+        self.publication_reason = self.publication_reason or reason
+        if retroactive is not None:
+            self.retroactive = retroactive
+        if retroactive_reason is not None:
+            self.retroactive_reason = retroactive_reason
+        return self._publish(user=None, reason=reason, actor_label=actor_label)
+
+    def _publish(self, *, user, reason, actor_label=""):
+        status, self.status = self.status, self.Status.DRAFT  # checked as the draft it was
+        problems = self.publish_problems()
+        self.status = status
+        if problems:
+            raise VersionStateError(" ".join(problems))
         self.status = self.Status.PUBLISHED
         self.published_by = user if getattr(user, "is_authenticated", False) else None
         self.published_at = timezone.now()
-        self._change_reason = f"Published: {self.reason}"
-        self._publishing = True
-        try:
-            self.save()
-        finally:
-            self._publishing = False
-        log_action(
-            "schedule.publish", actor=user, actor_label=actor_label, obj=self,
-            establishment=self.document.establishment, jurisdiction=self.document.jurisdiction,
-            data={"code": self.document.code, "version": self.number, "reason": self.reason,
-                  "effective_from": self.effective_from.isoformat() if self.effective_from else None,
-                  "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason},
-        )
+        self._save_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
         return self
 
 
@@ -252,16 +361,18 @@ class GuardedQuerySet(models.QuerySet):
     version_path = None
 
     def _published(self):
-        return self.filter(**{f"{self.version_path}__status": ScheduleVersion.Status.PUBLISHED}).exists()
+        return self.exclude(**{f"{self.version_path}__status": ScheduleVersion.Status.DRAFT}).exists()
 
     def update(self, **kwargs):
         if self._published():
-            raise ImmutableVersionError("Rows of a published schedule version cannot be changed.")
+            raise ImmutableVersionError("Rows of a published schedule version, or one awaiting a second officer, "
+                                        "cannot be changed.")
         return super().update(**kwargs)
 
     def delete(self):
         if self._published():
-            raise ImmutableVersionError("Rows of a published schedule version cannot be deleted.")
+            raise ImmutableVersionError("Rows of a published schedule version, or one awaiting a second officer, "
+                                        "cannot be deleted.")
         return super().delete()
 
 
@@ -281,8 +392,9 @@ class VersionRowGuard:
 
     def _check_mutable(self):
         version = self.owning_version()
-        if version is not None and version.is_published:
-            raise ImmutableVersionError(f"{version} is published; its options and tiers cannot be changed.")
+        if version is not None and version.is_locked:
+            state = "is published" if version.is_published else "awaits a second officer (withdraw the request to edit)"
+            raise ImmutableVersionError(f"{version} {state}; its options and tiers cannot be changed.")
 
     def save(self, *args, **kwargs):
         self._check_mutable()
@@ -415,3 +527,89 @@ class FeeTier(VersionRowGuard, models.Model):
         if not self.option_id:
             return None
         return ScheduleVersion.objects.filter(options=self.option_id).first()
+
+
+class VersionReview(models.Model):
+    """One step of the two-person publication of a version: asked for, approved, refused or withdrawn, with why."""
+
+    class Step(models.TextChoices):
+        REQUESTED = "requested", "Publication requested"
+        APPROVED = "approved", "Approved and published"
+        REFUSED = "refused", "Refused: back to draft"
+        WITHDRAWN = "withdrawn", "Request withdrawn: back to draft"
+
+    version = models.ForeignKey(ScheduleVersion, on_delete=models.PROTECT, related_name="reviews")
+    step = models.CharField(max_length=12, choices=Step.choices)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    by_label = models.CharField(max_length=150, help_text="Username, or the command that took the step.")
+    at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self):
+        return f"{self.version}: {self.get_step_display()} by {self.by_label}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise ImmutableVersionError("A review step is a record of what happened; it is never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersionError("A review step is a record of what happened; it is never deleted.")
+
+
+class Interpretation(models.Model):
+    """How the room reads a value its source leaves open, kept beside the value as printed (never over it).
+
+    One field of one option (its basis) or of one tier (measure, bounds, fee kind, payer, when taken) is read as
+    ``value``, with the reading in words, its date and its citation (e.g. the Bureau's answer). It takes effect once
+    a second compliance officer approves it; the engine, validation and signs then use it and say it is one.
+    """
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", "Proposed: awaiting a second officer"
+        APPROVED = "approved", "Approved: in use"
+        REFUSED = "refused", "Refused"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    OPTION_FIELDS = ("basis",)
+    TIER_FIELDS = ("measure", "lower", "upper", "fee_kind", "payer", "taken")
+
+    version = models.ForeignKey(ScheduleVersion, on_delete=models.PROTECT, related_name="interpretations")
+    option_number = models.PositiveIntegerField()
+    tier_order = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The tier read, by its position in the option; blank for the option itself.",
+    )
+    field = models.CharField(max_length=20, help_text="The field read: basis (an option) or measure, lower, upper, "
+                                                      "fee_kind, payer, taken (a tier).")
+    value = models.CharField(max_length=60, blank=True, help_text="The value it is read as; blank for an open bound.")
+    statement = models.TextField(help_text="The reading in words, as a player or regulator would be told it.")
+    decided_on = models.DateField(help_text="The date of the reading (e.g. of the Bureau's answer).")
+    source = models.ForeignKey("cardroom.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    citation = models.CharField(max_length=500, help_text="Where the reading comes from: the answer, letter or rule.")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PROPOSED)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_reason = models.TextField(blank=True)
+    carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                     help_text="The same reading of the version this one was drafted from.")
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["version", "option_number", "tier_order", "field", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "option_number", "tier_order", "field"],
+                condition=Q(status__in=["proposed", "approved"]), name="one_live_interpretation_per_field",
+            ),
+        ]
+
+    def __str__(self):
+        where = f"option {self.option_number}" + (f" tier {self.tier_order}" if self.tier_order is not None else "")
+        return f"{self.version.document.code} v{self.version.number} {where}: {self.field} read as {self.value!r}"

@@ -42,7 +42,8 @@ def site(live_server, reseed, transactional_db):
     from tests.conftest import People
 
     people = People()
-    for user in (people.admin, people.compliance, people.floor, people.regulator_ca, people.compliance_wa):
+    for user in (people.admin, people.compliance, people.compliance_2, people.floor, people.regulator_ca,
+                 people.compliance_wa):
         user.set_password(PASSWORD)
         user.save()
     people.url = live_server.url

@@ -109,7 +109,7 @@ def test_a_regulator_exports_downloads_and_catches_a_tampered_bundle(login, site
 
 def test_a_compliance_officer_drafts_edits_a_tier_and_publishes(login, site):
     """The whole change of a fee: a draft from the version in force, one tier's amount changed with a reason, the
-    publish page's diff, then the version published for a day to come."""
+    publish page's diff, publication asked for, then approved by a second officer for a day to come."""
     from fees.models import ScheduleDocument
 
     document = ScheduleDocument.objects.get(code="CMV-POKER-HOLDEM")
@@ -143,7 +143,18 @@ def test_a_compliance_officer_drafts_edits_a_tier_and_publishes(login, site):
     assert f"{tier.fee:,.2f}" in changed_option and f"{new_fee:,.2f}" in changed_option  # the tier, old and new
     assert serious_violations(page) == []
     page.get_by_role("textbox", name="Reason").fill("Published as the Bureau's letter of 2 November allows.")
-    page.get_by_role("button", name=f"Publish version {draft.number}").click()
+    page.get_by_role("button", name=f"Ask a second officer to publish version {draft.number}").click()
+    page.get_by_text("publication asked for").wait_for()
+    draft.refresh_from_db()
+    assert draft.status == "in_review" and draft.review_requested_by == site.compliance
+
+    page.context.clear_cookies()
+    page = login(site.compliance_2)  # the second officer
+    page.goto(f"{site.url}/compliance/casino-marysville/schedules/CMV-POKER-HOLDEM/versions/{draft.number}/publish/")
+    assert "Awaiting a second officer" in page.content()
+    assert serious_violations(page) == []
+    page.get_by_role("textbox", name="Why").fill("Checked against the Bureau's letter of 2 November.")
+    page.get_by_role("button", name=f"Approve and publish version {draft.number}").click()
     page.get_by_text(f"CMV-POKER-HOLDEM version {draft.number} is published").wait_for()
     draft.refresh_from_db()
-    assert draft.is_published and draft.published_by == site.compliance and draft.effective_from == starts
+    assert draft.is_published and draft.published_by == site.compliance_2 and draft.effective_from == starts

@@ -22,6 +22,7 @@ DEMO_USERS = [
     ("floor", "floor-dev-only", Role.FLOOR_SUPERVISOR, "casino-marysville", None),
     ("regulator-ca", "regulator-dev-only", Role.REGULATOR, None, "CA"),
     ("compliance-wa", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "demo-evergreen-card-room", None),
+    ("compliance-wa-2", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "demo-evergreen-card-room", None),
     ("regulator-wa", "regulator-dev-only", Role.REGULATOR, None, "WA"),
 ]
 # When the demo postings start: the beginning of the seeded data's first demo gaming day.
@@ -53,6 +54,10 @@ DEMO_CONDITIONS_MET = [
     ("three-card-poker-casino-marysville", 1, "casino-marysville", "compliance",
      "DEMO-CMV-TCP-OWNER-AGREEMENT (demo: agreement with ShuffleMaster Inc. submitted with the approval request)"),
 ]
+
+
+# The date of the (fictional) Bureau answer the demo's interpretation cites.
+DEMO_INTERPRETATION_DECIDED_ON = datetime.date(2025, 12, 15)
 
 
 class Command(BaseCommand):
@@ -106,6 +111,7 @@ class Command(BaseCommand):
         self.record_conditions_met(User)  # before posting: a posting is an error while a prerequisite is outstanding
         self.post_tables(Table.objects.filter(establishment=marysville), User.objects.get(username="compliance"))
         self.post_house_banked_tables(Table.objects.filter(establishment=evergreen))
+        self.record_interpretation(User)
         play = demo_play.record_month(marysville, recorder=User.objects.get(username="floor"),
                                       corrector=User.objects.get(username="compliance-2"), days=days)
         if options["verbosity"]:
@@ -141,10 +147,10 @@ class Command(BaseCommand):
         """Post each demo table through the same service as the API (so each posting is validated), on the first
         option with fees of a schedule listed for its game (the Bureau's own GEGA codes first) whose posting
         has no error findings; where none is clean, on the first one, which then prints only under a
-        compliance override, which the demo compliance officer grants. Limits come from the option where it
-        states them."""
+        compliance override, which the demo compliance officer asks for and a second one (compliance-2) approves.
+        Limits come from the option where it states them."""
         from cardroom.access import Scope
-        from signage.postings import PostingInputError, override, post_table
+        from signage.postings import PostingInputError, approve_override, post_table, request_override
 
         for table in tables:
             if TablePosting.objects.filter(table=table).exists():
@@ -169,9 +175,12 @@ class Command(BaseCommand):
             else:
                 if first is not None:
                     posting, run = post_table(self.fields(table, first), actor_label="load_demo")
-                    override(posting, user=officer, scope=Scope(officer), reason=(
+                    request_override(posting, user=officer, scope=Scope(officer), reason=(
                         "Demo: every option listed for this game breaks a rule of the approved game (see the "
                         "findings); printed while the Bureau is asked which document governs."))
+                    second = get_user_model().objects.get(username="compliance-2")
+                    approve_override(posting, user=second, scope=Scope(second), reason=(
+                        "Demo: findings read; the sign may be printed until the Bureau answers."))
 
     def post_house_banked_tables(self, tables):
         """Post the WA One for the Money tables (DEMO_HOUSE_BANKED) through the same service as the API; each
@@ -211,6 +220,26 @@ class Command(BaseCommand):
                 conditions.record_met(condition, establishment, met_on=DEMO_CONDITIONS_MET_ON, evidence=evidence,
                                       note="Demo data: made up, not from a source document.",
                                       user=User.objects.get(username=officer))
+
+    def record_interpretation(self, User):
+        """How the demo room reads one value its Pai Gow schedule leaves open (fees.interpretations): the
+        player-dealer column of CMV-CA-FEES-PAI-GOW option 1 stops at a closed '$101-200' row (row 7, a column whose
+        basis is not stated either), read as open above $100. Proposed by compliance, approved by compliance-2, so
+        table 8's sign shows the reading and says it is one. The answer it cites is made up for the demo. Table 8
+        still cannot be quoted: what the column is measured on is not read."""
+        from fees import interpretations
+        from fees.models import ScheduleVersion
+
+        version = ScheduleVersion.objects.get(document__code="CMV-CA-FEES-PAI-GOW", number=1)
+        if version.interpretations.filter(option_number=1, tier_order=7, field="upper",
+                                          status__in=interpretations.LIVE).exists():
+            return
+        reading = interpretations.propose(
+            version, 1, 7, "upper", "", "The player-dealer fee of the $101-200 row applies to any amount above $100; "
+            "no higher player-dealer fee is charged.", DEMO_INTERPRETATION_DECIDED_ON,
+            "Demo: Bureau answer (fictional, for the demo)", user=User.objects.get(username="compliance"))
+        interpretations.approve(reading, user=User.objects.get(username="compliance-2"),
+                                reason="Demo: read against the (fictional) Bureau answer.")
 
     @staticmethod
     def fields(table, option):

@@ -1,0 +1,394 @@
+"""Interpretations: how the room reads a value its source leaves open, kept beside the value as printed.
+
+The source stays exactly as printed (a published version never changes). Where it is ambiguous (a fee whose basis
+is unstated, a closed top, a column with no heading) a compliance officer records how it is read: one field of one
+option (its basis) or of one tier (measure, lower, upper, fee_kind, payer, taken), the value it is read as, the
+reading in words, its date and its citation (the Bureau's answer, say). It takes effect once a second officer
+approves it; the engine (``fees.quoting.snapshot``), validation and signs then use the reading and say it is one.
+
+- ``propose``: anyone who may edit the schedule (``Scope.may_edit_schedule``), on any version, published ones
+  included (the printed data does not change: that is the point); one live (proposed or approved) reading per field;
+- ``approve`` / ``refuse``: a second officer, never the one who proposed it (``cardroom.review``), with a reason.
+  Who may be the second officer is who may approve the schedule's publication (``Scope.may_approve_schedule``): a
+  compliance officer of the establishment for its own schedules, an administrator for a jurisdiction's shared ones,
+  whose readings change every room's quotes and signs;
+- ``withdraw``: anyone who may edit the schedule takes back a proposal, or retires an approved reading (the value is
+  then read as printed again: the engine refuses rather than guesses), with a reason.
+
+Each step is in the history (django-simple-history) and the hash-chained audit log. A new draft started from a
+version carries its approved readings (``ScheduleDocument.new_draft``).
+"""
+
+from decimal import Decimal
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from cardroom import values
+from cardroom.access import Scope
+from cardroom.audit import log_action
+from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.models import Source
+from cardroom.review import require_second_person
+
+from . import engine
+from .models import FeeOption, FeeTier, Interpretation, ScheduleVersion
+
+STATEMENT_MAX = 2000
+REASON_MAX = 2000
+CITATION_MAX = 500
+# What each field is read as: one of its model's choices, or an amount ("" for an open bound).
+CHOICES = {"basis": FeeOption.Basis, "measure": FeeTier.Measure, "fee_kind": FeeTier.FeeKind,
+           "payer": FeeTier.Payer, "taken": FeeTier.Taken}
+BOUNDS = ("lower", "upper")
+# A reading says what the value is; "not stated" is what the print already says.
+NOT_A_READING = {"unstated", "wager_unspecified"}
+FIELD_LABELS = {"basis": "basis", "measure": "what it is measured on", "lower": "lower bound",
+                "upper": "upper bound", "fee_kind": "kind of fee", "payer": "who pays", "taken": "when it is taken"}
+LIVE = (Interpretation.Status.PROPOSED, Interpretation.Status.APPROVED)
+
+
+class InterpretationInputError(ValueError):
+    """A reading that cannot be recorded as given; the message says what is wrong (a 400, a form error)."""
+
+    def __init__(self, message, field=None):
+        super().__init__(message)
+        self.field = field
+
+
+class InterpretationConflict(StateConflict):
+    """The step does not fit the reading's state, or the field already has a live reading (a 409)."""
+
+
+# -- values as stored and as read ---------------------------------------------------------------------------------
+
+
+def stored(field, value):
+    """A field's value as an interpretation stores it: a choice's value, an amount "12.00", "" for an open bound."""
+    if field in BOUNDS:
+        return "" if value is None else f"{value:.2f}"
+    return value
+
+
+def typed(field, text):
+    """The stored text of a reading as the field's own value (a Decimal or None for a bound)."""
+    if field in BOUNDS:
+        return None if text == "" else Decimal(text)
+    return text
+
+
+def label(field, text, currency=""):
+    """A stored value as a person reads it: the choice's label, "$500.00" (or "500.00 GBP"), "open" for no bound."""
+    if field in BOUNDS:
+        if text == "":
+            return "open (no bound)" if field == "upper" else "open below (no bound)"
+        return f"${Decimal(text):,.2f}" if currency == "USD" else f"{Decimal(text):,.2f} {currency}".strip()
+    choices = CHOICES.get(field)
+    return str(choices(text).label) if choices and text in choices.values else text
+
+
+def where(option_number, tier_order):
+    return f"option {option_number}" + (f" row {tier_order}" if tier_order is not None else "")
+
+
+footnote = engine.footnote  # "Interpretation: <statement> (<citation>, <date>)."
+
+
+# -- the engine's view -----------------------------------------------------------------------------------------------
+
+
+def approved(version):
+    """The version's approved readings, ``{(option number, tier order or None): {field: Interpretation}}`` (one
+    query)."""
+    found = {}
+    for reading in Interpretation.objects.filter(version=version, status=Interpretation.Status.APPROVED).order_by("id"):
+        found.setdefault((reading.option_number, reading.tier_order), {})[reading.field] = reading
+    return found
+
+
+STAMP_SQL = "SELECT id FROM {table} WHERE version_id = %s AND status = %s ORDER BY id"
+
+
+def approved_stamp(version_id):
+    """The ids of a version's approved readings, in order: what its engine snapshot was read with. Approved readings
+    never change (a withdrawal takes one out of the set), so the same ids mean the same reading. Plain SQL: it runs
+    on every cached quote (fees.quoting)."""
+    with connection.cursor() as cursor:
+        cursor.execute(STAMP_SQL.format(table=Interpretation._meta.db_table),
+                       [version_id, Interpretation.Status.APPROVED])
+        return tuple(row[0] for row in cursor.fetchall())
+
+
+def stamp_of(readings):
+    """``approved_stamp`` of readings already loaded by ``approved``."""
+    return tuple(sorted(r.pk for fields in readings.values() for r in fields.values()))
+
+
+def _engine_reading(reading, printed):
+    return engine.Interpretation(field=reading.field, printed=stored(reading.field, printed), value=reading.value,
+                                 statement=reading.statement, citation=reading.citation,
+                                 decided_on=reading.decided_on)
+
+
+def engine_tier(tier, readings=None):
+    """A FeeTier as the engine reads it: each field an approved reading reads holds the reading, and the tier carries
+    the reading (``readings``: ``{field: Interpretation}`` of this tier)."""
+    fields = {name: getattr(tier, name) for name in Interpretation.TIER_FIELDS}
+    used = []
+    for name in Interpretation.TIER_FIELDS:
+        reading = (readings or {}).get(name)
+        if reading is not None:
+            used.append(_engine_reading(reading, fields[name]))
+            fields[name] = typed(name, reading.value)
+    return engine.Tier(order=tier.order, fee=tier.fee, printed_bounds=tier.printed_bounds,
+                       printed_fee=tier.printed_fee, interpretations=tuple(used), **fields)
+
+
+def engine_option(option, tiers, readings=None):
+    """A FeeOption as the engine reads it, with its ``tiers`` already read (``engine_tier``)."""
+    reading = (readings or {}).get("basis")
+    return engine.Option(
+        number=option.number, basis=reading.value if reading else option.basis, label=option.label,
+        citation=option.citation, interval_minutes=option.interval_minutes, tiers=tuple(tiers),
+        interpretations=(_engine_reading(reading, option.basis),) if reading else (),
+    )
+
+
+def read_option(option):
+    """One FeeOption (its tiers prefetched or not) as the engine reads it: for a sign, two queries."""
+    readings = {}
+    for reading in Interpretation.objects.filter(version_id=option.version_id, option_number=option.number,
+                                                 status=Interpretation.Status.APPROVED).order_by("id"):
+        readings.setdefault(reading.tier_order, {})[reading.field] = reading
+    tiers = [engine_tier(t, readings.get(t.order)) for t in option.tiers.all()]
+    return engine_option(option, tiers, readings.get(None))
+
+
+def printed_values(readings):
+    """``{reading id: what its version prints for the field (as stored)}`` for many readings (two queries); a reading
+    whose option or row its version no longer has (a draft edited since) is left out."""
+    readings = list(readings)
+    versions = {r.version_id for r in readings}
+    options = {(o.version_id, o.number): o for o in FeeOption.objects.filter(version_id__in=versions)}
+    tiers = {(t.option.version_id, t.option.number, t.order): t
+             for t in FeeTier.objects.filter(option__version_id__in=versions).select_related("option")}
+    found = {}
+    for r in readings:
+        row = (options.get((r.version_id, r.option_number)) if r.tier_order is None
+               else tiers.get((r.version_id, r.option_number, r.tier_order)))
+        if row is not None and hasattr(row, r.field):
+            found[r.pk] = stored(r.field, getattr(row, r.field))
+    return found
+
+
+# -- recording --------------------------------------------------------------------------------------------------------
+
+
+def _scope(user, scope):
+    return scope if scope is not None else Scope(user)
+
+
+def _person(user):
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def _text(value, field, *, max_length, single_line=True, minimum=0):
+    try:
+        text = values.text(value, max_length=max_length, required=True, single_line=single_line)
+    except values.Invalid as error:
+        raise InterpretationInputError(f"{field} {error}", field) from None
+    if len(text) < minimum:
+        raise InterpretationInputError(f"{field} must say why ({minimum} characters or more).", field)
+    return text
+
+
+def _whole(value, field, minimum):
+    try:
+        return values.whole(value, minimum=minimum, maximum=32767 if field == "tier" else 2**31 - 1)
+    except values.Invalid as error:
+        raise InterpretationInputError(f"{field} {error}", field) from None
+
+
+def printed_value(version, option_number, tier_order, field):
+    """What the version prints for the field (as ``stored``); raises InterpretationInputError when the version has
+    no such option or row, or the field is not one a reading can read there."""
+    option = FeeOption.objects.filter(version=version, number=option_number).first()
+    if option is None:
+        raise InterpretationInputError(f"{version} has no option {option_number}.", "option")
+    if tier_order is None:
+        if field not in Interpretation.OPTION_FIELDS:
+            raise InterpretationInputError(
+                f"field: an option's {', '.join(Interpretation.OPTION_FIELDS)} can be read, not {field!r} (name a "
+                f"row for {', '.join(Interpretation.TIER_FIELDS)}).", "field")
+        return stored(field, getattr(option, field))
+    tier = option.tiers.filter(order=tier_order).first()
+    if tier is None:
+        rows = ", ".join(str(n) for n in option.tiers.order_by("order").values_list("order", flat=True)) or "none"
+        raise InterpretationInputError(f"{version} option {option_number} has no row {tier_order} (its rows: {rows}).",
+                                       "tier")
+    if field not in Interpretation.TIER_FIELDS:
+        raise InterpretationInputError(
+            f"field: a row's {', '.join(Interpretation.TIER_FIELDS)} can be read, not {field!r}.", "field")
+    return stored(field, getattr(tier, field))
+
+
+def read_value(field, value):
+    """The value a reading reads ``field`` as, checked and as stored."""
+    if field in BOUNDS:
+        if value is None or value == "":
+            return ""
+        try:
+            return stored(field, values.money(value))
+        except values.Invalid as error:
+            raise InterpretationInputError(f"value {error} (or blank for an open bound)", "value") from None
+    allowed = set(CHOICES[field].values) - NOT_A_READING
+    try:
+        return values.choice(value, allowed)
+    except values.Invalid as error:
+        raise InterpretationInputError(f"value: {FIELD_LABELS[field]} {error}", "value") from None
+
+
+def _source(source):
+    if source in (None, "") or isinstance(source, Source):
+        return source or None
+    if not isinstance(source, str):
+        raise InterpretationInputError(f"source must be the key of a source document, not {source!r}.", "source")
+    found = Source.objects.filter(key=source).first()
+    if found is None:
+        raise InterpretationInputError(f"source: no source document has the key {source!r}.", "source")
+    return found
+
+
+def _log(reading, verb, user, **data):
+    document = reading.version.document
+    log_action(f"schedule.interpretation_{verb}", actor=user, obj=reading, establishment=document.establishment,
+               jurisdiction=document.jurisdiction, data={
+                   "code": document.code, "version": reading.version.number, "option": reading.option_number,
+                   "tier": reading.tier_order, "field": reading.field, "value": reading.value,
+                   "statement": reading.statement, "citation": reading.citation,
+                   "decided_on": reading.decided_on.isoformat(), **data})
+
+
+def _save(reading, user, why):
+    reading._change_reason = why
+    reading._history_user = _person(user)
+    reading.save()
+
+
+@transaction.atomic
+def propose(version, option_number, tier_order, field, value, statement, decided_on, citation, source=None, *, user,
+            scope=None):
+    """Propose reading one field of ``version`` (an option's basis when ``tier_order`` is None, else a row's field) as
+    ``value``. Raises NotAllowed (may not edit the schedule), InterpretationInputError (no such option or row, a
+    field or value that cannot be read so, missing words, date or citation) or InterpretationConflict (the field
+    already has a live reading)."""
+    document = version.document
+    if not _scope(user, scope).may_edit_schedule(document):
+        raise NotAllowed(f"Only a compliance officer responsible for {document.code} may propose how it is read.")
+    if _person(user) is None:
+        raise NotAllowed("An interpretation is proposed by a person signed in.")
+    option_number = _whole(option_number, "option", 1)
+    tier_order = None if tier_order in (None, "") else _whole(tier_order, "tier", 0)
+    if not isinstance(field, str):
+        raise InterpretationInputError(f"field must be one of {', '.join(CHOICES) + ', lower, upper'}, not {field!r}.",
+                                       "field")
+    ScheduleVersion.objects.select_for_update().filter(pk=version.pk).first()  # one proposal at a time per version
+    printed = printed_value(version, option_number, tier_order, field)
+    value = read_value(field, value)
+    statement = _text(statement, "statement", max_length=STATEMENT_MAX, single_line=False, minimum=10)
+    citation = _text(citation, "citation", max_length=CITATION_MAX)
+    try:
+        decided_on = values.day(decided_on)
+    except values.Invalid as error:
+        raise InterpretationInputError(f"decided_on {error}", "decided_on") from None
+    if decided_on > timezone.localdate():
+        raise InterpretationInputError(f"decided_on {decided_on.isoformat()} is after today: record a reading once "
+                                       "it has been decided.", "decided_on")
+    source = _source(source)
+    live = Interpretation.objects.filter(version=version, option_number=option_number, tier_order=tier_order,
+                                         field=field, status__in=LIVE).first()
+    if live is not None:
+        raise InterpretationConflict(
+            f"{version} {where(option_number, tier_order)}'s {field} already has a reading "
+            f"{live.get_status_display().split(':')[0].lower()} (#{live.pk}: read as {live.value or 'open'!r}); "
+            "withdraw it before proposing another.")
+    reading = Interpretation(version=version, option_number=option_number, tier_order=tier_order, field=field,
+                             value=value, statement=statement, decided_on=decided_on, citation=citation,
+                             source=source, recorded_by=user, recorded_at=timezone.now())
+    try:
+        with transaction.atomic():
+            _save(reading, user, f"Interpretation proposed: {statement}")
+    except IntegrityError:  # proposed at the same moment by someone else
+        raise InterpretationConflict(f"{version} {where(option_number, tier_order)}'s {field} was given a reading "
+                                     "at the same moment; reload and look.") from None
+    _log(reading, "proposed", user, printed=printed)
+    return reading
+
+
+def _locked(reading, *expected):
+    locked = Interpretation.objects.select_for_update().select_related("version__document").get(pk=reading.pk)
+    if locked.status not in expected:
+        wanted = " or ".join(str(Interpretation.Status(s).label).split(":")[0].lower() for s in expected)
+        raise InterpretationConflict(
+            f"Interpretation #{locked.pk} is {locked.get_status_display().split(':')[0].lower()}; this step needs it "
+            f"{wanted}.")
+    return locked
+
+
+def _reason(reason):
+    return _text(reason, "reason", max_length=REASON_MAX, single_line=False, minimum=3)
+
+
+def _review(reading, user, scope, reason, step):
+    document = reading.version.document
+    if not _scope(user, scope).may_approve_schedule(document):
+        shared = "" if document.establishment_id else " (for a jurisdiction's shared schedule: an administrator)"
+        raise NotAllowed(f"Only a second compliance officer responsible for {document.code}{shared} may {step} how it "
+                         "is read.")
+    require_second_person(user, {reading.recorded_by_id}, "An interpretation")
+    return _reason(reason)
+
+
+@transaction.atomic
+def approve(reading, *, user, reason, scope=None):
+    """A second officer approves a proposed reading: from now on the engine, validation and signs use it."""
+    reading = _locked(reading, Interpretation.Status.PROPOSED)
+    reason = _review(reading, user, scope, reason, "approve")
+    try:
+        printed = printed_value(reading.version, reading.option_number, reading.tier_order, reading.field)
+    except InterpretationInputError as error:  # a draft's row removed since it was proposed
+        raise InterpretationConflict(f"Interpretation #{reading.pk} no longer fits its version: {error} Withdraw "
+                                     "it.") from None
+    reading.status = Interpretation.Status.APPROVED
+    reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
+    _save(reading, user, f"Interpretation approved: {reason}")
+    _log(reading, "approved", user, printed=printed, reason=reason)
+    return reading
+
+
+@transaction.atomic
+def refuse(reading, *, user, reason, scope=None):
+    """A second officer refuses a proposed reading, with the reason; the field may be proposed again."""
+    reading = _locked(reading, Interpretation.Status.PROPOSED)
+    reason = _review(reading, user, scope, reason, "refuse")
+    reading.status = Interpretation.Status.REFUSED
+    reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
+    _save(reading, user, f"Interpretation refused: {reason}")
+    _log(reading, "refused", user, reason=reason)
+    return reading
+
+
+@transaction.atomic
+def withdraw(reading, *, user, reason, scope=None):
+    """Take back a proposal, or retire an approved reading (the value is read as printed again), with the reason."""
+    reading = _locked(reading, *LIVE)
+    document = reading.version.document
+    if not _scope(user, scope).may_edit_schedule(document):
+        raise NotAllowed(f"Only a compliance officer responsible for {document.code} may withdraw how it is read.")
+    reason = _reason(reason)
+    was = reading.status
+    reading.status = Interpretation.Status.WITHDRAWN
+    reading.reviewed_by, reading.reviewed_at, reading.review_reason = _person(user), timezone.now(), reason
+    _save(reading, user, f"Interpretation withdrawn: {reason}")
+    _log(reading, "withdrawn", user, reason=reason, was=was)
+    return reading

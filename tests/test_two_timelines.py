@@ -1,0 +1,149 @@
+"""Change control: two people publish, and the record answers both timelines (issue 13).
+
+"Which fee applied on a day" (``as_of``) and "what did the record say at a moment about that day" (``as_of`` with
+``known_at``) differ exactly where a retroactive version was published after the moment asked about.
+"""
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from cardroom.exceptions import NotAllowed
+from cardroom.models import AuditLogEntry
+from fees import editing
+from fees.models import FeeTier, ImmutableVersionError, ScheduleDocument, VersionReview, VersionStateError
+from tests.publishing import publish
+
+pytestmark = pytest.mark.django_db
+
+GEGA = "GEGA-002888"
+WAGERS = {"wagers": [{"player": "p1", "base": "5"}]}
+
+
+@pytest.fixture
+def gega():
+    return ScheduleDocument.objects.get(code=GEGA)
+
+
+def raise_option_1(draft, user, fee="9.00"):
+    """Every tier of option 1 costs ``fee``: a change any quote of option 1 shows."""
+    for tier in FeeTier.objects.filter(option__version=draft, option__number=1):
+        tier.fee, tier.printed_fee = Decimal(fee), f"${fee}"
+        tier._change_reason = "Bureau letter"
+        tier._history_user = user
+        tier.save()
+
+
+@pytest.fixture
+def retroactive_change(gega, people, clock):
+    """v2 of GEGA-002888, published 30 days after the seed, in force from 10 days before its publication."""
+    v1 = gega.versions.get(number=1)
+    published_at = v1.published_at + datetime.timedelta(days=30)
+    clock(published_at)
+    effective = timezone.localdate() - datetime.timedelta(days=10)
+    draft = gega.new_draft(based_on=v1, user=people.compliance, reason="Late letter", effective_from=effective)
+    raise_option_1(draft, people.compliance)
+    publish(draft, requested_by=people.compliance, approved_by=people.admin, reason="The Bureau's late letter",
+            retroactive=True, retroactive_reason="The letter applies from its own date")
+    return {"v1": v1, "v2": draft, "effective": effective, "before": published_at - datetime.timedelta(days=1)}
+
+
+def test_as_of_and_known_at_differ_where_a_retroactive_change_happened(gega, retroactive_change):
+    day, before = retroactive_change["effective"], retroactive_change["before"]
+    assert gega.version_as_of(day) == retroactive_change["v2"]
+    assert gega.version_as_of(day, known_at=before) == retroactive_change["v1"]
+    assert gega.version_as_of(day, known_at=timezone.now()) == retroactive_change["v2"]
+    # The day before it takes effect, both timelines agree.
+    assert gega.version_as_of(day - datetime.timedelta(days=1), known_at=before) == retroactive_change["v1"]
+    assert gega.version_as_of(day - datetime.timedelta(days=1)) == retroactive_change["v1"]
+
+
+def test_the_api_answers_both_timelines(api, people, retroactive_change):
+    api.force_authenticate(people.compliance)
+    day, before = retroactive_change["effective"].isoformat(), retroactive_change["before"].isoformat()
+    now = api.post("/api/v1/fees/quote", {"schedule": GEGA, "option": 1, "as_of": day, **WAGERS}, format="json")
+    then = api.post("/api/v1/fees/quote", {"schedule": GEGA, "option": 1, "as_of": day, "known_at": before,
+                                           **WAGERS}, format="json")
+    assert now.status_code == then.status_code == 200, (now.json(), then.json())
+    assert (now.json()["version"], then.json()["version"]) == (2, 1)
+    assert now.json()["total"] != then.json()["total"] and then.json()["known_at"] == before
+    document = api.get(f"/api/v1/schedules/{GEGA}/", {"as_of": day, "known_at": before[:10]}).json()
+    assert document["version"]["number"] == 1 and document["known_at"].startswith(before[:10])
+    current = api.get(f"/api/v1/schedules/{GEGA}/", {"as_of": day}).json()["version"]
+    assert current["number"] == 2 and current["retroactive"] is True
+    assert current["publication_reason"] == "The Bureau's late letter" and current["reason"] == "Late letter"
+    bad = api.get(f"/api/v1/schedules/{GEGA}/", {"known_at": "last week"})
+    assert bad.status_code == 400 and "known_at" in bad.json()["error"]["message"]
+
+
+def test_the_schedule_page_answers_both_timelines(client, people, retroactive_change):
+    client.force_login(people.compliance)
+    address = reverse("console:compliance-schedule", args=["casino-marysville", GEGA])
+    day, before = retroactive_change["effective"].isoformat(), retroactive_change["before"].date().isoformat()
+    page = client.get(address, {"as_of": day, "known_at": before})
+    looked_up = page.context["looked_up"]
+    assert (looked_up["now"].number, looked_up["then"].number) == (2, 1)
+    assert "the answer has changed since" in page.content.decode()
+    assert client.get(address, {"as_of": "yesterday"}).status_code == 400
+
+
+def test_one_officer_cannot_publish_alone(gega, people):
+    draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
+                           effective_from=datetime.date(2027, 1, 1))
+    draft.request_publication(user=people.compliance, reason="Asked")
+    with pytest.raises(NotAllowed):
+        draft.approve_publication(user=people.compliance, reason="Myself")
+    with pytest.raises(NotAllowed):
+        draft.refuse_publication(user=people.compliance, reason="Myself")
+    draft.refresh_from_db()
+    assert draft.status == "in_review" and not draft.is_published
+
+
+def test_whoever_changed_the_draft_cannot_approve_it(people):
+    document = ScheduleDocument.objects.get(code="CMV-POKER-HOLDEM")  # Casino Marysville's own: its officers approve
+    current = document.published_versions().order_by("-number").first()
+    draft = document.new_draft(based_on=current, user=people.compliance, reason="r",
+                               effective_from=datetime.date(2027, 1, 1))
+    raise_option_1(draft, people.compliance_2)  # the second officer edited a tier
+    draft.request_publication(user=people.compliance, reason="Asked")
+    with pytest.raises(NotAllowed):
+        draft.approve_publication(user=people.compliance_2, reason="I changed it")
+    draft.refuse_publication(user=people.compliance_2, reason="Option 1 needs the letter attached")
+    assert draft.status == "draft"
+    draft.request_publication(user=people.compliance_2, reason="Letter attached")
+    with pytest.raises(NotAllowed):
+        draft.approve_publication(user=people.compliance, reason="I started it")
+
+
+def test_a_draft_awaiting_approval_is_frozen_until_withdrawn(gega, people):
+    draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
+                           effective_from=datetime.date(2027, 1, 1))
+    editing.request_publication(draft, user=people.compliance, reason="Asked",
+                                effective_from=datetime.date(2027, 1, 1))
+    tier = FeeTier.objects.filter(option__version=draft).first()
+    tier.fee = Decimal("7")
+    with pytest.raises(ImmutableVersionError, match="second officer"):
+        tier.save()
+    with pytest.raises(ImmutableVersionError):
+        draft.delete()
+    with pytest.raises(VersionStateError):
+        draft.request_publication(user=people.compliance, reason="twice")
+    draft.withdraw_publication_request(user=people.compliance, reason="One more change")
+    tier.save()  # a draft again
+    steps = list(VersionReview.objects.filter(version=draft).values_list("step", "by_label", "reason"))
+    assert steps == [("requested", "t-compliance", "Asked"), ("withdrawn", "t-compliance", "One more change")]
+    assert AuditLogEntry.objects.filter(action="schedule.withdrawn", object_id=str(draft.pk)).exists()
+
+
+def test_both_reasons_and_both_people_are_kept(gega, people):
+    draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="Draft: the 2027 rates",
+                           effective_from=datetime.date(2027, 1, 1))
+    publish(draft, requested_by=people.compliance, approved_by=people.admin, reason="Publication: letter received")
+    assert draft.reason == "Draft: the 2027 rates" and draft.publication_reason == "Publication: letter received"
+    assert draft.review_requested_by == people.compliance and draft.published_by == people.admin
+    logged = AuditLogEntry.objects.get(action="schedule.publish", object_id=str(draft.pk))
+    assert logged.data["draft_reason"] == "Draft: the 2027 rates"
+    assert logged.data["publication_reason"] == "Publication: letter received"
