@@ -24,6 +24,7 @@ from cardroom.models import (
 )
 from cardroom.ordering import natural
 from compliance.models import Finding
+from fees import diff
 from fees.models import (
     CollectionEntry,
     FeeOption,
@@ -160,22 +161,9 @@ def version_rows(scope):
                v.review_requested_by.get_username() if v.review_requested_by else None)
 
 
-OPTION_FIELDS = ["label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to",
-                 "table_limit_low", "table_limit_high", "interval_minutes"]
-TIER_FIELDS = ["fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds", "printed_fee"]
-
-
-def _contents(version):
-    options, tiers = {}, {}
-    for o in FeeOption.objects.filter(version=version).values("number", *OPTION_FIELDS):
-        options[o["number"]] = o
-    for t in FeeTier.objects.filter(option__version=version).values("option__number", "order", *TIER_FIELDS):
-        tiers[(t["option__number"], t["order"])] = t
-    return options, tiers
-
-
 def change_rows(scope):
-    """Every version published in the period beside the one it replaced: each changed value, old and new."""
+    """Every version published in the period beside the one it replaced: each changed value, old and new, as the
+    compare page and the diff API match them (``fees.diff``: tiers paired by what they are, not by row number)."""
     published = (ScheduleVersion.objects.filter(document__in=scope.documents(), status="published",
                                                 published_at__gte=scope.start_moment,
                                                 published_at__lt=scope.end_moment)
@@ -186,20 +174,23 @@ def change_rows(scope):
         head = (version.document.code, version.number, before.number if before else None, version.effective_from,
                 utc(version.published_at), version.published_by.get_username() if version.published_by else None,
                 version.reason)
-        new_options, new_tiers = _contents(version)
-        old_options, old_tiers = _contents(before) if before else ({}, {})
-        for number in sorted(set(new_options) | set(old_options)):
-            old, new = old_options.get(number), new_options.get(number)
-            for name in OPTION_FIELDS:
-                a, b = (old or {}).get(name), (new or {}).get(name)
-                if a != b:
-                    yield head + (number, None, f"option.{name}", a, b)
-        for key in sorted(set(new_tiers) | set(old_tiers)):
-            old, new = old_tiers.get(key), new_tiers.get(key)
-            for name in TIER_FIELDS:
-                a, b = (old or {}).get(name), (new or {}).get(name)
-                if a != b:
-                    yield head + (key[0], key[1], f"tier.{name}", a, b)
+        changes = diff.diff_versions(before.diff_records() if before else [], version.diff_records())
+        for option in changes.changed:
+            if option.status == diff.CHANGED:
+                fields = option.fields
+            else:  # a whole option added or removed: each value it has
+                record = option.new or option.old
+                fields = [(name, None, record[name]) if option.new else (name, record[name], None)
+                          for name in diff.OPTION_FIELDS if record.get(name) not in (None, "")]
+            for name, old, new in fields:
+                yield head + (option.number, None, f"option.{name}", old, new)
+            for tier in option.tiers:
+                if tier.status == diff.SAME:
+                    continue
+                order = (tier.new or tier.old)["order"]
+                for name in tier.fields:
+                    yield head + (option.number, order, f"tier.{name}", (tier.old or {}).get(name),
+                                  (tier.new or {}).get(name))
 
 
 def history_rows(scope):

@@ -147,3 +147,30 @@ def test_both_reasons_and_both_people_are_kept(gega, people):
     logged = AuditLogEntry.objects.get(action="schedule.publish", object_id=str(draft.pk))
     assert logged.data["draft_reason"] == "Draft: the 2027 rates"
     assert logged.data["publication_reason"] == "Publication: letter received"
+
+
+def test_the_export_lists_every_changed_tier_as_the_diff_api_does(api, people, retroactive_change):
+    """The audit export's schedule_changes and the diff API give one answer (fees.diff), and both timelines
+    show in schedule_versions: the period's end as the record stands now, and as it stood then."""
+    from exports.collect import ExportScope, change_rows, version_rows
+
+    v2 = retroactive_change["v2"]
+    day = timezone.localdate()
+    scope = ExportScope(establishments=[people.marysville], start=retroactive_change["effective"], end=day)
+    rows = [row for row in change_rows(scope) if row[0] == GEGA]
+    api.force_authenticate(people.compliance)
+    answer = api.get(f"/api/v1/schedules/{GEGA}/diff", {"from": 1, "to": 2}).json()
+    from_api = {(o["number"], t["new"]["order"], f"tier.{name}") for o in answer["options"] for t in o["tiers"]
+                for name in t["fields"]}
+    exported = {(row[7], row[8], row[9]) for row in rows}
+    assert exported == from_api and {("fee" in f) for _, _, f in exported} == {True}
+    assert answer["summary"]["tiers_changed"] == len({(o, t) for o, t, _ in exported}) > 0
+    assert {row[1] for row in rows} == {v2.number}
+
+    # The export of the days before its publication, made then, would have shown v1 in force at the end; now
+    # it shows v2 there, and says v1 was what the record showed when that period ended.
+    before = ExportScope(establishments=[people.marysville], start=retroactive_change["effective"],
+                         end=retroactive_change["before"].date() - datetime.timedelta(days=1))
+    versions = {row[4]: row for row in version_rows(before) if row[0] == GEGA}
+    assert versions[2][6] is True and versions[2][11] is False and versions[2][12] is True  # in force now; retroactive
+    assert versions[1][6] is False and versions[1][11] is True  # ... but v1 as the record stood then
