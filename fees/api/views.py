@@ -312,6 +312,13 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version = self.get_version(document, version.number)  # fresh, with who and when
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
+    def _step(self, document, version, step):
+        """Take ``step`` (a ScheduleVersion method) with the body's reason; answer with the version."""
+        serializer = serializers.ReviewSerializer(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        step(version, user=self.request.user, **serializer.validated_data)
+        return self._answer(document, version)
+
     @extend_schema(request=serializers.PublicationRequestSerializer, responses=serializers.VersionDetailSerializer)
     @may_conflict("the version is not a draft, or not ready to be published (the message says why).")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publication-request")
@@ -331,22 +338,14 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def approve(self, request, code=None, number=None):
         """Publish a version awaiting a second officer. Whoever asked for it, started it or changed it cannot
         (403); it becomes immutable."""
-        document, version = self.reviewable_version(number)
-        serializer = serializers.ReviewSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        version.approve_publication(user=request.user, **serializer.validated_data)
-        return self._answer(document, version)
+        return self._step(*self.reviewable_version(number), ScheduleVersion.approve_publication)
 
     @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
     @may_conflict("the version is not awaiting a second officer.")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/refuse")
     def refuse(self, request, code=None, number=None):
         """Send a version awaiting a second officer back to draft, with the reason (not by whoever asked)."""
-        document, version = self.reviewable_version(number)
-        serializer = serializers.ReviewSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        version.refuse_publication(user=request.user, **serializer.validated_data)
-        return self._answer(document, version)
+        return self._step(*self.reviewable_version(number), ScheduleVersion.refuse_publication)
 
     @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
     @may_conflict("the version is not awaiting a second officer.")
@@ -354,11 +353,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def withdraw(self, request, code=None, number=None):
         """Take back a request for publication, so that the draft can be edited again."""
         document = self.editable_document()
-        serializer = serializers.ReviewSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        version = self.get_version(document, number)
-        version.withdraw_publication_request(user=request.user, **serializer.validated_data)
-        return self._answer(document, version)
+        return self._step(document, self.get_version(document, number), ScheduleVersion.withdraw_publication_request)
 
     @extend_schema(request=serializers.NewDraftSerializer, responses={201: serializers.VersionDetailSerializer})
     @may_conflict("a draft cannot be started from this version now (the message says why).")
