@@ -48,7 +48,10 @@ def retroactive_change(gega, people, clock):
     raise_option_1(draft, people.compliance)
     publish(draft, requested_by=people.compliance, approved_by=people.admin, reason="The Bureau's late letter",
             retroactive=True, retroactive_reason="The letter applies from its own date")
-    return {"v1": v1, "v2": draft, "effective": effective, "before": published_at - datetime.timedelta(days=1)}
+    before = published_at - datetime.timedelta(days=1)
+    # "known at a day" means the end of that day in the service's time zone: the local day of ``before``.
+    return {"v1": v1, "v2": draft, "effective": effective, "before": before,
+            "before_day": timezone.localtime(before).date().isoformat()}
 
 
 def test_as_of_and_known_at_differ_where_a_retroactive_change_happened(gega, retroactive_change):
@@ -70,8 +73,9 @@ def test_the_api_answers_both_timelines(api, people, retroactive_change):
     assert now.status_code == then.status_code == 200, (now.json(), then.json())
     assert (now.json()["version"], then.json()["version"]) == (2, 1)
     assert now.json()["total"] != then.json()["total"] and then.json()["known_at"] == before
-    document = api.get(f"/api/v1/schedules/{GEGA}/", {"as_of": day, "known_at": before[:10]}).json()
-    assert document["version"]["number"] == 1 and document["known_at"].startswith(before[:10])
+    before_day = retroactive_change["before_day"]
+    document = api.get(f"/api/v1/schedules/{GEGA}/", {"as_of": day, "known_at": before_day}).json()
+    assert document["version"]["number"] == 1 and document["known_at"].startswith(before_day)
     current = api.get(f"/api/v1/schedules/{GEGA}/", {"as_of": day}).json()["version"]
     assert current["number"] == 2 and current["retroactive"] is True
     assert current["publication_reason"] == "The Bureau's late letter" and current["reason"] == "Late letter"
@@ -82,7 +86,7 @@ def test_the_api_answers_both_timelines(api, people, retroactive_change):
 def test_the_schedule_page_answers_both_timelines(client, people, retroactive_change):
     client.force_login(people.compliance)
     address = reverse("console:compliance-schedule", args=["casino-marysville", GEGA])
-    day, before = retroactive_change["effective"].isoformat(), retroactive_change["before"].date().isoformat()
+    day, before = retroactive_change["effective"].isoformat(), retroactive_change["before_day"]
     page = client.get(address, {"as_of": day, "known_at": before})
     looked_up = page.context["looked_up"]
     assert (looked_up["now"].number, looked_up["then"].number) == (2, 1)
@@ -170,7 +174,7 @@ def test_the_export_lists_every_changed_tier_as_the_diff_api_does(api, people, r
     # The export of the days before its publication, made then, would have shown v1 in force at the end; now
     # it shows v2 there, and says v1 was what the record showed when that period ended.
     before = ExportScope(establishments=[people.marysville], start=retroactive_change["effective"],
-                         end=retroactive_change["before"].date() - datetime.timedelta(days=1))
+                         end=datetime.date.fromisoformat(retroactive_change["before_day"]) - datetime.timedelta(days=1))
     versions = {row[4]: row for row in version_rows(before) if row[0] == GEGA}
     assert versions[2][6] is True and versions[2][11] is False and versions[2][12] is True  # in force now; retroactive
     assert versions[1][6] is False and versions[1][11] is True  # ... but v1 as the record stood then
