@@ -1,0 +1,96 @@
+"""Checkpoints of an audit chain's Merkle tree in the C2SP formats (tlog-checkpoint in a signed note). Plain Python.
+
+A checkpoint says "the log <origin> had <size> entries and this tree head" and is signed, so whoever keeps it can
+later check entries (inclusion proofs) and later checkpoints (consistency proofs) against it (``cardroom.merkle``).
+
+    <origin>\\n<tree size>\\n<base64 root hash>\\n          the body (c2sp.org/tlog-checkpoint)
+    \\n
+    — <key name> <base64(key id || Ed25519 signature of the body)>\\n     (c2sp.org/signed-note)
+
+The key id is the first 4 bytes of SHA-256(key name || 0x0A || 0x01 || the 32-byte Ed25519 public key). A
+verifier trusts only the key it is given by name; signature lines of other keys are ignored.
+"""
+
+import base64
+import binascii
+import hashlib
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+ED25519 = b"\x01"  # the signed-note signature type of Ed25519
+DASH = "\u2014"  # signature lines start with an em dash
+
+
+class CheckpointError(ValueError):
+    """Not a checkpoint signed by the key given; the message says what is wrong."""
+
+
+def _raw(public_key: Ed25519PublicKey) -> bytes:
+    return public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def key_id(name: str, public_key: Ed25519PublicKey) -> bytes:
+    return hashlib.sha256(name.encode() + b"\n" + ED25519 + _raw(public_key)).digest()[:4]
+
+
+def verifier_key(name: str, public_key: Ed25519PublicKey) -> str:
+    """The key as a verifier writes it down: ``<name>+<hex key id>+<base64(0x01 || public key)>``."""
+    return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(ED25519 + _raw(public_key)).decode()}"
+
+
+def body(origin: str, size: int, root: bytes) -> str:
+    if not origin or "\n" in origin:
+        raise CheckpointError("the origin must be one non-empty line.")
+    if size < 0 or len(root) != 32:
+        raise CheckpointError("a checkpoint needs a size of 0 or more and a 32-byte root hash.")
+    return f"{origin}\n{size}\n{base64.b64encode(root).decode()}\n"
+
+
+def sign(origin: str, size: int, root: bytes, name: str, private_key: Ed25519PrivateKey) -> str:
+    """The signed note of the checkpoint."""
+    if not name or any(c.isspace() or c == "+" for c in name):
+        raise CheckpointError("a key name has no spaces and no '+'.")
+    text = body(origin, size, root)
+    signature = private_key.sign(text.encode())
+    line = base64.b64encode(key_id(name, private_key.public_key()) + signature).decode()
+    return f"{text}\n{DASH} {name} {line}\n"
+
+
+def verify(note: str, name: str, public_key: Ed25519PublicKey) -> tuple[str, int, bytes]:
+    """(origin, size, root) of a checkpoint signed by ``name``'s ``public_key``; CheckpointError otherwise."""
+    text, blank, signatures = note.partition("\n\n")
+    if not blank or not signatures.endswith("\n"):
+        raise CheckpointError("not a signed note: a body, a blank line, then signature lines.")
+    text += "\n"
+    wanted = key_id(name, public_key)
+    for line in signatures[:-1].split("\n"):
+        parts = line.split(" ")
+        if len(parts) != 3 or parts[0] != DASH or parts[1] != name:
+            continue
+        try:
+            blob = base64.b64decode(parts[2], validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if blob[:4] != wanted:
+            continue
+        try:
+            public_key.verify(blob[4:], text.encode())
+        except InvalidSignature:
+            raise CheckpointError(f"the signature of {name} does not match the checkpoint: it was altered.") from None
+        return _read_body(text)
+    raise CheckpointError(f"the checkpoint carries no signature of {name} with this key.")
+
+
+def _read_body(text: str) -> tuple[str, int, bytes]:
+    lines = text.split("\n")
+    if len(lines) < 4 or not lines[1].isdigit() or (lines[1] != "0" and lines[1].startswith("0")):
+        raise CheckpointError("the body is not origin, tree size and root hash, one per line.")
+    try:
+        root = base64.b64decode(lines[2], validate=True)
+    except (binascii.Error, ValueError):
+        raise CheckpointError("the root hash is not base64.") from None
+    if len(root) != 32:
+        raise CheckpointError("the root hash is not 32 bytes.")
+    return lines[0], int(lines[1]), root
