@@ -152,6 +152,16 @@ def columns_document():
     }
 
 
+def _write_checkpoints(writer, scope):
+    """Each chain's Merkle tree head as the export covers it, signed (docs/audit.md): whoever keeps the bundle can
+    later tell a chain rewritten after it, even one whose hashes and recorded head were recomputed."""
+    from cardroom.audit import sign_checkpoint
+
+    for chain, (size, _) in sorted(scope.chain_heads.items()):
+        writer.add_bytes(f"checkpoints/{chain.replace(':', '-')}.txt",
+                         sign_checkpoint(chain, size, keys.installation_key()).encode())
+
+
 def build(scope, path, *, requested_by="", on_progress=None):
     """Write the bundle for ``scope`` to ``path``; returns the manifest (as signed)."""
     scope.freeze()
@@ -169,6 +179,7 @@ def build(scope, path, *, requested_by="", on_progress=None):
         pdf = report.render(scope, counts, generated_at=started, requested_by=requested_by)
         writer.add_bytes("report.pdf", pdf)
         progress.file_done("report.pdf", None)
+        _write_checkpoints(writer, scope)
         manifest = {
             "generated_at": collect.utc(started),
             "generated_by": requested_by,

@@ -440,3 +440,34 @@ def test_migration_chains_existing_entries(reseed):
     entry = log_action("test.after", establishment=establishment)
     assert (entry.sequence, entry.prev_hash) == (sequence + 1, head)
     assert all(report.ok for report in verify_chains())
+
+
+def test_a_tail_rewritten_after_an_export_is_caught_by_the_checkpoint_it_carried(room, tmp_path):
+    """With the database owner's rights the tail can be rehashed and the recorded head moved with it, so
+    verify_audit_log finds nothing; the signed checkpoint in the bundle exported before still tells (issue 14)."""
+    import zipfile
+
+    from cardroom.audit import checkpoint_holds
+    from exports import keys
+    from exports.build import build
+    from exports.collect import ExportScope
+
+    today = datetime.date.today()
+    build(ExportScope(establishments=[room], start=today - datetime.timedelta(days=1), end=today),
+          tmp_path / "bundle.zip", requested_by="test")
+    with zipfile.ZipFile(tmp_path / "bundle.zip") as bundle:
+        note = bundle.read(f"checkpoints/establishment-{room.pk}.txt").decode()
+    public = keys.installation_key().public_key()
+    assert note.startswith(f"cardroom/audit/establishment:{room.pk}\n5\n") and checkpoint_holds(note, public)
+
+    previous = room.entries[1].entry_hash
+    for entry in room.entries[2:]:
+        changes = {"prev_hash": previous, **({"action": "test.harmless"} if entry is room.entries[2] else {})}
+        previous = chain.entry_hash(fields_of(entry, **changes))
+        tamper("UPDATE {table} SET action = %s, prev_hash = %s, entry_hash = %s WHERE id = %s",
+               [changes.get("action", entry.action), changes["prev_hash"], previous, entry.pk])
+    with raw_sql() as cursor:
+        cursor.execute(f"UPDATE {AuditChainHead._meta.db_table} SET entry_hash = %s WHERE chain = %s",
+                       [previous, chain_name(room)])
+    assert verify("--establishment", "test-chain-room")[0]  # the chain alone looks whole
+    assert not checkpoint_holds(note, public)  # the checkpoint handed out before does not
