@@ -169,38 +169,3 @@ def _moved(name, broken, recorded):
         f"the entry was written at position {original} and moved here; its content is otherwise intact",
         entry,
     )
-
-
-# -- checkpoints: a chain's Merkle tree head, signed (cardroom.merkle, cardroom.checkpoint) ----------------------
-
-CHECKPOINT_KEY_NAME = "cardroom"
-
-
-def checkpoint_origin(chain):
-    return f"cardroom/audit/{chain}"
-
-
-def tree_leaves(chain, size):
-    """The first ``size`` entries of ``chain`` as Merkle leaves (their entry hashes), as the database holds them."""
-    return [bytes.fromhex(h) for h in AuditLogEntry.objects.filter(chain=chain, sequence__lte=size)
-            .order_by("sequence").values_list("entry_hash", flat=True).iterator()]
-
-
-def sign_checkpoint(chain, size, private_key):
-    """The signed checkpoint of ``chain``'s first ``size`` entries (C2SP tlog-checkpoint in a signed note)."""
-    from . import checkpoint, merkle
-
-    leaves = tree_leaves(chain, size)
-    return checkpoint.sign(checkpoint_origin(chain), len(leaves), merkle.root(leaves), CHECKPOINT_KEY_NAME,
-                           private_key)
-
-
-def checkpoint_holds(note, public_key):
-    """Whether the chain in the database still has, as its first entries, the tree a checkpoint signed: a chain
-    rewritten after the checkpoint was handed out (hashes and head recomputed included) does not."""
-    from . import checkpoint, merkle
-
-    origin, size, root = checkpoint.verify(note, CHECKPOINT_KEY_NAME, public_key)
-    chain = origin.removeprefix("cardroom/audit/")
-    leaves = tree_leaves(chain, size)
-    return len(leaves) == size and merkle.root(leaves) == root

@@ -40,6 +40,22 @@ def verifier_key(name: str, public_key: Ed25519PublicKey) -> str:
     return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(ED25519 + _raw(public_key)).decode()}"
 
 
+def read_verifier_key(text: str) -> tuple[str, Ed25519PublicKey]:
+    """(name, public key) of a verifier key written as ``verifier_key`` writes it; its key id must match."""
+    name, _, rest = text.strip().partition("+")
+    hex_id, _, encoded = rest.partition("+")
+    try:
+        blob = base64.b64decode(encoded, validate=True)
+        public_key = Ed25519PublicKey.from_public_bytes(blob[1:]) if blob[:1] == ED25519 and len(blob) == 33 else None
+    except (binascii.Error, ValueError):
+        public_key = None
+    if not name or public_key is None:
+        raise CheckpointError("not a verifier key: expected <name>+<hex key id>+<base64 of 0x01 and the public key>.")
+    if key_id(name, public_key).hex() != hex_id.lower():
+        raise CheckpointError(f"the verifier key's id {hex_id} does not match its name and public key.")
+    return name, public_key
+
+
 def body(origin: str, size: int, root: bytes) -> str:
     if not origin or "\n" in origin:
         raise CheckpointError("the origin must be one non-empty line.")

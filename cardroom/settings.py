@@ -260,6 +260,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "compliance.tasks.validate_everything",
         "schedule": crontab(hour=7, minute=30),
     },
+    # Hourly: a signed checkpoint of every audit chain that grew (cardroom.transparency), refused and alarmed
+    # when a chain no longer agrees with the checkpoints already signed.
+    "audit-sign-checkpoints": {
+        "task": "cardroom.tasks.sign_checkpoints",
+        "schedule": crontab(minute=5),
+    },
 }
 
 LOGGING = {

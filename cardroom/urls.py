@@ -20,6 +20,7 @@ api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    *cardroom.api.urls.urlpatterns,
     *fees.api.urls.urlpatterns,
     *compliance.urls.urlpatterns,
     *signage.urls.urlpatterns,

@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 import cardroom
@@ -110,7 +110,7 @@ def _write_csv(writer, kind, scope, progress):
                         if rows // PROGRESS_EVERY != (rows - data.count(b"\n")) // PROGRESS_EVERY:
                             progress.stage(f"{name}: {rows:,} rows")
         else:
-            for row in kind.rows(scope):
+            for row in scope.rows(kind):
                 out.writerow([csv_cell(v) for v in row])
                 rows += 1
                 if rows % PROGRESS_EVERY == 0:
@@ -125,21 +125,81 @@ def _write_json(writer, kind, scope, progress):
     name = f"{kind.name}.json"
     columns = kind.column_names
     with writer.open(name) as handle:
-        handle.write(b"[")
-        rows = 0
-        buffer = []
-        for row in kind.rows(scope):
-            record = {c: json_cell(v) for c, v in zip(columns, row)}
-            buffer.append(("\n" if rows == 0 else ",\n") + json.dumps(record, ensure_ascii=False))
-            rows += 1
-            if len(buffer) >= 1000:
-                handle.write("".join(buffer).encode())
-                buffer = []
-            if rows % PROGRESS_EVERY == 0:
-                progress.stage(f"{name}: {rows:,} rows")
-        handle.write(("".join(buffer) + "\n]\n").encode())
+        if kind.copy_sql is not None and collect.use_copy():
+            rows = _copy_json(handle, kind, scope, progress, name)
+        else:
+            handle.write(b"[")
+            rows = 0
+            buffer = []
+            for row in scope.rows(kind):
+                record = {c: json_cell(v) for c, v in zip(columns, row)}
+                buffer.append(("\n" if rows == 0 else ",\n") + json.dumps(record, ensure_ascii=False))
+                rows += 1
+                if len(buffer) >= 1000:
+                    handle.write("".join(buffer).encode())
+                    buffer = []
+                if rows % PROGRESS_EVERY == 0:
+                    progress.stage(f"{name}: {rows:,} rows")
+            handle.write(("".join(buffer) + "\n]\n").encode())
         handle.rows = rows
     progress.file_done(name, rows)
+    return rows
+
+
+NUMERIC_OID = 1700  # PostgreSQL's numeric: a Decimal, written as a JSON string as json_cell writes it
+INTEGER_OIDS = {20, 21, 23}  # bigint, smallint, integer: their text is their JSON
+
+
+def json_lines_sql(kind, scope):
+    """A SELECT giving each row of ``kind.copy_sql`` as one line of JSON followed by a comma, byte for byte what
+    ``json.dumps(record, ensure_ascii=False)`` makes of the Python path's record: keys in column order, ", " and ": "
+    between them, decimals as strings, NULL as null. PostgreSQL's to_json escapes text as Python does (\\", \\\\,
+    \\n, \\t, \\u00XX for other control characters; other characters as they are)."""
+    from psycopg import sql
+
+    select = kind.copy_sql(scope)
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SQL("SELECT * FROM ({}) s LIMIT 0").format(select))
+        types = [column.type_code for column in cursor.description]
+    names = kind.column_names
+    parts = []
+    for index, (column, oid) in enumerate(zip(names, types)):
+        value = sql.Identifier("s", column)
+        if oid in INTEGER_OIDS:
+            value = sql.SQL("{}::text").format(value)
+        else:
+            value = sql.SQL("to_json({}{})::text").format(value, sql.SQL("::text" if oid == NUMERIC_OID else ""))
+        key = ("{" if index == 0 else ", ") + json.dumps(column) + ": "
+        parts.append(sql.SQL("{}, coalesce({}, 'null')").format(sql.Literal(key), value))
+    return sql.SQL("SELECT concat({}, '}},') FROM ({}) s ({}) ORDER BY s.{}").format(
+        sql.SQL(", ").join(parts), select, sql.SQL(", ").join(sql.Identifier(c) for c in names),
+        sql.Identifier(names[0]))
+
+
+def _copy_json(handle, kind, scope, progress, name):
+    """The JSON array streamed from PostgreSQL: one line per row (json_lines_sql), as the Python path joins them.
+    CSV format with a quote and delimiter that JSON text never holds raw gives each line back as it is."""
+    from psycopg import sql
+
+    statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')").format(
+        json_lines_sql(kind, scope))
+    rows, parts, size = 0, [b"[\n"], 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jit = off")  # compiling the expressions costs more than it saves here
+        with cursor.cursor.copy(statement) as copy:
+            for data in copy:  # whole lines (PostgreSQL sends a row a message); no raw newline inside JSON text
+                data = bytes(data)
+                parts.append(data)
+                size += len(data)
+                lines = data.count(b"\n")
+                if (rows + lines) // PROGRESS_EVERY != rows // PROGRESS_EVERY:
+                    progress.stage(f"{name}: {rows + lines:,} rows")
+                rows += lines
+                if size >= 1 << 20:  # write in large pieces, keeping the last line back for the closing bracket
+                    handle.write(b"".join(parts[:-1]))
+                    parts, size = parts[-1:], 0
+    tail = b"".join(parts)
+    handle.write(tail[:-2] + b"\n]\n" if rows else b"[\n]\n")
     return rows
 
 
@@ -153,17 +213,20 @@ def columns_document():
 
 
 def _write_checkpoints(writer, scope):
-    """Each chain's Merkle tree head as the export covers it, signed (docs/audit.md): whoever keeps the bundle can
-    later tell a chain rewritten after it, even one whose hashes and recorded head were recomputed."""
-    from cardroom.audit import sign_checkpoint
+    """Each chain's Merkle tree head as the export covers it, signed, with the proofs that tie the export's audit rows
+    and earlier exports' checkpoints to it (``cardroom.transparency.export_files``, docs/audit.md): whoever keeps the
+    bundle can later tell a chain rewritten after it, even one whose hashes and recorded head were recomputed."""
+    from cardroom.transparency import export_files
 
-    for chain, (size, _) in sorted(scope.chain_heads.items()):
-        writer.add_bytes(f"checkpoints/{chain.replace(':', '-')}.txt",
-                         sign_checkpoint(chain, size, keys.installation_key()).encode())
+    for name, text in export_files(scope.chain_heads, scope.start_moment, scope.end_moment).items():
+        writer.add_bytes(name, text.encode())
 
 
 def build(scope, path, *, requested_by="", on_progress=None):
     """Write the bundle for ``scope`` to ``path``; returns the manifest (as signed)."""
+    from cardroom.transparency import current_key
+
+    signing_key, _ = current_key()  # recorded among the installation's keys before the bundle's time is taken
     scope.freeze()
     progress = Progress(2 * len(collect.KINDS) + 2, on_progress)
     started = timezone.now()
@@ -195,5 +258,5 @@ def build(scope, path, *, requested_by="", on_progress=None):
             "last_ids": {"ledger_entries": scope.last_entry, "rounds": scope.last_round},
             "signing_key": keys.key_fingerprint(),
         }
-        writer.finish(manifest, keys.installation_key())
+        writer.finish(manifest, signing_key)
     return manifest

@@ -51,10 +51,12 @@ class ExportScope:
     last_entry: int = 0
     last_round: int = 0
     chain_heads: dict = field(default_factory=dict)  # chain name -> (sequence, entry_hash)
+    small_rows: dict = field(default_factory=dict, repr=False)  # kind name -> its rows, read once (``rows``)
 
     def freeze(self):
         from cardroom.audit import chain_head, chain_name
 
+        self.small_rows = {}
         self.freeze_ledger()
         self.chain_heads = {chain_name(e): chain_head(e) for e in self.establishments}
         return self
@@ -66,6 +68,15 @@ class ExportScope:
         self.last_entry = CollectionEntry.objects.aggregate(m=Max("id"))["m"] or 0
         self.last_round = RoundOfPlay.objects.aggregate(m=Max("id"))["m"] or 0
         return self
+
+    def rows(self, kind):
+        """The rows of ``kind`` in the scope: a small kind's are read once and kept for its CSV, its JSON and the
+        report (fees per table and day sums the whole ledger); a big kind's are streamed each time."""
+        if kind.big:
+            return kind.rows(self)
+        if kind.name not in self.small_rows:
+            self.small_rows[kind.name] = list(kind.rows(self))
+        return self.small_rows[kind.name]
 
     @property
     def start_moment(self):
@@ -412,7 +423,7 @@ def audit_rows(scope):
     for e in entries.iterator(chunk_size=CHUNK):
         yield (e.chain, e.sequence, utc(e.created_at), e.establishment.slug if e.establishment else None,
                e.actor_label, e.action, e.object_type, e.object_id, e.object_repr, e.data, e.prev_hash,
-               e.entry_hash)
+               e.entry_hash, e.actor_id, e.establishment_id, e.jurisdiction_id)
 
 
 KINDS = [
@@ -509,7 +520,10 @@ KINDS = [
         ("created_at", "When (UTC)"), ("establishment", "Establishment slug"), ("actor", "Who or which command"),
         ("action", "What was done"), ("object_type", "Model"), ("object_id", "Id"), ("object", "Description"),
         ("data", "Details (JSON)"), ("prev_hash", "Hash of the entry before in the chain"),
-        ("entry_hash", "This entry's hash (covers its content and prev_hash)")], audit_rows, big=True),
+        ("entry_hash", "This entry's hash (covers its content and prev_hash)"),
+        ("actor_id", "The user's id (hashed with the entry; empty for a command)"),
+        ("establishment_id", "The establishment's id (hashed with the entry)"),
+        ("jurisdiction_id", "The jurisdiction's id (hashed with the entry), if any")], audit_rows, big=True),
 ]
 
 

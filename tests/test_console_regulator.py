@@ -17,9 +17,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from cardroom import chain as chain_module
 from cardroom.access import Scope
 from cardroom.audit import log_action
-from cardroom.models import AuditLogEntry, Game, Job, Table
+from cardroom.models import AuditChainHead, AuditLogEntry, Game, Job, Table
 from compliance import inbox
 from compliance.checking import run_establishment, run_everything
 from compliance.findings import acknowledge
@@ -493,3 +494,33 @@ def test_the_audit_log_newest_first_with_its_chain_status(client, people, room):
             cursor.execute("SET LOCAL session_replication_role = DEFAULT")
     status = cell(text(client.get(log_of("casino-marysville"))), "chain-status")
     assert "Broken" in status and f"position {target.sequence}" in status
+
+
+def test_the_audit_log_page_says_whether_the_chain_still_agrees_with_its_signed_checkpoints(client, people, room):
+    from cardroom import transparency
+    from cardroom.audit import chain_name
+
+    client.force_login(people.regulator_ca)
+    assert "No checkpoint of this chain has been signed yet" in cell(text(client.get(log_of("casino-marysville"))),
+                                                                      "checkpoints")
+    chain = chain_name(people.marysville)
+    signed = transparency.sign(chain)
+    html = text(client.get(log_of("casino-marysville")))
+    assert "Agrees" in cell(html, "checkpoints") and f"the {signed.size} entries" in cell(html, "checkpoints")
+    proof = client.get(f"/api/v1/audit/proof?chain=casino-marysville&sequence={signed.size}")
+    assert proof.status_code == 200 and proof.content.decode().endswith(signed.note)
+    assert f"sequence={signed.size}" in cell(html, "audit-table")
+
+    # The last entry rewritten with a recomputed hash and head: the chain walks clean; the checkpoint tells.
+    from tests.test_audit_chain import fields_of, raw_sql
+
+    last = AuditLogEntry.objects.get(chain=chain, sequence=signed.size)
+    rehashed = chain_module.entry_hash(fields_of(last, action="test.rewritten"))
+    with raw_sql() as cursor:
+        cursor.execute(f"UPDATE {AuditLogEntry._meta.db_table} SET action = %s, entry_hash = %s WHERE id = %s",
+                       ["test.rewritten", rehashed, last.pk])
+        cursor.execute(f"UPDATE {AuditChainHead._meta.db_table} SET entry_hash = %s WHERE chain = %s",
+                       [rehashed, chain])
+    html = text(client.get(log_of("casino-marysville")))
+    assert "Intact" in cell(html, "chain-status")
+    assert "Rewritten" in cell(html, "checkpoints") and "rewritten after it" in cell(html, "checkpoints")

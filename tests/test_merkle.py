@@ -108,3 +108,19 @@ def test_an_altered_or_foreign_checkpoint_is_refused():
         checkpoint.verify(note, "k", other.public_key())
     with pytest.raises(checkpoint.CheckpointError):
         checkpoint.verify("origin\n7\n", "k", key.public_key())
+
+
+def test_a_range_proof_gives_back_the_root_only_for_the_run_it_was_made_for():
+    leaves = [bytes([n]) * 32 for n in range(13)]
+    head = merkle.root(leaves)
+    for start in range(14):
+        for end in range(start, 14):
+            proof = merkle.range_proof(leaves, start, end)
+            assert merkle.root_from_range(leaves[start:end], start, 13, proof) == head
+            if end > start:
+                changed = [*leaves[start:end - 1], b"\xff" * 32]
+                assert merkle.root_from_range(changed, start, 13, proof) != head
+                assert merkle.root_from_range(leaves[start:end - 1], start, 13, proof) != head  # a row left out
+    assert merkle.root_from_range(leaves[2:5], 2, 13, merkle.range_proof(leaves, 2, 5)[:-1]) is None
+    with pytest.raises(merkle.ProofError):
+        merkle.range_proof(leaves, 5, 14)

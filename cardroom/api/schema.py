@@ -126,7 +126,11 @@ class AutoSchema(openapi.AutoSchema):
         self.registry.register_on_missing(ResolvedComponent(
             name=ERROR_COMPONENT, type=ResolvedComponent.SCHEMA, object=ERROR_COMPONENT, schema=ERROR_SCHEMA))
         responses = operation["responses"]
-        for status, description in self.error_statuses(has_body="requestBody" in operation).items():
+        statuses = self.error_statuses(has_body="requestBody" in operation)
+        # An error a view declares itself (to say when it happens) is answered in the one error format too.
+        own = {int(status) for status in responses if int(status) >= 400}
+        statuses.update({status: None for status in own - statuses.keys()})
+        for status, description in statuses.items():
             declared = responses.get(str(status))
             if declared is None:
                 responses[str(status)] = error_response(status, description)

@@ -1,6 +1,15 @@
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import conditions, jobs, views
+from . import audit, conditions, jobs, views
+
+# Plain (non-router) endpoints, mounted under /api/v1/.
+urlpatterns = [
+    path("audit/keys", audit.KeysView.as_view(), name="audit-keys"),
+    path("audit/checkpoint", audit.CheckpointView.as_view(), name="audit-checkpoint"),
+    path("audit/proof", audit.ProofView.as_view(), name="audit-proof"),
+    path("audit/consistency", audit.ConsistencyView.as_view(), name="audit-consistency"),
+]
 
 
 def register(router: DefaultRouter):

@@ -100,3 +100,56 @@ class AuditChainHead(models.Model):
 
     def __str__(self):
         return f"{self.chain} @ {self.sequence} {self.entry_hash[:12]}"
+
+
+class SigningKey(models.Model):
+    """A public key the installation has signed with (checkpoints, export manifests), and when.
+
+    The private key is configuration (``exports.keys``); this is its public half as the record knows it. The key in
+    use is recorded the first time it signs; when the configuration changes to another key, the one before gets its
+    ``valid_until`` and the new one starts. Retired keys stay listed (``GET /api/v1/audit/keys``), so what they
+    signed still verifies."""
+
+    name = models.CharField(max_length=64, default="cardroom", help_text="The signer's name in signed notes.")
+    key_id = models.CharField(max_length=8, unique=True, help_text="The signed-note key id (hex, 4 bytes).")
+    public_key = models.CharField(max_length=64, help_text="Base64 of the raw 32-byte Ed25519 public key.")
+    fingerprint = models.CharField(max_length=71, unique=True, help_text="SHA256:<hex> of the raw public key.")
+    valid_from = models.DateTimeField(help_text="When it first signed.")
+    valid_until = models.DateTimeField(null=True, blank=True, help_text="When another key replaced it; empty while "
+                                                                         "it is the key in use.")
+
+    class Meta:
+        ordering = ["valid_from"]
+
+    def __str__(self):
+        return f"{self.name} {self.key_id}"
+
+
+class AuditCheckpoint(models.Model):
+    """A signed checkpoint of one audit chain (its Merkle tree head at a size), as handed out.
+
+    ``cardroom.transparency.sign`` writes them and refuses to sign one the chain no longer agrees with: two
+    checkpoints of a chain are always consistent (the larger tree contains the smaller one unchanged)."""
+
+    class Purpose(models.TextChoices):
+        SCHEDULE = "schedule", "signed hourly"
+        EXPORT = "export", "carried by an audit export"
+        REQUEST = "request", "asked for over the API"
+
+    chain = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField(help_text="Entries covered: positions 1 to size.")
+    root_hash = models.CharField(max_length=64, help_text="The Merkle tree head (hex).")
+    note = models.TextField(help_text="The checkpoint as a signed note (C2SP tlog-checkpoint).")
+    signing_key = models.ForeignKey(SigningKey, on_delete=models.PROTECT, related_name="checkpoints")
+    purpose = models.CharField(max_length=16, choices=Purpose.choices)
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["chain", "size"]
+        constraints = [
+            models.UniqueConstraint(fields=["chain", "size", "signing_key", "purpose"],
+                                    name="cardroom_checkpoint_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.chain} @ {self.size} {self.root_hash[:12]}"

@@ -21,8 +21,9 @@ from django.db.models import Count, Max, Prefetch, Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
+from cardroom import transparency
 from cardroom.api.jobs import visible_jobs
-from cardroom.audit import chain_entries, verify_chains
+from cardroom.audit import chain_entries, chain_name, verify_chains
 from cardroom.conditions import conditions_at
 from cardroom.models import Approval, ConditionFulfilment, Job
 from cardroom.ordering import natural
@@ -32,7 +33,12 @@ from exports import collect, verification
 from exports.requests import ExportInputError, read_request, start_export
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting
 
-from ..access import establishment_or_404, page, regulated_establishments, regulated_jurisdictions
+from ..access import (
+    establishment_or_404,
+    page,
+    regulated_establishments,
+    regulated_jurisdictions,
+)
 from ..templatetags.console import money
 
 AUDIT_PAGE_SIZE = 50
@@ -270,7 +276,7 @@ def audit_log(request, establishment, scope):
             for e in log_page.object_list]
     return render(request, "console/regulator/audit_log.html", {
         "section": "regulator", "establishment": establishment, "page": log_page, "rows": rows,
-        "report": report})
+        "report": report, "checkpoints": transparency.status(chain_name(establishment))})
 
 
 # -- audit exports -------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 from psycopg import errors
 
-AUDIT_LOG, CHAIN_HEADS = "cardroom_auditlogentry", "cardroom_auditchainhead"
+AUDIT_LOG, CHAIN_HEADS, CHECKPOINTS = "cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"
 FIRST_ENTRY = f"(SELECT min(id) FROM {AUDIT_LOG})"
 
 REFUSED = {
@@ -20,6 +20,8 @@ REFUSED = {
     "update an audit entry": f"UPDATE {AUDIT_LOG} SET action = 'forged' WHERE id = {FIRST_ENTRY}",
     "delete an audit entry": f"DELETE FROM {AUDIT_LOG} WHERE id = {FIRST_ENTRY}",
     "delete a chain head": f"DELETE FROM {CHAIN_HEADS}",
+    "delete a signed checkpoint": f"DELETE FROM {CHECKPOINTS}",
+    "change a signed checkpoint": f"UPDATE {CHECKPOINTS} SET root_hash = repeat('0', 64)",
     "record a migration": "INSERT INTO django_migrations (app, name, applied) VALUES ('cardroom', 'forged', now())",
 }
 

@@ -3,14 +3,15 @@ from django.db import connection, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
 from cardroom.management.commands.create_database_roles import role_name
-from cardroom.models import AuditChainHead, AuditLogEntry
+from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry
 
 ROWS = "SELECT, INSERT, UPDATE, DELETE"
 # Tables whose rows the service role may not rewrite: the audit log is appended to (each entry hash-chained to
 # the one before; its trigger refuses changes, and only the owner could switch the trigger off), chain heads
-# only move forward, and migrations are the owner's.
+# only move forward, signed checkpoints are kept as signed, and migrations are the owner's.
 LIMITED = {
     AuditLogEntry._meta.db_table: "SELECT, INSERT",
+    AuditCheckpoint._meta.db_table: "SELECT, INSERT",
     AuditChainHead._meta.db_table: "SELECT, INSERT, UPDATE",
     MigrationRecorder.Migration._meta.db_table: "SELECT",
 }

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ... import keys
 from ...bundle import fingerprint, load_public_key, verify
+from ...verification import signer_of
 
 
 def _period(period):
@@ -77,7 +77,8 @@ class Command(BaseCommand):
             except ValueError as error:
                 raise CommandError(f"{public_key}: {error}") from None
         else:
-            key = keys.public_key()
+            with path.open("rb") as handle:
+                key = signer_of(handle)  # the installation's key that signed it, current or rotated
         result = verify(path, key)
         signer = fingerprint(key)
         if not result.ok:

@@ -1,0 +1,219 @@
+"""Signed checkpoints of the audit chains, and the proofs that let outsiders check them (docs/audit.md).
+
+Each chain is also a Merkle tree over its entries' hashes (``cardroom.merkle``). ``sign`` signs a checkpoint of a
+chain (C2SP signed note, ``cardroom.checkpoint``) and stores it; it refuses when the chain no longer holds, unchanged,
+the tree of the largest checkpoint already signed, so the service never signs two inconsistent checkpoints. Proofs
+(``inclusion``, ``consistency``, ``export_files``) come in the text formats of ``cardroom.tlog``, which checks them
+with no Django and no access to the service.
+
+Someone with the database owner's rights can still rewrite a chain and delete the stored checkpoints; then the
+service signs again. What it cannot undo is a checkpoint already handed out: whoever kept one catches the rewrite.
+"""
+
+import logging
+
+from django.db import transaction
+from django.db.models import Max, Min
+from django.utils import timezone
+
+from . import chain as hashchain
+from . import checkpoint, merkle, tlog
+from .exceptions import StateConflict
+from .models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
+
+logger = logging.getLogger(__name__)
+
+KEY_NAME = "cardroom"
+
+
+class ChainRewritten(StateConflict):
+    """The chain no longer holds the tree a signed checkpoint covers: it was rewritten after it was handed out."""
+
+
+class UnknownChain(ValueError):
+    pass
+
+
+def origin(chain):
+    return tlog.ORIGIN_PREFIX + chain
+
+
+def current_key():
+    """(private key, SigningKey) of the key in use, recorded the first time it signs. A new configured key starts
+    its validity and ends that of the key before it; a key once replaced is not taken back."""
+    from exports import bundle, keys
+
+    private = keys.installation_key()
+    fingerprint = bundle.fingerprint(private)
+    row = SigningKey.objects.filter(fingerprint=fingerprint).first()
+    if row is None:
+        with transaction.atomic():
+            now = timezone.now()
+            SigningKey.objects.select_for_update().filter(valid_until__isnull=True).update(valid_until=now)
+            row, _ = SigningKey.objects.get_or_create(fingerprint=fingerprint, defaults={
+                "name": KEY_NAME, "key_id": checkpoint.key_id(KEY_NAME, private.public_key()).hex(),
+                "public_key": bundle.public_key_base64(private), "valid_from": now})
+            logger.warning("Signing with a new key %s (%s) from %s on.", row.key_id, fingerprint, now.isoformat())
+    elif row.valid_until is not None:
+        raise StateConflict(f"The configured signing key {row.key_id} was replaced on {row.valid_until:%Y-%m-%d}; "
+                            "configure the key in use or a new one (docs/audit.md, 'Keys').")
+    return private, row
+
+
+def keyring():
+    """Every key the installation has signed with, for ``GET /api/v1/audit/keys`` and ``cardroom.tlog``."""
+    current_key()
+    return [{
+        "name": k.name, "key_id": k.key_id, "algorithm": "Ed25519", "public_key": k.public_key,
+        "verifier_key": checkpoint.verifier_key(k.name, _public(k)), "fingerprint": k.fingerprint,
+        "valid_from": k.valid_from.isoformat(), "valid_until": k.valid_until.isoformat() if k.valid_until else None,
+    } for k in SigningKey.objects.order_by("valid_from")]
+
+
+def _public(key):
+    from exports import bundle
+
+    return bundle.load_public_key(key.public_key)
+
+
+def tree_leaves(chain, size):
+    """The first ``size`` entries of ``chain`` as Merkle leaves (their entry hashes), as the database holds them."""
+    return [bytes.fromhex(h) for h in AuditLogEntry.objects.filter(chain=chain, sequence__lte=size)
+            .order_by("sequence").values_list("entry_hash", flat=True).iterator(chunk_size=5000)]
+
+
+def latest(chain):
+    return AuditCheckpoint.objects.filter(chain=chain).order_by("-size", "-signed_at").first()
+
+
+def disagreement(chain, leaves):
+    """What is wrong when the chain's leaves no longer hold the largest checkpoint signed; None when they do."""
+    last = latest(chain)
+    if last is None:
+        return None
+    if len(leaves) < last.size:
+        return (f"the chain {chain} has {len(leaves)} entries; a checkpoint of {last.size} was signed on "
+                f"{last.signed_at:%Y-%m-%d %H:%M} UTC: entries were removed after it.")
+    if merkle.root(leaves[:last.size]).hex() != last.root_hash:
+        return (f"the first {last.size} entries of the chain {chain} are not those of the checkpoint signed on "
+                f"{last.signed_at:%Y-%m-%d %H:%M} UTC: the chain was rewritten after it.")
+    return None
+
+
+def sign(chain, *, size=None, purpose=AuditCheckpoint.Purpose.REQUEST):
+    """The stored, signed checkpoint of ``chain``'s first ``size`` entries (its head when None). Raises
+    ChainRewritten when the chain disagrees with a checkpoint already signed (and says so in the log)."""
+    private, key = current_key()
+    with transaction.atomic():
+        # The head stays locked while the tree is read: the chain cannot grow under the check.
+        head = AuditChainHead.objects.select_for_update().filter(chain=chain).first()
+        if head is None:
+            raise UnknownChain(f"There is no audit chain {chain!r}.")
+        size = head.sequence if size is None else size
+        if not 0 <= size <= head.sequence:
+            raise UnknownChain(f"The chain {chain} has {head.sequence} entries, not {size}.")
+        leaves = tree_leaves(chain, head.sequence)
+        problem = disagreement(chain, leaves)
+        if problem is None:
+            root = merkle.root(leaves[:size]).hex()
+            stored = AuditCheckpoint.objects.filter(chain=chain, size=size, signing_key=key, purpose=purpose).first()
+            if stored is not None:
+                return stored
+            note = checkpoint.sign(origin(chain), size, bytes.fromhex(root), key.name, private)
+            return AuditCheckpoint.objects.create(chain=chain, size=size, root_hash=root, note=note, signing_key=key,
+                                                  purpose=purpose, signed_at=timezone.now())
+    _alarm(chain, problem)
+    raise ChainRewritten(f"Refused to sign a checkpoint: {problem}")
+
+
+def _alarm(chain, problem):
+    from .audit import log_action
+
+    logger.error("Audit chain %s disagrees with its signed checkpoints: %s", chain, problem)
+    log_action("audit.checkpoint_refused", actor_label="checkpoints", data={"chain": chain, "problem": problem})
+
+
+def sign_moved_chains():
+    """The beat: a checkpoint of every chain that grew since its last one, and a check that every other chain
+    with checkpoints still agrees with them. Returns (signed, refused) chains."""
+    signed, refused = [], []
+    last = dict(AuditCheckpoint.objects.values_list("chain").annotate(size=Max("size")))
+    for chain, sequence in AuditChainHead.objects.order_by("chain").values_list("chain", "sequence"):
+        try:
+            if sequence and sequence > last.get(chain, 0):
+                sign(chain, purpose=AuditCheckpoint.Purpose.SCHEDULE)
+                signed.append(chain)
+            elif chain in last:
+                problem = disagreement(chain, tree_leaves(chain, sequence))
+                if problem is not None:
+                    _alarm(chain, problem)
+                    raise ChainRewritten(problem)
+        except ChainRewritten:
+            refused.append(chain)
+    return signed, refused
+
+
+def inclusion(chain, sequence, size=None):
+    """The C2SP tlog-proof of entry ``sequence`` of ``chain`` under a checkpoint of ``size`` (the head)."""
+    entry = AuditLogEntry.objects.filter(chain=chain, sequence=sequence).values(*hashchain.FIELDS).first()
+    if entry is None:
+        raise UnknownChain(f"The chain {chain} has no entry at position {sequence}.")
+    signed = sign(chain, size=size)
+    if sequence > signed.size:
+        raise UnknownChain(f"Entry {sequence} is not among the {signed.size} entries of that checkpoint.")
+    path = merkle.inclusion_proof(tree_leaves(chain, signed.size), sequence - 1)
+    return tlog.inclusion_text(sequence - 1, path, signed.note, hashchain.canonical(entry))
+
+
+def consistency(chain, old_size, new_size=None):
+    """The proof that the chain's tree of ``new_size`` (the head) holds the one of ``old_size`` unchanged."""
+    signed = sign(chain, size=new_size)
+    if not 0 < old_size <= signed.size:
+        raise UnknownChain(f"A consistency proof runs from 1 to {signed.size} entries here, not from {old_size}.")
+    proof = merkle.consistency_proof(tree_leaves(chain, signed.size), old_size)
+    return tlog.consistency_text(old_size, proof, signed.note)
+
+
+def export_files(chain_heads, start_moment, end_moment):
+    """The files an audit export carries per chain it covers (docs/exports.md): the checkpoint of the chain as the
+    export covers it, the range proof of the period's entries, and a consistency proof from every checkpoint handed
+    out before (by an earlier export or the API). ``chain_heads``: chain -> (sequence, entry_hash) as frozen by the
+    export."""
+    files = {}
+    for chain, (size, _) in sorted(chain_heads.items()):
+        if not size:
+            continue
+        signed = sign(chain, size=size, purpose=AuditCheckpoint.Purpose.EXPORT)
+        leaves = tree_leaves(chain, size)
+        period = AuditLogEntry.objects.filter(chain=chain, sequence__lte=size, created_at__gte=start_moment,
+                                              created_at__lt=end_moment).aggregate(first=Min("sequence"),
+                                                                                   last=Max("sequence"))
+        start, end = (period["first"] - 1, period["last"]) if period["first"] else (size, size)
+        stem = f"checkpoints/{chain.replace(':', '-')}"
+        files[f"{stem}.txt"] = signed.note
+        files[f"{stem}.range.txt"] = tlog.range_text(start, end, merkle.range_proof(leaves, start, end), signed.note)
+        # From every size handed out (exports, the API); the hourly ones stay in the service.
+        earlier = (AuditCheckpoint.objects.filter(chain=chain, size__lt=size, size__gt=0)
+                   .exclude(purpose=AuditCheckpoint.Purpose.SCHEDULE).values_list("size", flat=True).distinct())
+        for old in sorted(set(earlier)):
+            files[f"{stem}.from-{old}.txt"] = tlog.consistency_text(
+                old, merkle.consistency_proof(leaves, old), signed.note)
+    return files
+
+
+def status(chain):
+    """What a page shows of a chain's checkpoints: the latest signed, how many, and whether the chain as it now
+    stands still agrees with them (the problem when it does not)."""
+    head = AuditChainHead.objects.filter(chain=chain).values_list("sequence", flat=True).first() or 0
+    stored = AuditCheckpoint.objects.filter(chain=chain)
+    return {"latest": latest(chain), "count": stored.count(),
+            "problem": disagreement(chain, tree_leaves(chain, head)) if stored.exists() else None}
+
+
+def holds(note):
+    """Whether the chain in the database still has, as its first entries, the tree a checkpoint signed (by any key
+    the installation has used)."""
+    ring = tlog.Keyring([tlog.Key(k.name, _public(k)) for k in SigningKey.objects.all()])
+    chain_origin, size, root, _ = ring.checkpoint(note)
+    leaves = tree_leaves(chain_origin.removeprefix(tlog.ORIGIN_PREFIX), size)
+    return len(leaves) == size and merkle.root(leaves) == root

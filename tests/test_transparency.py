@@ -1,0 +1,388 @@
+"""Outsiders check the audit log: signed checkpoints, inclusion and consistency proofs, exports, key rotation.
+
+The verifier is ``cardroom.tlog`` run as a regulator would, from files, against the keys file the service publishes;
+the attacker has the database owner's rights (``tests.test_audit_chain.tamper``) and, where said, deletes the
+service's stored checkpoints too.
+"""
+
+import datetime
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from django.conf import settings as django_settings
+
+from cardroom import chain, merkle, tlog, transparency
+from cardroom.audit import chain_name, log_action
+from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
+from cardroom.tasks import sign_checkpoints
+from exports import bundle
+from exports.build import build
+from exports.collect import ExportScope
+from tests.test_audit_chain import fields_of, raw_sql, tamper
+
+pytestmark = pytest.mark.django_db
+
+TODAY = datetime.date.today()
+
+
+@pytest.fixture
+def room(people):
+    from cardroom.models import Establishment
+
+    room = Establishment.objects.create(slug="test-tlog-room", name="Test Tlog Room", jurisdiction=people.washington,
+                                        kind="card_room", is_demo=True)
+    room.chain = chain_name(room)
+    for n in range(1, 8):
+        log_action(f"test.step{n}", actor=people.compliance_wa, establishment=room, jurisdiction=room.jurisdiction,
+                   data={"n": n, "note": "näive \"quoted\""})
+    return room
+
+
+@pytest.fixture
+def regulator(api, people):
+    api.force_login(people.regulator_wa)
+    return api
+
+
+def keys_file(api, tmp_path, name="keys.json"):
+    response = api.get("/api/v1/audit/keys")
+    assert response.status_code == 200, response.content
+    path = tmp_path / name
+    path.write_text(json.dumps(response.json()))
+    return path
+
+
+def save(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def check(keys, *args):
+    """The verifier's exit code and output, as a regulator runs it."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = tlog.main(["--keys", str(keys), *args])
+    return code, out.getvalue()
+
+
+def rewrite_tail(room, from_position):
+    """Change the entry at ``from_position`` and rechain everything after it, head included: verify_audit_log
+    then finds nothing wrong."""
+    entries = list(AuditLogEntry.objects.filter(chain=room.chain).order_by("sequence"))
+    previous = entries[from_position - 2].entry_hash
+    for entry in entries[from_position - 1:]:
+        action = "test.rewritten" if entry.sequence == from_position else entry.action
+        rehashed = chain.entry_hash(fields_of(entry, action=action, prev_hash=previous))
+        tamper("UPDATE {table} SET action = %s, prev_hash = %s, entry_hash = %s WHERE id = %s",
+               [action, previous, rehashed, entry.pk])
+        previous = rehashed
+    with raw_sql() as cursor:
+        cursor.execute(f"UPDATE {AuditChainHead._meta.db_table} SET entry_hash = %s WHERE chain = %s",
+                       [previous, room.chain])
+
+
+def forget_checkpoints():
+    """The attacker also removes what the service signed, so it will sign again."""
+    with raw_sql() as cursor:
+        cursor.execute(f"DELETE FROM {AuditCheckpoint._meta.db_table}")
+
+
+# -- keys --------------------------------------------------------------------------------------------------------------
+
+
+def test_the_keys_are_public_with_their_ids_and_validity(api, room):
+    body = api.get("/api/v1/audit/keys").json()
+    [key] = body["keys"]
+    assert key["valid_until"] is None and key["algorithm"] == "Ed25519"
+    assert key["verifier_key"].startswith(f"cardroom+{key['key_id']}+")
+    assert key["fingerprint"] == transparency.current_key()[1].fingerprint
+
+
+def test_a_rotated_key_still_verifies_what_it_signed(api, regulator, room, settings, tmp_path):
+    old_note = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode()
+    settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())  # the operator rotates the key
+    log_action("test.after-rotation", establishment=room)
+    new_note = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode()
+    keys = api.get("/api/v1/audit/keys").json()["keys"]
+    assert len(keys) == 2 and keys[0]["valid_until"] == keys[1]["valid_from"] and keys[1]["valid_until"] is None
+    assert old_note.split("\n\n")[1].split()[2] != new_note.split("\n\n")[1].split()[2]  # different signatures
+    path = keys_file(api, tmp_path)
+    assert check(path, "checkpoint", save(tmp_path, "old.txt", old_note))[0] == 0
+    assert check(path, "checkpoint", save(tmp_path, "new.txt", new_note))[0] == 0
+    # A consistency proof signed by the new key, from the checkpoint the old key signed.
+    size = int(old_note.split("\n")[1])
+    proof = regulator.get("/api/v1/audit/consistency", {"chain": room.chain, "from": size}).content.decode()
+    assert check(path, "consistency", save(tmp_path, "kept.txt", old_note), save(tmp_path, "p.txt", proof))[0] == 0
+    # Only the old key in the keyring: the new checkpoint is not trusted.
+    only_old = tmp_path / "old-keys.json"
+    only_old.write_text(json.dumps({"keys": keys[:1]}))
+    code, out = check(only_old, "checkpoint", str(tmp_path / "new.txt"))
+    assert code == 1 and "no signature of any key in the keyring" in out
+
+
+# -- checkpoints -------------------------------------------------------------------------------------------------------
+
+
+def test_checkpoint_api_signs_the_head_and_keeps_it(regulator, room):
+    response = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug})
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
+    origin, size, root = response.content.decode().split("\n")[:3]
+    assert (origin, size) == (f"cardroom/audit/{room.chain}", "7")
+    stored = AuditCheckpoint.objects.get(chain=room.chain, size=7)
+    assert stored.note == response.content.decode() and stored.purpose == "request"
+    assert regulator.get("/api/v1/audit/checkpoint", {"chain": room.chain}).content == response.content
+    assert AuditCheckpoint.objects.filter(chain=room.chain).count() == 1
+    smaller = regulator.get("/api/v1/audit/checkpoint", {"chain": room.chain, "size": 3}).content.decode()
+    assert smaller.split("\n")[1] == "3"
+
+
+@pytest.mark.parametrize("params, status, field", [
+    ({}, 400, "chain"),
+    ({"chain": "test-tlog-room", "size": "-1"}, 400, "size"),
+    ({"chain": "room; DROP"}, 400, "chain"),
+    ({"chain": "test-tlog-room", "size": "lots"}, 400, "size"),
+    ({"chain": "test-tlog-room", "size": "99"}, 404, None),
+    ({"chain": "establishment:999999"}, 404, None),
+    ({"chain": "casino-marysville"}, 404, None),  # California: not this regulator's
+])
+def test_checkpoint_api_says_what_is_wrong(regulator, room, params, status, field):
+    response = regulator.get("/api/v1/audit/checkpoint", params)
+    assert response.status_code == status, response.content
+    if field:
+        assert field in response.json()["error"]["details"]
+
+
+def test_proofs_need_a_user_who_may_read_the_chain(api, people, room):
+    assert api.get("/api/v1/audit/checkpoint", {"chain": room.slug}).status_code in (401, 403)
+    api.force_login(people.compliance)  # California room's officer
+    assert api.get("/api/v1/audit/proof", {"chain": room.slug, "sequence": 1}).status_code == 404
+    api.force_login(people.compliance_wa)  # an officer of another room: not the installation's chain either
+    assert api.get("/api/v1/audit/checkpoint", {"chain": "installation"}).status_code == 404
+    api.force_login(people.admin)
+    assert api.get("/api/v1/audit/checkpoint", {"chain": "installation"}).status_code == 200
+
+
+def test_the_beat_signs_chains_that_grew_and_every_two_checkpoints_agree(room):
+    sign_checkpoints()
+    assert AuditCheckpoint.objects.filter(chain=room.chain, purpose="schedule").count() == 1
+    sign_checkpoints()  # nothing grew
+    assert AuditCheckpoint.objects.filter(chain=room.chain, purpose="schedule").count() == 1
+    for n in range(3):
+        log_action("test.more", establishment=room)
+        sign_checkpoints()
+    stored = list(AuditCheckpoint.objects.filter(chain=room.chain).order_by("size"))
+    assert [c.size for c in stored] == [7, 8, 9, 10]
+    leaves = transparency.tree_leaves(room.chain, 10)
+    for old in stored:
+        for new in stored:
+            if old.size <= new.size:
+                proof = merkle.consistency_proof(leaves[:new.size], old.size)
+                assert merkle.verify_consistency(old.size, new.size, bytes.fromhex(old.root_hash),
+                                                 bytes.fromhex(new.root_hash), proof)
+
+
+def test_the_service_refuses_to_sign_a_checkpoint_inconsistent_with_one_it_signed(regulator, room):
+    regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug})
+    rewrite_tail(room, 5)
+    response = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug})
+    assert response.status_code == 409 and "rewritten" in response.json()["error"]["message"]
+    with pytest.raises(transparency.ChainRewritten):
+        sign_checkpoints()
+    assert AuditCheckpoint.objects.filter(chain=room.chain).count() == 1
+    alarms = AuditLogEntry.objects.filter(action="audit.checkpoint_refused")
+    assert [a.data["chain"] for a in alarms] == [room.chain, room.chain]
+
+
+# -- an entry's inclusion proof ----------------------------------------------------------------------------------------
+
+
+def test_an_inclusion_proof_verifies_offline_and_fails_for_a_changed_entry(api, regulator, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    text = regulator.get("/api/v1/audit/proof", {"chain": room.slug, "sequence": 4}).content.decode()
+    assert text.startswith("c2sp.org/tlog-proof@v1\nextra ") and "\nindex 3\n" in text
+    code, out = check(keys, "entry", save(tmp_path, "entry.tlog-proof", text))
+    assert code == 0 and "entry 4 of" in out and "test.step4" in out
+
+    # The entry as the proof carries it, changed: it is no longer the one in the log.
+    proof = tlog.parse_proof(text, tlog.INCLUSION)
+    entry = json.loads(tlog._unb64(proof.fields["extra"], "extra"))
+    entry["action"] = "test.innocent"
+    forged = text.replace(proof.fields["extra"], tlog._b64(json.dumps(
+        entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()))
+    code, out = check(keys, "entry", save(tmp_path, "forged.tlog-proof", forged))
+    assert code == 1 and "is not in the log" in out
+
+    # The entry as an export row holds it: verifies; with a field changed, it does not.
+    row = {**entry, "action": "test.step4", "actor": entry["actor_label"], "object": entry["object_repr"],
+           "created_at": entry["created_at"].replace("+00:00", "Z"),
+           "entry_hash": AuditLogEntry.objects.get(chain=room.chain, sequence=4).entry_hash}
+    assert check(keys, "entry", str(tmp_path / "entry.tlog-proof"), "--entry",
+                 save(tmp_path, "row.json", json.dumps(row)))[0] == 0
+    row["data"] = {**row["data"], "n": 40}
+    code, out = check(keys, "entry", str(tmp_path / "entry.tlog-proof"), "--entry",
+                      save(tmp_path, "row2.json", json.dumps(row)))
+    assert code == 1 and "it was changed" in out
+
+    # An altered checkpoint: the signature no longer matches.
+    altered = text.replace("\n7\n", "\n8\n")
+    code, out = check(keys, "entry", save(tmp_path, "altered.tlog-proof", altered))
+    assert code == 1 and "altered" in out
+
+
+def test_an_unreadable_proof_exits_2(api, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    code, out = check(keys, "entry", save(tmp_path, "junk", "hello\n"))
+    assert code == 2 and "UNREADABLE" in out
+    code, out = check(save(tmp_path, "k", "not-a-key\n"), "checkpoint", save(tmp_path, "j2", "x"))
+    assert code == 2
+
+
+# -- consistency: a rewrite after a checkpoint was handed out ----------------------------------------------------------
+
+
+def test_a_rewrite_after_a_kept_checkpoint_is_caught_by_whoever_kept_it(api, regulator, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    log_action("test.later", establishment=room)
+    proof = regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 7}).content.decode()
+    code, out = check(keys, "consistency", kept, save(tmp_path, "good.txt", proof))
+    assert code == 0 and "still holds the 7 entries" in out
+
+    rewrite_tail(room, 6)
+    forget_checkpoints()
+    assert regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).status_code == 200  # signs again
+    proof = regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 7}).content.decode()
+    code, out = check(keys, "consistency", kept, save(tmp_path, "bad.txt", proof))
+    assert code == 1 and "rewritten after that checkpoint was handed out" in out
+
+
+def test_consistency_api_says_what_is_wrong(regulator, room):
+    assert regulator.get("/api/v1/audit/consistency", {"chain": room.slug}).json()["error"]["details"] == {
+        "from": ["This parameter is required."]}
+    assert regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 0}).status_code == 400
+    assert regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 8}).status_code == 404
+    assert regulator.get("/api/v1/audit/proof", {"chain": room.slug}).status_code == 400
+    assert regulator.get("/api/v1/audit/proof", {"chain": room.slug, "sequence": 8}).status_code == 404
+
+
+# -- exports -----------------------------------------------------------------------------------------------------------
+
+
+def export(room, path):
+    build(ExportScope(establishments=[room], start=TODAY - datetime.timedelta(days=1), end=TODAY), path,
+          requested_by="test")
+    return path
+
+
+def test_an_export_verifies_offline_and_a_rewrite_after_it_is_caught_with_its_checkpoint(api, regulator, room,
+                                                                                          tmp_path):
+    keys = keys_file(api, tmp_path)
+    first = export(room, tmp_path / "first.zip")
+    code, out = check(keys, "export", str(first))
+    assert code == 0, out
+    assert f"{room.chain}: the bundle's 7 audit rows (positions 1 to 7)" in out
+    with zipfile.ZipFile(first) as archive:
+        kept = save(tmp_path, "kept.txt", archive.read(f"checkpoints/establishment-{room.pk}.txt").decode())
+
+    log_action("test.later", establishment=room)
+    second = export(room, tmp_path / "second.zip")
+    with zipfile.ZipFile(second) as archive:
+        assert f"checkpoints/establishment-{room.pk}.from-7.txt" in archive.namelist()
+    code, out = check(keys, "export", str(second), "--kept", kept)
+    assert code == 0 and "still holds the 7 entries of the kept checkpoint" in out, out
+
+    # Rewritten after the first export; the service's own checkpoints deleted so that it signs again.
+    rewrite_tail(room, 3)
+    forget_checkpoints()
+    third = export(room, tmp_path / "third.zip")
+    assert check(keys, "export", str(third))[0] == 0  # alone, the rewritten log looks whole
+    code, out = check(keys, "export", str(third), "--kept", kept)
+    # The service no longer knows it handed out the checkpoint of 7, so the bundle cannot prove it holds it ...
+    assert code == 1 and "carries no consistency proof from 7 entries; ask the service" in out, out
+    # ... and the proof the service gives shows the rewrite.
+    proof = regulator.get("/api/v1/audit/consistency", {"chain": room.chain, "from": 7, "to": 8}).content.decode()
+    with zipfile.ZipFile(third) as archive:
+        assert proof.endswith(archive.read(f"checkpoints/establishment-{room.pk}.txt").decode())
+    code, out = check(keys, "consistency", kept, save(tmp_path, "proof.txt", proof))
+    assert code == 1 and "rewritten after that checkpoint was handed out" in out, out
+
+
+def test_an_export_of_a_log_changed_behind_the_service_shows_the_changed_row(api, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    tamper("UPDATE {table} SET action = %s WHERE chain = %s AND sequence = 2", ["test.quietly", room.chain])
+    code, out = check(keys, "export", str(export(room, tmp_path / "b.zip")))
+    assert code == 1 and "the row at position 2 was changed" in out
+
+
+def test_an_export_while_the_chain_disagrees_with_its_checkpoints_is_refused(room, tmp_path):
+    transparency.sign(room.chain)
+    rewrite_tail(room, 4)
+    with pytest.raises(transparency.ChainRewritten):
+        export(room, tmp_path / "b.zip")
+
+
+def test_the_verifier_needs_no_django(api, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    bundle_path = export(room, tmp_path / "b.zip")
+    script = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
+              "from cardroom.tlog import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "export", str(bundle_path)],
+                          cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("HOLDS")
+
+
+def test_signing_keys_are_recorded_once(room):
+    transparency.sign(room.chain)
+    transparency.sign(room.chain, size=2)
+    assert SigningKey.objects.count() == 1
+
+
+@pytest.mark.services
+def test_postgresql_keeps_signed_checkpoints_as_signed(room):
+    from django.db import DatabaseError, connection, transaction
+
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    signed = transparency.sign(room.chain)
+    table = AuditCheckpoint._meta.db_table
+    with connection.cursor() as cursor:
+        for sql in (f"UPDATE {table} SET size = 3 WHERE id = %s", f"DELETE FROM {table} WHERE id = %s"):
+            with pytest.raises(DatabaseError, match="kept as signed"), transaction.atomic():
+                cursor.execute(sql, [signed.pk])
+    assert AuditCheckpoint.objects.get(pk=signed.pk).note == signed.note
+
+
+def test_a_bundle_signed_before_a_key_rotation_still_verifies_on_the_service(api, people, room, settings, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from exports import verification
+
+    path = export(room, tmp_path / "before.zip")
+    settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())
+    transparency.current_key()  # the new key signs from now on
+    checked = verification.verify_upload(SimpleUploadedFile("before.zip", path.read_bytes()))
+    assert checked.ok and checked.installation_key
+    assert checked.public_key_fingerprint == SigningKey.objects.order_by("valid_from").first().fingerprint
+    code, out = check(keys_file(api, tmp_path), "export", str(path))
+    assert code == 0, out
+
+
+def test_a_bundle_carries_a_proof_from_a_checkpoint_asked_for_over_the_api(api, regulator, room, tmp_path):
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    sign_checkpoints()  # hourly ones are not handed out: no proof from them is needed
+    log_action("test.later", establishment=room)
+    sign_checkpoints()
+    path = export(room, tmp_path / "b.zip")
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(n for n in archive.namelist() if n.startswith("checkpoints/")) == [
+            f"checkpoints/establishment-{room.pk}.from-7.txt", f"checkpoints/establishment-{room.pk}.range.txt",
+            f"checkpoints/establishment-{room.pk}.txt"]
+    code, out = check(keys_file(api, tmp_path), "export", str(path), "--kept", kept)
+    assert code == 0 and "still holds the 7 entries of the kept checkpoint" in out, out
