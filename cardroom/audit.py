@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from . import chain as hashchain
@@ -34,11 +34,12 @@ def chain_entries(establishment):
     return AuditLogEntry.objects.filter(chain=chain_name(establishment)).order_by("sequence", "id")
 
 
-def log_action(action, *, actor=None, actor_label="", obj=None, establishment=None, jurisdiction=None, data=None):
+def _entry(action, *, actor=None, actor_label="", obj=None, establishment=None, jurisdiction=None, data=None):
+    """An entry not yet chained: what log_action and log_actions append."""
     if actor is not None and not getattr(actor, "is_authenticated", False):
         actor = None
     label = actor_label or (actor.get_username() if actor else "system")
-    entry = AuditLogEntry(
+    return AuditLogEntry(
         action=action,
         actor=actor,
         actor_label=label,
@@ -51,22 +52,56 @@ def log_action(action, *, actor=None, actor_label="", obj=None, establishment=No
         data=json.loads(json.dumps(data or {}, cls=DjangoJSONEncoder)),
         chain=chain_name(establishment),
     )
+
+
+def _locked_head(chain):
+    # One writer per chain at a time: the head row stays locked until the surrounding transaction ends.
+    # A chain's first entry creates its head; two first writers race on its unique chain, and the loser
+    # waits for the winner's commit and then reads (and locks) the head it made.
+    head, _ = AuditChainHead.objects.select_for_update().get_or_create(
+        chain=chain, defaults={"sequence": 0, "entry_hash": hashchain.GENESIS}
+    )
+    return head
+
+
+def _chain_onto(head, entry, moment):
+    entry.sequence = head.sequence + 1
+    entry.prev_hash = head.entry_hash
+    entry.created_at = moment
+    entry.entry_hash = hashchain.entry_hash(_fields(entry))
+    head.sequence, head.entry_hash = entry.sequence, entry.entry_hash
+
+
+def log_action(action, **details):
+    """Append one entry to its chain (``details``: actor, actor_label, obj, establishment, jurisdiction, data)."""
+    entry = _entry(action, **details)
     # No savepoint inside a caller's transaction: an entry that cannot be written fails the caller's action.
     with transaction.atomic(savepoint=False):
-        # One writer per chain at a time: the head row stays locked until the surrounding transaction ends.
-        # A chain's first entry creates its head; two first writers race on its unique chain, and the loser
-        # waits for the winner's commit and then reads (and locks) the head it made.
-        head, _ = AuditChainHead.objects.select_for_update().get_or_create(
-            chain=entry.chain, defaults={"sequence": 0, "entry_hash": hashchain.GENESIS}
-        )
-        entry.sequence = head.sequence + 1
-        entry.prev_hash = head.entry_hash
-        entry.created_at = timezone.now()
-        entry.entry_hash = hashchain.entry_hash(_fields(entry))
+        head = _locked_head(entry.chain)
+        _chain_onto(head, entry, timezone.now())
         entry.save(force_insert=True)
-        head.sequence, head.entry_hash = entry.sequence, entry.entry_hash
         head.save(update_fields=["sequence", "entry_hash", "updated_at"])
     return entry
+
+
+def log_actions(actions):
+    """Append many entries at once: ``actions`` is a list of (action, details) as log_action takes them. Each chain
+    is locked once and its entries inserted in one statement: the same entries, positions and hashes as one
+    log_action call each, in the order given, at a fraction of the cost (a year's reconciliations log 18,000)."""
+    entries = [_entry(action, **details) for action, details in actions]
+    by_chain = {}
+    for entry in entries:
+        by_chain.setdefault(entry.chain, []).append(entry)
+    moment = timezone.now()
+    with transaction.atomic(savepoint=False):
+        for chain in sorted(by_chain):  # always in the same order: two batches never wait on each other
+            head = _locked_head(chain)
+            for entry in by_chain[chain]:
+                _chain_onto(head, entry, moment)
+            # The queryset refuses bulk_create so that nothing writes around the chain; this is the chain.
+            models.QuerySet(AuditLogEntry).bulk_create(by_chain[chain], batch_size=2000)
+            head.save(update_fields=["sequence", "entry_hash", "updated_at"])
+    return entries
 
 
 def _fields(entry):

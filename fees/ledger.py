@@ -27,7 +27,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from cardroom import values
-from cardroom.audit import log_action
+from cardroom.audit import log_actions
 from cardroom.models import Table
 
 from .models import CollectionEntry, LedgerConflict, Reconciliation, RoundOfPlay, TablePosting
@@ -711,17 +711,17 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
                 Reconciliation.Status.BALANCED, run_by=run_by, **summary,
             ))
         stored = Reconciliation.objects.bulk_create(stored, batch_size=500)
-        for reconciliation in stored:
-            table = reconciliation.table
-            log_action(
-                "ledger.reconcile", actor=run_by, actor_label="" if run_by else f"reconciliation ({trigger})",
-                obj=reconciliation, establishment=table.establishment, jurisdiction=table.establishment.jurisdiction,
-                data={"table": table.pk, "gaming_day": reconciliation.gaming_day.isoformat(), "trigger": trigger,
-                      "status": reconciliation.status, "expected_total": str(reconciliation.expected_total),
-                      "collected_total": str(reconciliation.collected_total),
-                      "difference": str(reconciliation.difference),
-                      "hands_with_variance": reconciliation.hands_with_variance},
-            )
+        log_actions([("ledger.reconcile", {
+            "actor": run_by, "actor_label": "" if run_by else f"reconciliation ({trigger})", "obj": reconciliation,
+            "establishment": reconciliation.table.establishment,
+            "jurisdiction": reconciliation.table.establishment.jurisdiction,
+            "data": {"table": reconciliation.table.pk, "gaming_day": reconciliation.gaming_day.isoformat(),
+                     "trigger": trigger, "status": reconciliation.status,
+                     "expected_total": str(reconciliation.expected_total),
+                     "collected_total": str(reconciliation.collected_total),
+                     "difference": str(reconciliation.difference),
+                     "hands_with_variance": reconciliation.hands_with_variance},
+        }) for reconciliation in stored])
     return stored
 
 

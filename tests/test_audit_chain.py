@@ -20,7 +20,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from cardroom import chain
-from cardroom.audit import chain_entries, chain_head, chain_name, log_action, verify_chains
+from cardroom.audit import chain_entries, chain_head, chain_name, log_action, log_actions, verify_chains
 from cardroom.models import AuditChainHead, AuditLogEntry, Establishment
 from cardroom.models.audit import AppendOnlyError
 
@@ -468,4 +468,27 @@ def test_a_tail_rewritten_after_an_export_is_caught_by_the_checkpoint_it_carried
         cursor.execute(f"UPDATE {AuditChainHead._meta.db_table} SET entry_hash = %s WHERE chain = %s",
                        [previous, chain_name(room)])
     assert verify("--establishment", "test-chain-room")[0]  # the chain alone looks whole
-    assert not checkpoint_holds(note, public)  # the checkpoint handed out before does not
+    assert not holds(note)  # the checkpoint handed out before does not
+
+
+def test_log_actions_appends_many_entries_as_log_action_would(people):
+    """Many entries at once (a year's reconciliations): one lock and one INSERT per chain, the same chains,
+    positions and hashes as one log_action each, in the order given, and the log verifies."""
+    room, other = new_room(people), people.wa_room
+    before = chain_head(other)
+    entries = log_actions([(f"test.batch{n}", {"establishment": room if n % 3 else other, "actor": people.compliance_wa,
+                                               "data": {"n": n, "amount": decimal.Decimal("1.50")}})
+                           for n in range(10)])
+    mine = [e for e in entries if e.establishment == room]
+    assert [e.sequence for e in mine] == list(range(1, 7)) and mine[0].prev_hash == chain.GENESIS
+    theirs = [e for e in entries if e.establishment == other]
+    assert [e.sequence for e in theirs] == list(range(before[0] + 1, before[0] + 5))
+    assert theirs[0].prev_hash == before[1]
+    stored = AuditLogEntry.objects.filter(chain=chain_name(room)).order_by("sequence")
+    assert [e.action for e in stored] == [f"test.batch{n}" for n in range(10) if n % 3]
+    assert [e.entry_hash for e in stored] == [e.entry_hash for e in mine]
+    assert stored[0].data == {"n": 1, "amount": "1.50"}
+    assert chain_head(room) == (6, mine[-1].entry_hash)
+    after = log_action("test.after", establishment=room)
+    assert (after.sequence, after.prev_hash) == (7, mine[-1].entry_hash)
+    assert all(report.ok for report in verify_chains())
