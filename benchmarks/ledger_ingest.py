@@ -40,8 +40,9 @@ def ensure_database():
     ensure_postgres_database(DATABASE_URL)
 
 
-def prepare():
-    """Django set up on the benchmark database: migrated, seeded, 50 posted tables and a floor supervisor."""
+def prepare(clean=True):
+    """Django set up on the benchmark database: migrated, seeded, 50 posted tables and a floor supervisor (with
+    ``clean``, no ledger rows at them)."""
     ensure_database()
     import django
 
@@ -70,12 +71,14 @@ def prepare():
                 effective_from=datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
             )
         tables.append(table)
-    cleanup(tables)
+    if clean:
+        cleanup(tables)
     return user, tables
 
 
-def cleanup(tables):
-    """Remove every ledger row at the benchmark tables (raw SQL: the application never deletes them).
+def cleanup(tables, models=None):
+    """Remove every ledger row at the benchmark tables, or only those of ``models`` (raw SQL: the application never
+    deletes them).
 
     The audit-log entries of the reconciliations stay: the log is append-only and hash-chained, and
     PostgreSQL refuses to delete from it (docs/audit.md).
@@ -85,10 +88,11 @@ def cleanup(tables):
     from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
     ids = [t.pk for t in tables]
+    models = models or (Reconciliation, RoundOfPlay, CollectionEntry)
     with connection.cursor() as cursor:
-        for model in (Reconciliation, RoundOfPlay, CollectionEntry):
+        for model in models:
             cursor.execute(f"DELETE FROM {model._meta.db_table} WHERE table_id = ANY(%s)", [ids])
-        for model in (Reconciliation, RoundOfPlay, CollectionEntry):
+        for model in models:
             cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
 
 

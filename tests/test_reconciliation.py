@@ -270,3 +270,30 @@ def test_a_real_worker_runs_the_nightly_and_on_demand_reconciliations(seeded, wo
     on_demand = tasks.reconcile_table_day.apply_async((table.pk, yesterday.isoformat(), people.floor.pk),
                                                       queue=worker).get(timeout=90)
     assert Reconciliation.objects.get(pk=on_demand).run_by == people.floor
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_days_reconciled_side_by_side_on_postgresql_agree_with_one_connection(seeded, people, monkeypatch):
+    """Outside a transaction, PostgreSQL gets the days on PARALLEL_DAYS connections at once (a year in a
+    minute, benchmarks/ledger_reconcile.py); every day comes back, as one connection finds it."""
+    from cardroom.access import Scope
+
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    table = make_table(people, "R-P")
+    rows = []
+    for offset in range(5):
+        day = DAY + datetime.timedelta(days=offset)
+        ledger.record_round(table=table, reference="H-1", played_at=moment(day), facts=CALIFORNIA_ROUND,
+                            user=people.floor)
+        rows += collected(table, "H-1", ["3.00", "1.00", f"{offset}.00"], day=day)
+    ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
+    apart = []
+    monkeypatch.setattr(ledger, "_compute_days_apart", lambda job, run=ledger._compute_days_apart: (
+        apart.append(job[0]), run(job))[1])
+
+    side_by_side = ledger.compute(DAY, DAY + datetime.timedelta(days=4))
+    assert sorted(len(days) for days in apart) == [2, 3]  # days 1, 3, 5 on one connection; 2 and 4 on the other
+    assert side_by_side == ledger._compute_days([DAY + datetime.timedelta(days=n) for n in range(5)], None)
+    assert [side_by_side[(table.pk, DAY + datetime.timedelta(days=n))]["difference"] for n in range(5)] == [
+        Decimal(n - 3) for n in range(5)]  # the player-dealer's 3.00 collected as 0.00, 1.00, ... 4.00
