@@ -573,7 +573,8 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     try:
         with transaction.atomic():
             round_ = RoundOfPlay.objects.create(
-                establishment=establishment, table=table, gaming_day=gaming_day, reference=reference, played_at=played_at, facts=facts,
+                establishment=establishment, table=table, gaming_day=gaming_day, reference=reference,
+                played_at=played_at, facts=facts,
                 posting=posting, schedule_code=schedule.code, schedule_version=schedule.version,
                 option_number=option.number, expected_total=Decimal(quote.total).quantize(CENT),
                 currency=schedule.currency, expected_by_payer=by_payer, expected_lines=lines,
@@ -748,7 +749,8 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
         for (table_id, day), summary in sorted(results.items(), key=lambda item: (item[0][1], item[0][0])):
             table = tables[table_id]
             stored.append(Reconciliation(
-                establishment=table.establishment, table=table, gaming_day=day, trigger=trigger, currency=table.establishment.jurisdiction.currency,
+                establishment=table.establishment, table=table, gaming_day=day, trigger=trigger,
+                currency=table.establishment.jurisdiction.currency,
                 status=Reconciliation.Status.VARIANCE if summary["hands_with_variance"] else
                 Reconciliation.Status.BALANCED, run_by=run_by, **summary,
             ))
