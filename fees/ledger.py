@@ -593,44 +593,43 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
 VARIANCE = "(h.rounds = 0 OR ABS(h.expected - h.collected) >= 0.005)"
 
 
-def _hands_sql(day_from, day_to, table_ids):
-    """Per (table, gaming day, reference): expected, collected (effective entries), rounds and entries."""
+def _hands_sql(day, table_ids):
+    """Per (table, reference) of one gaming day: expected, collected (effective entries), rounds and entries."""
     rounds, entries = RoundOfPlay._meta.db_table, CollectionEntry._meta.db_table
-    params = [day_from, day_to]
+    params = [day]
     where_tables = ""
     if table_ids is not None:
         where_tables = f" AND {{alias}}.table_id IN ({', '.join(['%s'] * len(table_ids))})"
         params += list(table_ids)
     sql = (
-        "SELECT table_id, gaming_day, reference, SUM(expected) AS expected, SUM(collected) AS collected, "
+        "SELECT table_id, reference, SUM(expected) AS expected, SUM(collected) AS collected, "
         "SUM(rounds) AS rounds, SUM(entries) AS entries FROM ("
-        f"SELECT r.table_id, r.gaming_day, r.reference, r.expected_total AS expected, 0 AS collected, "
-        f"1 AS rounds, 0 AS entries FROM {rounds} r WHERE r.gaming_day BETWEEN %s AND %s"
-        + where_tables.format(alias="r")
+        f"SELECT r.table_id, r.reference, r.expected_total AS expected, 0 AS collected, 1 AS rounds, 0 AS entries "
+        f"FROM {rounds} r WHERE r.gaming_day = %s" + where_tables.format(alias="r")
         + " UNION ALL "
-        # An entry counts unless a later one corrects it; the corrections are few, and indexed on their own
-        # (ledger_entry_corrected_once), so this is a hash of them, not a second pass over the entries.
-        f"SELECT e.table_id, e.gaming_day, e.reference, 0, e.amount, 0, 1 FROM {entries} e "
-        f"LEFT JOIN (SELECT corrects_id FROM {entries} WHERE corrects_id IS NOT NULL) c ON c.corrects_id = e.id "
-        "WHERE e.gaming_day BETWEEN %s AND %s" + where_tables.format(alias="e") + " AND c.corrects_id IS NULL"
-        ") u GROUP BY table_id, gaming_day, reference"
+        # An entry counts unless a later one corrects it. A correction keeps the day of the entry it corrects, so
+        # the day's corrections (few, read from the same index) are all it is checked against.
+        f"SELECT e.table_id, e.reference, 0, e.amount, 0, 1 FROM {entries} e "
+        f"LEFT JOIN (SELECT corrects_id FROM {entries} WHERE gaming_day = %s AND corrects_id IS NOT NULL) c "
+        "ON c.corrects_id = e.id "
+        "WHERE e.gaming_day = %s" + where_tables.format(alias="e") + " AND c.corrects_id IS NULL"
+        ") u GROUP BY table_id, reference"
     )
-    return sql, params + params
+    return sql, params + [day] + params
 
 
-def _reconcile_sql(day_from, day_to, table_ids):
-    """One pass over the hands of the days: a row per table and day (kind 0, its sums and counts), then a row per
-    hand with a variance (kind 1)."""
-    hands, params = _hands_sql(day_from, day_to, table_ids)
+def _reconcile_sql(day, table_ids):
+    """One pass over the hands of a gaming day: a row per table (kind 0, its sums and counts), then a row per hand
+    with a variance (kind 1)."""
+    hands, params = _hands_sql(day, table_ids)
     return (
         f"WITH h AS MATERIALIZED ({hands}) "
-        "SELECT 0 AS kind, h.table_id, h.gaming_day, NULL AS reference, SUM(h.expected), SUM(h.collected), "
-        f"SUM(h.rounds), SUM(h.entries), COUNT(*), SUM(CASE WHEN {VARIANCE} THEN 1 ELSE 0 END) FROM h "
-        "GROUP BY h.table_id, h.gaming_day "
+        "SELECT 0 AS kind, h.table_id, NULL AS reference, SUM(h.expected), SUM(h.collected), SUM(h.rounds), "
+        f"SUM(h.entries), COUNT(*), SUM(CASE WHEN {VARIANCE} THEN 1 ELSE 0 END) FROM h GROUP BY h.table_id "
         "UNION ALL "
-        f"SELECT 1, h.table_id, h.gaming_day, h.reference, h.expected, h.collected, h.rounds, h.entries, 1, 1 FROM h "
+        f"SELECT 1, h.table_id, h.reference, h.expected, h.collected, h.rounds, h.entries, 1, 1 FROM h "
         f"WHERE {VARIANCE} "
-        "ORDER BY 1, 2, 3, 4"
+        "ORDER BY 1, 2, 3"
     ), params
 
 
@@ -641,10 +640,6 @@ def _money(value):
     if isinstance(value, float):
         return Decimal(repr(round(value, 2))).quantize(CENT)
     return Decimal(value).quantize(CENT)
-
-
-def _date(value):
-    return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(str(value)[:10])
 
 
 PARALLEL_DAYS = 2  # connections reconciling days side by side: PostgreSQL's work, a backend per core
@@ -686,11 +681,11 @@ def _compute_days(days, table_ids):
             cursor.execute("SET LOCAL work_mem = '64MB'")
             cursor.execute("SET LOCAL jit = off")
         for day in days:
-            cursor.execute(*_reconcile_sql(day, day, table_ids))
-            for kind, table_id, gaming_day, reference, expected, collected, n_rounds, n_entries, n_hands, \
-                    n_variance in cursor.fetchall():
+            cursor.execute(*_reconcile_sql(day, table_ids))
+            for kind, table_id, reference, expected, collected, n_rounds, n_entries, n_hands, n_variance in \
+                    cursor.fetchall():
                 expected, collected = _money(expected), _money(collected)
-                key = (table_id, _date(gaming_day))
+                key = (table_id, day)
                 if kind == 0:
                     results[key] = {
                         "expected_total": expected, "collected_total": collected, "difference": collected - expected,

@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
     operations = [
         AddIndex(
             model_name='collectionentry',
-            index=models.Index(fields=['gaming_day', 'table'], include=('reference', 'amount', 'id'),
+            index=models.Index(fields=['gaming_day', 'table'], include=('reference', 'amount', 'id', 'corrects'),
                                name='ledger_entry_day_fees'),
         ),
         RemoveIndex(

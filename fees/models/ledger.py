@@ -120,8 +120,8 @@ class CollectionEntry(AppendOnly):
             models.CheckConstraint(condition=Q(amount__gte=0), name="ledger_entry_amount_not_negative"),
         ]
         # Reconciliation reads a day's entries from this index alone (PostgreSQL's index-only scan): the included
-        # columns are what it sums and checks against the corrections.
-        indexes = [models.Index(fields=["gaming_day", "table"], include=["reference", "amount", "id"],
+        # columns are what it sums, and the day's corrections (a correction keeps the day of what it corrects).
+        indexes = [models.Index(fields=["gaming_day", "table"], include=["reference", "amount", "id", "corrects"],
                                 name="ledger_entry_day_fees")]
 
     def __str__(self):
