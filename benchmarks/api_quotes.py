@@ -5,7 +5,9 @@
 Creates (if needed) and migrates the benchmark database, loads the seed data, makes a token for a floor
 supervisor, starts gunicorn with DEBUG=False, and runs wrk (Debian package `wrk`) for a fixed time with a
 6-spot California round. Prints requests/s and latency percentiles beside the targets (500 quotes/s, p99
-under 50 ms). Load goes only to 127.0.0.1 and stops by itself.
+under 50 ms). Then an open loop (benchmarks/open_loop.py: requests due at a fixed rate, latency counted from the
+moment each was due) at BENCH_RATES (default 250, 500 and 1,000 a second), BENCH_OPEN_SECONDS each (default 20),
+beside issue 15's target: p99 under 10 ms at 1,000 a second. Load goes only to 127.0.0.1 and stops by itself.
 """
 
 import json
@@ -21,6 +23,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import open_loop  # noqa: I001  (benchmarks/ is on sys.path as a script)
 from support import ensure_postgres_database, production_environment  # benchmarks/ is on sys.path as a script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +35,9 @@ PORT = int(os.environ.get("BENCH_PORT", "8021"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))  # one per core measured best on this 2-core machine
 DURATION = os.environ.get("BENCH_DURATION", "20s")
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "8"))
+RATES = [int(rate) for rate in os.environ.get("BENCH_RATES", "250,500,1000").split(",")]
+OPEN_SECONDS = int(os.environ.get("BENCH_OPEN_SECONDS", "20"))
+OPEN_RATE_TARGET, OPEN_P99_TARGET_MS = 1000, 10
 # A 6-spot round on an option with an open-ended top, so every amount is covered.
 ROUND = {
     "schedule": "GEGA-002888", "option": 46,
@@ -100,6 +106,12 @@ def main():
         subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", "-d3s", "-s", script.name, url], capture_output=True)
         result = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{DURATION}", "--latency", "-s", script.name,
                                  url], capture_output=True, text=True, check=True)
+        headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+        body = json.dumps(ROUND).encode()
+        open_runs = []
+        for rate in RATES:
+            time.sleep(2)  # the queue of the run before drained
+            open_runs.append(open_loop.run(url, body, headers, rate=rate, seconds=OPEN_SECONDS))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
@@ -113,6 +125,13 @@ def main():
     print(f"quotes/s: {rate:.0f} (target >= 500: {'met' if rate >= 500 else 'NOT met'})")
     print(f"p99 latency: {p99_ms:.1f} ms (target < 50 ms: {'met' if p99_ms < 50 else 'NOT met'})")
     print(f"non-2xx responses: {errors.group(1) if errors else 0}")
+    print("open loop (a fixed arrival rate; latency from the moment each request was due):")
+    for run in open_runs:
+        print(f"  {run.summary()}")
+        if run.rate == OPEN_RATE_TARGET:
+            p99, ok = run.percentile(99), run.failures == 0 and set(run.statuses) == {200}
+            print(f"  p99 at {OPEN_RATE_TARGET}/s: {p99:.1f} ms (target < {OPEN_P99_TARGET_MS} ms: "
+                  f"{'met' if ok and p99 < OPEN_P99_TARGET_MS else 'NOT met'})")
 
 
 if __name__ == "__main__":

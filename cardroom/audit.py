@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from . import bulk
 from . import chain as hashchain
 from .models import AuditChainHead, AuditLogEntry, Establishment
 
@@ -98,8 +99,8 @@ def log_actions(actions):
             head = _locked_head(chain)
             for entry in by_chain[chain]:
                 _chain_onto(head, entry, moment)
-            # The queryset refuses bulk_create so that nothing writes around the chain; this is the chain.
-            models.QuerySet(AuditLogEntry).bulk_create(by_chain[chain], batch_size=2000)
+            # The model's queryset refuses bulk_create so that nothing writes around the chain; this is the chain.
+            bulk.insert(AuditLogEntry, by_chain[chain], batch_size=2000)
             head.save(update_fields=["sequence", "entry_hash", "updated_at"])
     return entries
 

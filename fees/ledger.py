@@ -27,7 +27,7 @@ from decimal import Decimal
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import bulk, values
 from cardroom.audit import log_actions
 from cardroom.models import Table
 
@@ -749,7 +749,7 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
                 status=Reconciliation.Status.VARIANCE if summary["hands_with_variance"] else
                 Reconciliation.Status.BALANCED, run_by=run_by, **summary,
             ))
-        stored = Reconciliation.objects.bulk_create(stored, batch_size=500)
+        stored = bulk.insert(Reconciliation, stored)
         log_actions([("ledger.reconcile", {
             "actor": run_by, "actor_label": "" if run_by else f"reconciliation ({trigger})", "obj": reconciliation,
             "establishment": reconciliation.table.establishment,
