@@ -9,6 +9,10 @@ check, COPY into a temporary table, INSERT ... ON CONFLICT DO NOTHING). Each req
 its clock starts, so the figure is the server's work. Then it re-posts one batch (a retry: nothing is
 recorded twice) and, for comparison, times the portable path (bulk_create) on BENCH_PORTABLE_ROWS rows.
 Prints rows/s and elapsed beside the target (>= 20,000 rows/s) and deletes every row it made.
+
+Then the service's throughput, issue 15's target (>= 100,000 rows/s): BENCH_CLIENTS (default 2, a core each)
+processes post BENCH_ROWS more rows side by side, each its share in its own batches; rows/s is all of them over
+the wall time from the moment all are ready to the last answer.
 """
 
 import datetime
@@ -33,6 +37,8 @@ TABLES = 50
 DAYS = 30
 FIRST_DAY = datetime.date(2026, 1, 1)
 TARGET = 20_000
+SERVICE_TARGET = 100_000  # issue 15
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "2"))
 USERNAME = "bench-ledger"
 
 
@@ -116,6 +122,50 @@ def entry_rows(tables, start, count, prefix):
     return rows
 
 
+def _client(user, tables, prefix, first, count, ready, results):
+    """One of the side-by-side clients (a process of its own, forked): its bodies made before the start."""
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    connection.close()  # the parent's connection is not this process's to use
+    client = APIClient()
+    client.force_authenticate(user)
+    bodies = [json.dumps({"entries": entry_rows(tables, start, min(BATCH, first + count - start), prefix)})
+              for start in range(first, first + count, BATCH)]
+    ready.wait()
+    for body in bodies:
+        response = client.post("/api/v1/ledger/entries/bulk/", body, content_type="application/json")
+        if response.status_code != 201:
+            results.put(f"{response.status_code} {response.content[:300]!r}")
+            return
+    results.put(time.perf_counter())
+
+
+def side_by_side(user, tables, prefix):
+    """BENCH_ROWS rows posted by CLIENTS processes at once; returns the wall time in seconds."""
+    import multiprocessing
+
+    from django.db import connection
+
+    connection.close()
+    context = multiprocessing.get_context("fork")
+    ready, results = context.Barrier(CLIENTS + 1), context.Queue()
+    share = -(-ROWS // CLIENTS)
+    clients = [context.Process(target=_client, args=(user, tables, prefix, n * share, min(share, ROWS - n * share),
+                                                     ready, results)) for n in range(CLIENTS)]
+    for process in clients:
+        process.start()
+    ready.wait()
+    began = time.perf_counter()
+    ends = [results.get() for _ in clients]
+    for process in clients:
+        process.join()
+    failed = [end for end in ends if isinstance(end, str)]
+    if failed:
+        raise SystemExit(f"a client was refused: {failed[0]}")
+    return max(ends) - began
+
+
 def main():
     user, tables = prepare()
     from django.db import connection, transaction
@@ -163,6 +213,11 @@ def main():
             with transaction.atomic():
                 ledger._insert_portable(cleaned, user.pk, datetime.datetime.now(datetime.timezone.utc), chunk=2000)
         portable_s = time.perf_counter() - began
+
+        side_prefix = prefix + "-side"
+        side_s = side_by_side(user, tables, side_prefix)
+        stored = CollectionEntry.objects.filter(idempotency_key__startswith=side_prefix).count()
+        assert stored == ROWS, (stored, ROWS)
     finally:
         began = time.perf_counter()
         cleanup(tables)
@@ -176,6 +231,10 @@ def main():
     print(f"  retry of one {BATCH:,}-row batch: {retry_s * 1000:.0f} ms, created 0, already recorded {BATCH:,}")
     print(f"portable path (bulk_create) on PostgreSQL, {PORTABLE_ROWS:,} rows: {portable_s:.1f} s -> "
           f"{PORTABLE_ROWS / portable_s:,.0f} rows/s")
+    side_rate = ROWS / side_s
+    print(f"the service: {CLIENTS} clients side by side, {ROWS:,} rows in batches of {BATCH:,}: {side_s:.1f} s wall "
+          f"-> {side_rate:,.0f} rows/s (target >= {SERVICE_TARGET:,}: "
+          f"{'met' if side_rate >= SERVICE_TARGET else 'NOT met'})")
     print(f"clean-up (delete + vacuum): {cleanup_s:.1f} s")
 
 

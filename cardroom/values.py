@@ -275,10 +275,15 @@ def items(value, *, max_items, what="The list", required=True):
     return value
 
 
-def document(value, max_depth=MAX_JSON_DEPTH):
+def document(value, max_depth=MAX_JSON_DEPTH, *, escapes=True):
     """A whole JSON document as parsed: nested at most ``max_depth`` deep, every string and key storable
     (see ``clean_string``). Walked without recursion, so a hostile document cannot exhaust the stack; a bad
-    string is named by where it is, e.g. ``entries[4].player``."""
+    string is named by where it is, e.g. ``entries[4].player``.
+
+    ``escapes=False`` says the JSON text held no ``\\u`` escape: parsed from valid UTF-8, its strings then
+    cannot hold a NUL (JSON refuses a raw one) or a lone surrogate, and only the nesting is checked."""
+    if not escapes:
+        return _nesting(value, max_depth)
     stack = [(value, 1, None)]  # (item, depth, where: (parent's where, key or index), built into text on error)
     while stack:
         item, depth, where = stack.pop()
@@ -297,6 +302,17 @@ def document(value, max_depth=MAX_JSON_DEPTH):
                     stack.append((child, depth + 1, (where, key)))
             else:
                 stack.extend((child, depth + 1, (where, index)) for index, child in enumerate(item))
+    return value
+
+
+def _nesting(value, max_depth):
+    stack = [(value, 1)] if type(value) is dict or type(value) is list else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > max_depth:
+            raise Invalid(f"The body is nested more than {max_depth} levels deep.")
+        children = item.values() if type(item) is dict else item
+        stack.extend((child, depth + 1) for child in children if type(child) is dict or type(child) is list)
     return value
 
 

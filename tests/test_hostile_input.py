@@ -145,6 +145,16 @@ def test_a_body_of_100000_nested_lists_is_400(api, people, body):
     assert ledger_rows() == (0, 0)
 
 
+@pytest.mark.parametrize("leaf", ['"plain"', '"escaped \\u00e9"'])
+def test_a_body_nested_past_the_limit_is_400_with_or_without_escapes(api, people, leaf):
+    """Parseable JSON 21 levels deep: refused whether its strings are checked one by one (a \\u escape) or not
+    (none: the parser then checks only the nesting)."""
+    api.force_authenticate(people.floor)
+    body = ('{"entries": ' + "[" * 20 + leaf + "]" * 20 + "}").encode()
+    assert "nested more than 20" in refused(api.post(BULK, body, content_type="application/json"))
+    assert ledger_rows() == (0, 0)
+
+
 # -- 5. override bodies that are not objects --------------------------------------------------------------------
 
 @pytest.mark.parametrize("body", [b'["A reason of some length"]', b'"A reason of some length"', b"42", b"null"])

@@ -29,6 +29,7 @@ class StrictJSONParser(JSONParser):
         except ValueError as error:
             raise ParseError(f"The body is not valid JSON: {error}.") from None
         try:
-            return values.document(data)
+            # Only an escape can put a NUL or a lone surrogate in a string of valid UTF-8 JSON.
+            return values.document(data, escapes="\\u" in text)
         except values.Invalid as error:
             raise ParseError(str(error)) from None
