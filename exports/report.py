@@ -106,6 +106,15 @@ def _money(amount, currency, signed=False):
     return f"{currency}{NBSP}{amount:{'+' if signed and amount else ''},.2f}"
 
 
+def _wagers(row):
+    """A posting's table limits; a posting may leave either out (the model allows it), and says so."""
+    low, high = row["min_wager"], row["max_wager"]
+    if low is None and high is None:
+        return "no limits posted"
+    low = _money(low, row["currency"]) if low is not None else "no minimum posted"
+    return f"{low} to {f'{high:,.2f}' if high is not None else 'no maximum posted'}"
+
+
 def _text(value):
     if value is None:
         return ""
@@ -705,7 +714,7 @@ def _sections(story, data, counts, several):
         Col("Table", _where(several)), Col("Game", lambda r: r["game"]),
         Col("Schedule", lambda r: f"{r['schedule']} option {r['option']}" if r["schedule"] else (
             f"house rules {r['rules'] or ''}" + (f", {r['decks']} decks" if r["decks"] else ""))),
-        Col("Wagers", lambda r: f"{_money(r['min_wager'], r['currency'])} to {r['max_wager']:,.2f}"),
+        Col("Wagers", _wagers),
         Col("Seats", lambda r: r["seats"], right=True),
         Col("Bonus limits", lambda r: "; ".join(filter(None, [r["bonus_limits"], (
             f"aggregate payout limit {_money(r['aggregate_payout_limit'], r['currency'])}"

@@ -215,3 +215,18 @@ def test_columns_keep_their_longest_word_whole_within_the_page():
     for width, text in zip(widths, ["2026-10-01", "Acknowledged", "1,234.50"]):
         assert width >= stringWidth(text, "Vera", report.CELL.fontSize) + 2 * report.PAD
     assert widths[1] > widths[0] and widths[1] > widths[2]  # the long text gets the room
+
+
+def test_a_posting_without_table_limits_reads_as_such(people, scope):
+    """Found by the year's export benchmark: a posting with no minimum or maximum (both may be left out) broke the
+    whole report (None formatted as money)."""
+    table = Table.objects.create(establishment=people.marysville, label="X-2", seats=7,
+                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                "option_number": 43, "seats": 7, "effective_from": datetime.datetime(2026, 3, 2, 8, tzinfo=LA)},
+               actor_label="test")
+    pdf, _ = render(scope)
+    texts = pages(pdf)
+    postings = "".join(texts[page_of(texts, "Table postings shown during the period"):])
+    assert "X-2" in postings and "no limits posted" in postings
+    assert "USD 5.00 to 500.00" in postings
