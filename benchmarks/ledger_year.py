@@ -70,8 +70,9 @@ def expected(first_day=FIRST_DAY, days=DAYS, fee=Decimal("7.00")):
                     collected=collected, variance_hands=uncollected + short + strays)
 
 
-def generate(user, tables, *, days=DAYS, progress=print):
-    """Write the year's rounds and entries at ``tables`` (the 50 benchmark tables). Returns seconds taken."""
+def generate(user, tables, *, days=DAYS, after=0, progress=print):
+    """Write the rounds and entries of the year's first ``days`` gaming days at ``tables`` (the 50 benchmark
+    tables), leaving out the first ``after`` (already there). Returns seconds taken."""
     from django.db import connection, transaction
 
     from fees import ledger, quoting
@@ -140,7 +141,7 @@ def generate(user, tables, *, days=DAYS, progress=print):
         "uncollected": UNCOLLECTED_EVERY, "stray": STRAY_EVERY, "fee_p1": fees[("player", "p1")],
         "fee_p2": fees[("player", "p2")], "fee_dealer": fees[("player_dealer", "")],
     }
-    months, start = [], FIRST_DAY
+    months, start = [], FIRST_DAY + datetime.timedelta(days=after)
     end_of_year = FIRST_DAY + datetime.timedelta(days=days - 1)
     while start <= end_of_year:
         following = (start.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
@@ -180,9 +181,37 @@ def generate(user, tables, *, days=DAYS, progress=print):
     return time.perf_counter() - began
 
 
-def present(tables, days=DAYS):
-    """Whether the year is already in the database (it takes minutes to make; the benchmarks keep it)."""
+def days_present(tables):
+    """How many of the year's first days are in the database, whole (it takes minutes to make them; the
+    benchmarks keep them); 0 when what is there is not such a run of days."""
+    from django.db.models import Count, Max
+
+    from fees.models import CollectionEntry, RoundOfPlay
+
+    there = RoundOfPlay.objects.filter(table__in=tables).aggregate(rounds=Count("id"), last=Max("gaming_day"))
+    if not there["rounds"]:
+        return 0
+    days = (there["last"] - FIRST_DAY).days + 1
+    want = expected(days=days)
+    entries = CollectionEntry.objects.filter(table__in=tables).count()
+    return days if (there["rounds"], entries) == (want.rounds, want.stored_entries) else 0
+
+
+def ensure(user, tables, days, *, regenerate=False, progress=print):
+    """The year's first ``days`` days in the database: kept if there, the missing days added (all made again
+    with ``regenerate`` or when what is there is not a run of the first days). Returns seconds spent making."""
     from fees.models import RoundOfPlay
 
-    want = expected(days=days)
-    return RoundOfPlay.objects.filter(table__in=tables).count() == want.rounds
+    have = 0 if regenerate else days_present(tables)
+    if have >= days:
+        return 0.0
+    if not have and RoundOfPlay.objects.filter(table__in=tables).exists() or regenerate:
+        cleanup_tables(tables)
+    progress(f"generating gaming days {have + 1} to {days} inside PostgreSQL ...")
+    return generate(user, tables, days=days, after=have, progress=progress)
+
+
+def cleanup_tables(tables):
+    import ledger_ingest
+
+    ledger_ingest.cleanup(tables)

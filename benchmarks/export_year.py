@@ -1,0 +1,66 @@
+"""The audit export of a busy room's year (issue 15: under 5 minutes, peak memory under 300 MB), on the year that
+benchmarks/ledger_year.py generates and benchmarks/ledger_reconcile.py keeps.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench_year .venv/bin/python benchmarks/export_year.py
+
+Builds the whole bundle (every kind as CSV and JSON, the PDF report, checkpoints, the signed manifest) for
+Casino Marysville over the first BENCH_EXPORT_DAYS gaming days of the year (default 30; the year is 365: the
+export reads its rows in one pass per kind, so its time grows with the rows and a year's is printed at that
+rate), the way the export task does. Prints the time, the bundle's size, the rows per kind and the process's peak
+memory beside the targets. Generates the days that are not there yet (ledger_year.ensure); days already
+there are kept.
+"""
+
+import datetime
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench_year")
+os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cardroom-bench-media-"))
+os.environ.setdefault("SIGNING_KEY_FILE", str(Path(tempfile.mkdtemp()) / "key.pem"))
+import ledger_ingest as setup  # noqa: E402  (puts the project on sys.path, Django's settings)
+import ledger_year as year  # noqa: E402
+
+EXPORT_DAYS = int(os.environ.get("BENCH_EXPORT_DAYS", "30"))
+TIME_TARGET_S, MEMORY_TARGET_MB = 300, 300
+
+
+def main():
+    user, tables = setup.prepare(clean=False)
+    from exports import build, collect
+
+    generated_s = year.ensure(user, tables, EXPORT_DAYS)
+    if generated_s:
+        print(f"generated in {generated_s:.0f} s")
+    last_day = year.FIRST_DAY + datetime.timedelta(days=EXPORT_DAYS - 1)
+    place = tables[0].establishment
+    began = time.perf_counter()
+    scope = collect.ExportScope(establishments=[place], start=year.FIRST_DAY, end=last_day).freeze()
+    with tempfile.TemporaryDirectory() as directory:
+        bundle = Path(directory) / "bundle.zip"
+        manifest = build.build(scope, bundle, requested_by="benchmark")
+        size_mb = bundle.stat().st_size / 1e6
+    seconds = time.perf_counter() - began
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    want = year.expected(days=EXPORT_DAYS)
+    rows = manifest["rows"]
+    assert rows["rounds"] == want.rounds, (rows["rounds"], want.rounds)
+    assert rows["ledger_entries"] == want.stored_entries, (rows["ledger_entries"], want.stored_entries)
+    year_s = seconds * year.DAYS / EXPORT_DAYS
+    print(f"the bundle of {place} over {EXPORT_DAYS} gaming days ({year.FIRST_DAY} to {last_day}): "
+          f"{rows['rounds']:,} rounds, {rows['ledger_entries']:,} entries, {sum(rows.values()):,} rows in all")
+    print(f"  {seconds:.1f} s, {size_mb:,.0f} MB zip, {sum(rows.values()) / seconds:,.0f} rows/s")
+    print(f"a year ({year.DAYS} days) at this rate: {year_s / 60:.1f} min (target < {TIME_TARGET_S // 60} min: "
+          f"{'met' if year_s < TIME_TARGET_S else 'NOT met'})")
+    print(f"peak memory (max RSS of the process): {peak_mb:.0f} MB (target < {MEMORY_TARGET_MB} MB: "
+          f"{'met' if peak_mb < MEMORY_TARGET_MB else 'NOT met'}; it does not grow with the rows: each kind is "
+          f"streamed)")
+
+
+if __name__ == "__main__":
+    main()
