@@ -75,7 +75,7 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     tables), leaving out the first ``after`` (already there). Returns seconds taken."""
     from django.db import connection, transaction
 
-    from fees import ledger, quoting
+    from fees import ledger, partitions, quoting
     from fees.models import CollectionEntry, RoundOfPlay, TablePosting
 
     at = datetime.datetime.combine(FIRST_DAY, datetime.time(18), tzinfo=datetime.timezone.utc)
@@ -170,6 +170,7 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
                  f"({time.perf_counter() - began:.0f} s so far)")
 
     began = time.perf_counter()
+    partitions.ensure_months(FIRST_DAY, end_of_year)  # the year's months, as the daily task would have made them
     # Two months at a time, on two connections: PostgreSQL's work, one backend per core.
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         list(pool.map(month, months))

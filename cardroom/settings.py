@@ -258,6 +258,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "fees.tasks.reconcile_previous_gaming_day",
         "schedule": crontab(hour=7, minute=0),
     },
+    # Daily: the rounds' month partitions a year ahead (fees.partitions), long before a round can need one.
+    "ledger-round-partitions": {
+        "task": "fees.tasks.ensure_round_partitions",
+        "schedule": crontab(hour=6, minute=45),
+    },
     # Nightly: validate every table's current posting, every approval and every published schedule version.
     "compliance-validate-everything": {
         "task": "compliance.tasks.validate_everything",

@@ -8,7 +8,7 @@ import datetime
 from celery import shared_task
 from django.contrib.auth import get_user_model
 
-from . import ledger
+from . import ledger, partitions
 from .models import Reconciliation
 
 
@@ -33,3 +33,9 @@ def reconcile_previous_gaming_day(gaming_day=None):
         "with_variance": sum(1 for r in stored if r.status == Reconciliation.Status.VARIANCE),
         "reconciliations": [r.pk for r in stored],
     }
+
+
+@shared_task
+def ensure_round_partitions():
+    """Daily: the rounds' month partitions from this month to a year ahead (PostgreSQL; nothing elsewhere)."""
+    return partitions.ensure_ahead()
