@@ -59,9 +59,11 @@ def main():
     last_day = year.FIRST_DAY + datetime.timedelta(days=DAYS - 1)
     ids = [t.pk for t in tables]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('fees_roundofplay')), "
-                       "pg_size_pretty(pg_total_relation_size('fees_collectionentry'))")
-        sizes = cursor.fetchone()
+        # A partitioned table's size is its partitions' (the rounds on PostgreSQL: fees.partitions).
+        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size(t) + coalesce((SELECT sum(pg_total_relation_size("
+                       "inhrelid)) FROM pg_inherits WHERE inhparent = t), 0)) FROM unnest(%s::regclass[]) AS t",
+                       [["fees_roundofplay", "fees_collectionentry"]])
+        sizes = [size for (size,) in cursor.fetchall()]
     try:
         began = time.perf_counter()
         stored = ledger.reconcile(year.FIRST_DAY, last_day, table_ids=ids, user=user,
