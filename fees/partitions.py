@@ -40,6 +40,28 @@ def is_partitioned(cursor):
     return cursor.fetchone() is not None
 
 
+# Made by the migration, owned by the table's owner: the service's database role may not create tables (it only
+# reads and writes rows: grant_service_role), so the daily task asks this function to, for this one purpose.
+MONTH_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {TABLE}_month(first date) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    following date := (date_trunc('month', first) + interval '1 month')::date;
+    name text := '{TABLE}_' || to_char(first, 'YYYY_MM');
+BEGIN
+    first := date_trunc('month', first)::date;
+    IF to_regclass(name) IS NOT NULL THEN
+        RETURN NULL;
+    END IF;
+    -- Rounds of that month already in DEFAULT: PostgreSQL would refuse the partition; they stay where they are.
+    IF EXISTS (SELECT 1 FROM {TABLE}_default WHERE gaming_day >= first AND gaming_day < following) THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('CREATE TABLE %I PARTITION OF {TABLE} FOR VALUES FROM (%L) TO (%L)', name, first, following);
+    RETURN name;
+END $$"""
+
+
 def ensure_months(start, end, cursor=None):
     """Create the month partitions from ``start`` to ``end`` that are missing. A month whose rounds already sit in
     the DEFAULT partition is left there (PostgreSQL would refuse the partition): they stay correct, only unpruned.
@@ -51,21 +73,12 @@ def ensure_months(start, end, cursor=None):
     try:
         if not is_partitioned(cursor):
             return []
-        cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                       "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = %s", [TABLE])
-        have = {name for (name,) in cursor.fetchall()}
         made = []
         for first in months(start, end):
-            name = month_name(first)
-            if name in have:
-                continue
-            cursor.execute(f"SELECT 1 FROM {TABLE}_default WHERE gaming_day >= %s AND gaming_day < %s LIMIT 1",
-                           [first, _next_month(first)])
-            if cursor.fetchone():
-                continue
-            cursor.execute(f"CREATE TABLE {name} PARTITION OF {TABLE} "
-                           f"FOR VALUES FROM ('{first.isoformat()}') TO ('{_next_month(first).isoformat()}')")
-            made.append(name)
+            cursor.execute(f"SELECT {TABLE}_month(%s)", [first])
+            (name,) = cursor.fetchone()
+            if name:
+                made.append(name)
         return made
     finally:
         if own:
@@ -114,6 +127,7 @@ def _rebuild(cursor, today, *, partitioned):
                    f"INCLUDING COMPRESSION){' PARTITION BY RANGE (gaming_day)' if partitioned else ''}")
     if partitioned:
         cursor.execute(f"CREATE TABLE {TABLE}_default PARTITION OF {TABLE} DEFAULT")
+        cursor.execute(MONTH_FUNCTION)
         # Months for the rows there (at most ten years back: anything older stays in DEFAULT), a year either side.
         this_month = today.replace(day=1)
         cursor.execute(f"SELECT min(gaming_day) FROM {old}")
@@ -132,5 +146,7 @@ def _rebuild(cursor, today, *, partitioned):
     cursor.execute(f"SELECT setval(pg_get_serial_sequence('{TABLE}', 'id'), "
                    f"(SELECT coalesce(max(id), 0) + 1 FROM {old}), false)")
     cursor.execute(f"DROP TABLE {old}")
+    if not partitioned:
+        cursor.execute(f"DROP FUNCTION IF EXISTS {TABLE}_month(date)")
     cursor.execute(f"SELECT pg_get_serial_sequence('{TABLE}', 'id')")
     cursor.execute(f"ALTER SEQUENCE {cursor.fetchone()[0]} RENAME TO {TABLE}_id_seq")  # the name the old one had

@@ -5,7 +5,7 @@ keeps months ready ahead, once."""
 import datetime
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from cardroom.models import Game, Table
@@ -85,3 +85,18 @@ def test_the_daily_task_keeps_a_year_ahead_ready(table):
             timezone.localdate(), timezone.localdate() + datetime.timedelta(days=366))[12])])
         assert cursor.fetchone()[0] is not None
     assert all(name.startswith("fees_roundofplay_") for name in made)
+
+
+def test_a_role_that_may_only_read_and_write_rows_still_gets_its_months(table):
+    """The service's database role cannot create tables (grant_service_role); the months come from a function of
+    the table's owner."""
+    far = datetime.date(timezone.localdate().year + 5, 6, 1)
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE ROLE cardroom_rows_only NOLOGIN")
+        cursor.execute("GRANT SELECT, INSERT ON fees_roundofplay TO cardroom_rows_only")
+        cursor.execute("SET LOCAL ROLE cardroom_rows_only")
+        with pytest.raises(DatabaseError, match="permission denied|must be owner"), transaction.atomic():
+            cursor.execute(f"CREATE TABLE fees_roundofplay_try PARTITION OF fees_roundofplay "
+                           f"FOR VALUES FROM ('{far}') TO ('{far.replace(month=7)}')")
+        assert partitions.ensure_months(far, far, cursor) == [partitions.month_name(far)]
+        cursor.execute("RESET ROLE")
