@@ -141,12 +141,9 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
         "uncollected": UNCOLLECTED_EVERY, "stray": STRAY_EVERY, "fee_p1": fees[("player", "p1")],
         "fee_p2": fees[("player", "p2")], "fee_dealer": fees[("player_dealer", "")],
     }
-    months, start = [], FIRST_DAY + datetime.timedelta(days=after)
-    end_of_year = FIRST_DAY + datetime.timedelta(days=days - 1)
-    while start <= end_of_year:
-        following = (start.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
-        months.append((start, min(following - datetime.timedelta(days=1), end_of_year)))
-        start = following
+    start, end_of_year = FIRST_DAY + datetime.timedelta(days=after), FIRST_DAY + datetime.timedelta(days=days - 1)
+    months = [(max(first, start), min(partitions.next_month(first) - datetime.timedelta(days=1), end_of_year))
+              for first in partitions.months(start, end_of_year)]
 
     def month(bounds):
         start, end = bounds
@@ -201,18 +198,12 @@ def days_present(tables):
 def ensure(user, tables, days, *, regenerate=False, progress=print):
     """The year's first ``days`` days in the database: kept if there, the missing days added (all made again
     with ``regenerate`` or when what is there is not a run of the first days). Returns seconds spent making."""
-    from fees.models import RoundOfPlay
+    import ledger_ingest
 
     have = 0 if regenerate else days_present(tables)
     if have >= days:
         return 0.0
-    if not have and RoundOfPlay.objects.filter(table__in=tables).exists() or regenerate:
-        cleanup_tables(tables)
+    if not have:
+        ledger_ingest.cleanup(tables)  # whatever is there is not the year's first days
     progress(f"generating gaming days {have + 1} to {days} inside PostgreSQL ...")
     return generate(user, tables, days=days, after=have, progress=progress)
-
-
-def cleanup_tables(tables):
-    import ledger_ingest
-
-    ledger_ingest.cleanup(tables)

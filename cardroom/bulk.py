@@ -22,7 +22,7 @@ def insert(model, objs, *, batch_size=500):
     for obj in objs:
         obj._prepare_related_fields_for_save(operation_name="bulk_create")
     meta = model._meta
-    fields = [field for field in meta.concrete_fields]
+    fields = list(meta.concrete_fields)
     with connection.cursor() as cursor:
         cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
                        [meta.db_table, meta.pk.column, len(objs)])

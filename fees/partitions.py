@@ -3,8 +3,9 @@
 The rounds are the ledger's bulk (~2 kB each, ~41 GB a year for a busy room; docs/scaling.md). With a partition a
 month, a day's reconciliation reads only its month's indexes, and a closed month can later be exported, detached
 and archived without touching the others. ``fees`` migration 0009 turns the table into a partitioned one;
-``ensure_months`` (a monthly beat task, and the migration) keeps partitions ready ahead of time. A day with no
-month's partition (long past, or far ahead) lands in the DEFAULT partition, so no round is ever refused for it.
+``ensure_months`` (the migration, and a daily beat task through ``ensure_ahead``) keeps partitions ready ahead.
+A day with no month's partition (long past, or far ahead) lands in the DEFAULT partition, so no round is ever
+refused for it.
 
 Nothing here runs on SQLite: the table there stays a plain one.
 """
@@ -14,14 +15,13 @@ import datetime
 from django.db import connection
 
 TABLE = "fees_roundofplay"
-MONTHS_AHEAD = 12
 
 
 def month_name(first):
     return f"{TABLE}_{first:%Y_%m}"
 
 
-def _next_month(first):
+def next_month(first):
     return (first.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
 
 
@@ -30,7 +30,7 @@ def months(start, end):
     first, found = start.replace(day=1), []
     while first <= end:
         found.append(first)
-        first = _next_month(first)
+        first = next_month(first)
     return found
 
 
@@ -86,12 +86,9 @@ def ensure_months(start, end, cursor=None):
 
 
 def ensure_ahead(today=None):
-    """The months from this one to MONTHS_AHEAD ahead (what the monthly beat task keeps ready)."""
-    today = today or datetime.date.today()
-    end = today
-    for _ in range(MONTHS_AHEAD):
-        end = _next_month(end.replace(day=1))
-    return ensure_months(today, end)
+    """The months from this one to the same month next year (what the daily beat task keeps ready)."""
+    this_month = (today or datetime.date.today()).replace(day=1)
+    return ensure_months(this_month, this_month.replace(year=this_month.year + 1))
 
 
 def partition_table(cursor, today):
