@@ -16,6 +16,7 @@ class Job(models.Model):
     class Kind(models.TextChoices):
         SIGNAGE_BATCH = "signage_batch", "Batch of table signs"
         AUDIT_EXPORT = "audit_export", "Audit export bundle"
+        BUNDLE_VERIFICATION = "bundle_verify", "Check of an audit export bundle"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -47,6 +48,10 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life from the worker running the job."
+    )
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker has started it.")
 
     class Meta:
         ordering = ["-created_at", "-id"]
