@@ -7,8 +7,10 @@ request was answered with by ``lockout_response``.
 
 import math
 
+from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_cool_off, get_failure_limit
+from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from axes.models import AccessAttempt
 from rest_framework import authentication
 
 from cardroom.responses import error_response
@@ -27,6 +29,20 @@ class BasicAuthentication(authentication.BasicAuthentication):
 
     def authenticate_credentials(self, userid, password, request=None):
         return super().authenticate_credentials(userid, password, request._request)
+
+
+class LoginThrottleHandler(AxesDatabaseHandler):
+    """Axes' database handler, but a successful login clears only its own account's failures from its address.
+
+    Axes resets by every lockout parameter, the address included: logging in as oneself cleared everyone's
+    failures from that address, so guesses at another account interleaved with one's own logins were never
+    locked out. Failures from elsewhere stay too: the owner's login must not hand a guesser there a fresh allowance.
+    """
+
+    def reset_user_attempts(self, request, credentials=None):
+        username = get_client_username(request, credentials)
+        deleted, _ = AccessAttempt.objects.filter(username=username, ip_address=request.axes_ip_address).delete()
+        return deleted
 
 
 def lockout_response(request, original_response, credentials):

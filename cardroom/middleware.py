@@ -1,6 +1,9 @@
-"""Refuse, before any view runs, requests that no view could answer sensibly."""
+"""Refuse, before any view runs, requests that no view could answer sensibly; and the headers that say how
+browsers may treat an answer (what a page may load and run, whether an answer may be kept)."""
 
+from csp.middleware import CSPMiddleware
 from django.conf import settings
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from cardroom.responses import error_response
 
@@ -40,3 +43,42 @@ class RequestGuardMiddleware:
             return error_response(request, 413, "payload_too_large",
                                   f"The request body is {length:,} bytes; {request.path} accepts at most {limit:,}.")
         return None
+
+
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's policy (settings.CONTENT_SECURITY_POLICY) on every page, relaxed on the API docs.
+
+    Only pages get it: a policy says what a page may load and run, and a PDF shown inline opens in the
+    browser's own viewer, which a page's policy can break. Swagger UI and Redoc (drf-spectacular's templates)
+    start themselves with an inline script and style, and Redoc adds style elements and a worker of its own:
+    their pages allow those (CONTENT_SECURITY_POLICY_API_DOCS). They show the schema, which holds no one's data.
+    """
+
+    def process_response(self, request, response):
+        if not response.get("Content-Type", "").startswith("text/html"):
+            return response
+        return super().process_response(request, response)
+
+    def get_policy_parts(self, request, response, report_only=False):
+        parts = super().get_policy_parts(request, response, report_only)
+        view = getattr(getattr(request, "resolver_match", None), "func", None)
+        if issubclass(getattr(view, "view_class", type), (SpectacularSwaggerView, SpectacularRedocView)):
+            parts.update = settings.CONTENT_SECURITY_POLICY_API_DOCS
+        return parts
+
+
+class PrivateAnswersMiddleware:
+    """``Cache-Control: no-store, private`` on every answer to someone signed in (a page behind the login, an
+    authenticated API answer: ledger rows, exports, the audit log), so no browser or proxy keeps a copy. Public
+    answers (the sign check, the public key) keep their own caching. The API's authentication runs in the view,
+    so who asked is known only once it has answered."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            response["Cache-Control"] = "no-store, private"
+        return response

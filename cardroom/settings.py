@@ -97,12 +97,16 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every page (see CONTENT_SECURITY_POLICY below).
+    "cardroom.middleware.ContentSecurityPolicyMiddleware",
     # Before anything reads the request: NUL in the address, bodies over the view's limit (cardroom.middleware).
     "cardroom.middleware.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control: no-store, private on every answer to someone signed in.
+    "cardroom.middleware.PrivateAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -188,10 +192,31 @@ AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contri
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A session login clears that account's failures from that address, and no one else's (cardroom.authentication).
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "cardroom.authentication.LoginThrottleHandler"
 # Attempts refused during a lock are not counted: the lock ends a cool-off after the last checked failure.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "cardroom.authentication.lockout_response"
+
+# What a page may load and run (django-csp; cardroom.middleware): only this service's own scripts, styles, images
+# and fonts, nothing inline, no plugins, in no one else's frame, forms sent only here. The favicon is a data: URL.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    },
+}
+# Added on the API docs pages alone: Swagger UI's and Redoc's inline start-up script and styles, Redoc's worker.
+CONTENT_SECURITY_POLICY_API_DOCS = {
+    "script-src": ["'self'", "'unsafe-inline'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "worker-src": ["'self'", "blob:"],
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

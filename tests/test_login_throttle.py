@@ -157,3 +157,25 @@ def test_tokens_keep_working_from_a_locked_address(victim, people):
     token = Token.objects.create(user=people.compliance)
     response = Client(REMOTE_ADDR=HERE).get("/api/v1/schedules/", HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("url", ["/admin/login/", "/login/", "/api-auth/login/"])
+def test_a_success_clears_only_its_own_accounts_failures(url, victim, neighbour):
+    """Four guesses at one account, then a good login as another from the same address: the success used to
+    clear every failure from the address, so repeating it gave unlimited guesses. The fifth guess must lock."""
+    login = form_login(url)
+    for _ in range(LIMIT - 1):
+        assert login("victim", WRONG, HERE).status_code == 200
+    assert login("neighbour", RIGHT, HERE).status_code == 302
+    assert_refused(login("victim", WRONG, HERE))
+    assert_refused(login("victim", RIGHT, HERE))
+    assert_refused(login("victim", RIGHT, ELSEWHERE))
+
+
+def test_a_success_leaves_its_accounts_failures_from_elsewhere(victim):
+    """The owner logging in here says nothing about who is guessing elsewhere: that count goes on."""
+    login = form_login("/login/")
+    for _ in range(LIMIT - 1):
+        login("victim", WRONG, ELSEWHERE)
+    assert login("victim", RIGHT, HERE).status_code == 302
+    assert_refused(login("victim", WRONG, ELSEWHERE))

@@ -1,0 +1,128 @@
+"""The pages work under their Content-Security-Policy in a real browser, and the browser refuses nothing on
+them: no inline script or style is left for the policy to drop (htmx included), the styles moved to the
+stylesheets still apply, forms post, htmx swaps and polls, the admin and the API docs run."""
+
+import datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from cardroom.access import Scope
+from cardroom.models import Game, Table
+from fees.models import CollectionEntry, RoundOfPlay
+from signage.postings import post_table, read_posting
+
+from .conftest import PASSWORD
+
+LA = ZoneInfo("America/Los_Angeles")
+
+
+@pytest.fixture
+def refused(page):
+    """Everything the browser refused under the policy: securitypolicyviolation events (recorded in each
+    document before its own scripts run) and the console's "violates the following Content Security Policy"."""
+    seen = []
+    page.add_init_script("""
+        window.__refused = [];
+        document.addEventListener("securitypolicyviolation",
+            e => window.__refused.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+    """)
+    page.on("console", lambda message: seen.append(message.text)
+            if "Content Security Policy" in message.text else None)
+
+    def on_this_page():
+        return seen + page.evaluate("window.__refused")
+    return on_this_page
+
+
+@pytest.fixture
+def played(site):
+    """Table 3 posted a minute ago, and a round played at it today, collected a dollar short."""
+    game = Game.objects.get(slug="face-up-pai-gow-poker")
+    table = Table.objects.create(establishment=site.marysville, label="3", seats=7, game=game)
+    now = datetime.datetime.now(tz=LA).replace(second=0, microsecond=0)
+    data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
+            "effective_from": (now - datetime.timedelta(minutes=1)).isoformat()}
+    with time_machine.travel(now - datetime.timedelta(minutes=2), tick=False):
+        posting, _ = post_table(read_posting(data, scope=Scope(site.floor), now=now - datetime.timedelta(minutes=2)),
+                                user=site.floor)
+    RoundOfPlay.objects.create(establishment=site.marysville, table=table, gaming_day=now.date(), reference="H-1",
+                               played_at=now, facts={}, posting=posting, schedule_code="GEGA-002888",
+                               schedule_version=1, option_number=1, expected_total=Decimal("3.00"), currency="USD")
+    CollectionEntry.objects.create(idempotency_key="csp-H-1", establishment=site.marysville, table=table,
+                                   gaming_day=now.date(), reference="H-1", collected_at=now, payer="player",
+                                   fee_kind="player", amount=Decimal("2.00"), currency="USD", recorded_at=now)
+    site.posting = posting
+    return site
+
+
+def style(page, selector, prop):
+    return page.locator(selector).first.evaluate(f"e => getComputedStyle(e)[{prop!r}]")
+
+
+def test_the_compliance_pages_post_and_swap_under_the_policy(login, site, refused):
+    page = login(site.compliance)  # the login form posts
+    assert page.url.endswith("/compliance/casino-marysville/")
+    page.goto(f"{site.url}/compliance/casino-marysville/schedules/GEGA-002888/")
+    page.get_by_label("Option", exact=False).first.select_option("43")  # htmx swaps the option in place
+    page.get_by_role("heading", name="Option 43", exact=False).wait_for()
+    page.goto(f"{site.url}/compliance/casino-marysville/schedules/")
+    assert style(page, "caption.muted", "textAlign") == "left"
+    page.goto(f"{site.url}/compliance/casino-marysville/findings/")
+    page.get_by_role("button", name="Run validation now").click()  # a form in the page posts
+    page.wait_for_load_state()
+    assert refused() == []
+
+
+def test_the_floor_prints_with_its_progress_bar_under_the_policy(login, played, refused):
+    page = login(played.floor)
+    page.get_by_role("button", name="Print the whole floor as one PDF").click()
+    page.wait_for_url("**/jobs/*/")
+    page.get_by_role("link", name="Download").wait_for()  # htmx polled the job until it was done
+    assert refused() == []
+
+
+def test_the_regulators_chart_keeps_its_styles(login, played, refused):
+    page = login(played.regulator_ca)
+    page.goto(f"{played.url}/regulator/casino-marysville/")
+    page.locator("#fees-chart").wait_for()
+    assert style(page, ".swatch.short", "backgroundColor") == "rgb(164, 22, 26)"
+    assert style(page, ".chart-row", "display") == "flex"
+    assert page.locator("#fees-chart").bounding_box()["width"] <= 640
+    assert style(page, 'nav.row a[aria-current="page"]', "fontWeight") == "600"
+    assert refused() == []
+
+
+def test_the_public_sign_check_keeps_its_styles(page, played, refused):
+    page.goto(f"{played.url}/verify/{played.posting.public_token}/")
+    assert page.locator("#status").inner_text().startswith("In force")
+    assert style(page, "#status", "borderTopWidth") == "2px"
+    assert refused() == []
+
+
+def test_the_admin_and_the_api_docs_run_under_the_policy(login, site, refused):
+    page = login(site.admin)
+    page.goto(f"{site.url}/admin/fees/scheduledocument/")
+    page.locator("#result_list").wait_for()
+    page.goto(f"{site.url}/admin/auth/user/{site.floor.pk}/change/")
+    page.locator("#user_form").wait_for()
+    page.goto(f"{site.url}/api/v1/docs/")
+    page.locator(".swagger-ui .opblock").first.wait_for()
+    assert refused() == []
+
+
+def test_redoc_runs_and_the_policy_keeps_it_on_this_host(page, site, refused):
+    """drf-spectacular's Redoc page asks Google for fonts and Redoc's CDN for a logo: the policy refuses both
+    (the card room's network may be offline), and Redoc renders without them."""
+    page.goto(f"{site.url}/login/")
+    page.get_by_label("Username").fill(site.compliance.get_username())
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+    page.goto(f"{site.url}/api/v1/redoc/")
+    page.locator(".menu-content").first.wait_for()
+    assert page.locator(".menu-content li").count() > 20
+    refusals = refused()
+    assert refusals and all("fonts.googleapis.com" in r or "cdn.redoc.ly" in r for r in refusals)
