@@ -38,6 +38,13 @@ from signage.models import SignPrint
 
 CHUNK = 5_000
 CENT = Decimal("0.01")
+# A text cell beginning with one of these is one a spreadsheet would run as a formula (OWASP, CSV injection): the
+# CSV files write it with a ' before it (exports.build.csv_cell, csv_copy_sql); the JSON files keep the exact text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+CSV_ESCAPING = ("A text cell that begins with =, +, -, @, a tab or a carriage return is written in the CSV file with a "
+                "single quote (') before it, so that a spreadsheet shows it as text instead of running it as a "
+                "formula (OWASP, CSV injection); the JSON file holds the exact text. Numbers (a negative amount "
+                "such as -5.00), dates and booleans are never changed.")
 
 
 @dataclass
@@ -529,3 +536,26 @@ KINDS = [
 
 def use_copy():
     return connection.vendor == "postgresql"
+
+
+TEXT_OIDS = {18, 19, 25, 1042, 1043}  # PostgreSQL's "char", name, text, char(n), varchar
+ESCAPED = "CASE WHEN left({0}, 1) IN ({1}) THEN '''' || {0} ELSE nullif({0}, '') END"
+
+
+def csv_copy_sql(kind, scope):
+    """``kind.copy_sql`` for its CSV file, byte for byte what the Python path writes (``build.csv_cell``): a text
+    column's formula-like cell with a ' before it, an empty text as nothing (COPY would write ""); numbers and dates
+    as they are. The JSON file's COPY reads ``kind.copy_sql`` itself: the exact text."""
+    from psycopg import sql
+
+    select = kind.copy_sql(scope)
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SQL("SELECT * FROM ({}) s LIMIT 0").format(select))
+        types = [column.type_code for column in cursor.description]
+    names = kind.column_names
+    starts = sql.SQL(", ").join(sql.Literal(c) for c in FORMULA_STARTS)
+    cells = [sql.SQL(ESCAPED).format(sql.Identifier("s", c), starts) if oid in TEXT_OIDS else sql.Identifier("s", c)
+             for c, oid in zip(names, types)]
+    return sql.SQL("SELECT {} FROM ({}) s ({}) ORDER BY s.{}").format(
+        sql.SQL(", ").join(cells), select, sql.SQL(", ").join(sql.Identifier(c) for c in names),
+        sql.Identifier(names[0]))

@@ -49,6 +49,9 @@ FEE_KINDS = frozenset(CollectionEntry.FeeKind.values)
 MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
 # A batch that meets a concurrent one in a deadlock or serialization failure is tried again this many times.
 RETRIES = 3
+# What a spreadsheet opening an export's CSV would take for a formula (OWASP, CSV injection). Identifiers (keys,
+# references, players) are refused if they begin with one; free text is escaped in the CSV instead.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class LedgerInputError(ValueError):
@@ -106,6 +109,14 @@ def _read(read, value, key, **options):
 
 def _text(row, key, *, required, max_length, single_line=True):
     return _read(values.text, row.get(key), key, max_length=max_length, required=required, single_line=single_line)
+
+
+def _identifier(value, key):
+    """``value`` (a key, reference or player), if no spreadsheet would read it as a formula."""
+    if value.startswith(FORMULA_STARTS):
+        raise _RowError(key, f"must not begin with {value[0]!r}: a spreadsheet opening the export would read "
+                             f"{value[:20]!r} as a formula.")
+    return value
 
 
 def agreed_gaming_day(establishment, moment, stated):
@@ -188,6 +199,7 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
                         raise _RowError("idempotency_key", "is required (or give the batch an idempotency_key)."
                                         if label(index) else "is required (in the body or an Idempotency-Key header).")
                     key = f"{batch_key}:{index}"
+            _identifier(key, "idempotency_key")
             if key in seen_keys:
                 raise _RowError("idempotency_key",
                                 f"{key!r} is used twice in this batch (also by row {seen_keys[key]}).")
@@ -221,6 +233,7 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
                 reference = get("reference")
                 if not _plain_text(reference, 64):
                     reference = _text(row, "reference", required=True, max_length=64)
+                _identifier(reference, "reference")
                 if get("collected_at") is None:
                     raise _RowError("collected_at", "is required.")
                 collected_at = _read(moment, row["collected_at"], "collected_at", example=MOMENT_EXAMPLE)
@@ -241,6 +254,7 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
                     player = ""
                 elif not _plain_text(player, 64):
                     player = _text(row, "player", required=False, max_length=64)
+                _identifier(player, "player")
                 if payer == "player" and seat is None and not player:
                     raise _RowError("payer", "a player's payment needs the seat or the player.")
                 fee_kind = get("fee_kind")
@@ -314,9 +328,10 @@ def _original(row, originals, key, corrected_here, index):
 
 COPY_COLUMNS = ("idx", "idempotency_key", "establishment_id", "table_id", "gaming_day", "reference", "collected_at",
                 "payer", "seat", "player", "fee_kind", "amount", "currency", "corrects_id", "reason")
-# What must match for a re-sent row to count as the same entry (its key names it within its establishment).
+# What must match for a re-sent row to count as the same entry (its key names it within its establishment): every
+# field it stores, so a key re-sent with another correction reason is a conflict, not "already recorded".
 SAME_ENTRY = ("table_id", "gaming_day", "reference", "collected_at", "payer", "seat", "player", "fee_kind", "amount",
-              "corrects_id")
+              "currency", "corrects_id", "reason")
 
 
 def _reused_key(pairs):
@@ -418,7 +433,7 @@ def _insert_portable(rows, user_id, now, chunk=500):
                 recorded_by_id=user_id, recorded_at=now,
             ))
         elif stored != (table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount,
-                        corrects_id):
+                        currency, corrects_id, reason):
             reused.append((index, key))
     if reused:
         raise _reused_key(sorted(reused))
@@ -443,9 +458,11 @@ def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index
         raise LedgerInputError(str(error)) from None
     if batch_key is not None:
         try:
-            batch_key = values.text(batch_key, max_length=80)
+            batch_key = _identifier(values.text(batch_key, max_length=80), "idempotency_key")
         except values.Invalid as error:
             raise LedgerInputError(f"The batch idempotency_key {error}") from None
+        except _RowError as error:
+            raise LedgerInputError(f"The batch idempotency_key {error.message}") from None
     allowed = writable_tables(scope)
     originals = _Originals(rows, allowed)
     table_ids = {row.get("table") for row in rows if type(row) is dict and is_id(row.get("table"))}
@@ -540,9 +557,10 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     if type(facts) is not dict:
         raise LedgerInputError("facts must be a JSON object: wagers, poker facts or a time-collection period.")
     try:
+        _identifier(reference, "reference")
         gaming_day = agreed_gaming_day(establishment, played_at, gaming_day)
     except _RowError as error:
-        raise LedgerInputError(f"gaming_day {error.message}") from None
+        raise LedgerInputError(f"{error.field} {error.message}") from None
     played_at = played_at.astimezone(establishment.zone)  # so that "the day it was played" is the room's day
     existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()
     if existing is not None:

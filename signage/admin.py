@@ -242,13 +242,17 @@ class TablePostingAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         form = PostingForm(request.POST or None, scope=scope)
         if request.method == "POST" and form.is_valid():
-            posting, run = post_table(form.cleaned_data["fields"], user=request.user)
-            level = messages.WARNING if run.errors else messages.SUCCESS
-            messages.add_message(request, level, f"Posted {posting}: {run.errors} error(s), {run.warnings} "
-                                                 "warning(s) when validated." + (
-                                     " It cannot be printed until a compliance officer asks for an override and a "
-                                     "second one approves it." if run.errors else ""))
-            return redirect("admin:fees_tableposting_change", posting.pk)
+            try:
+                posting, run = post_table(form.cleaned_data["fields"], user=request.user)
+            except PostingInputError as error:  # found as it is saved, e.g. notes too long for the sign
+                form.add_error(None, str(error))
+            else:
+                level = messages.WARNING if run.errors else messages.SUCCESS
+                messages.add_message(request, level, f"Posted {posting}: {run.errors} error(s), {run.warnings} "
+                                                     "warning(s) when validated." + (
+                                         " It cannot be printed until a compliance officer asks for an override "
+                                         "and a second one approves it." if run.errors else ""))
+                return redirect("admin:fees_tableposting_change", posting.pk)
         return self._page(request, form, "Post a table", "Post", intro=(
             "A posting is never changed: it stays in force until the table's next posting takes effect. "
             "It is checked against the schedule and the rules as it is saved."))

@@ -47,8 +47,9 @@ AT = OpenApiParameter("at", str, description="A date and time with its offset, e
                                              "(default: now).")
 LAYOUT = OpenApiParameter("layout", str, enum=list(render.LAYOUTS), description="letter (default) or tent.")
 PDF = {(200, "application/pdf"): OpenApiTypes.BINARY}
-PRINT_CONFLICT = ("the posting has error findings and no approved compliance override, or the same sign was "
-                  "printed at the same moment.")
+PRINT_CONFLICT = ("the posting has error findings and no approved compliance override, its sign does not fit the "
+                  "layout (saved before postings were checked for it: the message says what is too long), or the "
+                  "same sign was printed at the same moment.")
 PREVIEW_DOC = ("GET answers an unrecorded preview, watermarked PREVIEW; POST prints the sign, which is recorded "
                "(numbered, with an audit entry) and refused (409) while the posting has error findings and no "
                "compliance override.")

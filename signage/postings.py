@@ -2,7 +2,8 @@
 takes two people: one compliance officer asks for it with a reason, a second one approves (or refuses) it.
 
 Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
-validated when saved (``compliance.checking.run_posting``) and its findings stay with it.
+validated when saved (``compliance.checking.run_posting``) and its findings stay with it, and one whose sign does
+not fit a layout (notes too long, say) is refused, saying what is too long and by how much.
 """
 
 import datetime
@@ -244,6 +245,11 @@ def post_table(fields, *, user=None, actor_label=""):
         rows.append(PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high,
                                       paytable=paytable[0] if paytable else None))
     PostingBonusLimit.objects.bulk_create(rows)
+    from .printing import posting_overflow  # printing imports this module
+
+    too_long = posting_overflow(posting)
+    if too_long:  # refused now, naming what to shorten, rather than a posting whose sign cannot print
+        raise PostingInputError(too_long)
     run = run_posting(posting, user=user if user and user.is_authenticated else None)
     if posting.schedule_id is not None:
         what = {"schedule": posting.schedule.code, "option": posting.option_number}

@@ -4,6 +4,8 @@ One function, ``print_signs``, serves the API, the admin, the command and the ba
 sign is recorded the same way. A preview is watermarked and records nothing.
 """
 
+import dataclasses
+
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.utils import timezone
@@ -17,6 +19,62 @@ from .models import SignPrint
 from .postings import PrintBlocked, print_permission
 
 PREVIEW_BANNER = "PREVIEW - NOT FOR POSTING"
+# The longest footer a print is likely to carry (a late reprint by a long user name): a posting is checked with it.
+CHECK_STAMP = (999, "x" * 40)
+
+
+class SignDoesNotFit(StateConflict):
+    """A posting's sign does not fit a layout even at the smallest readable size (becomes a 409): it was saved
+    before postings were checked for this, or the fees in force grew since."""
+
+
+def _notes_that_fit(sign, layout):
+    """How many of the sign's notes' characters fit ``layout`` (None: it does not fit even without notes)."""
+    def fits(notes):
+        try:
+            render.fit(dataclasses.replace(sign, notes=notes), layout)
+            return True
+        except render.SignOverflow:
+            return False
+
+    if not fits(""):
+        return None
+    low, high = 0, len(sign.notes) - 1  # the whole of them does not fit
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fits(sign.notes[:mid]) else (low, mid - 1)
+    return low
+
+
+def overflow(sign, layouts=render.LAYOUTS):
+    """What is too long for which of ``layouts``, and by how much, said so that it can be fixed ("" if it fits)."""
+    notes, rest = [], []
+    for layout in layouts:
+        try:
+            render.fit(sign, layout)
+            continue
+        except render.SignOverflow:
+            pass
+        most = _notes_that_fit(sign, layout) if sign.notes else None
+        if most is None:
+            rest.append(layout)
+        else:
+            notes.append(f"at most {most} fit the {layout} sign ({len(sign.notes) - most} too many)")
+    said = []
+    if notes:
+        said.append(f"notes: {len(sign.notes)} characters are too long for the sign: {'; '.join(notes)}.")
+    if rest:
+        said.append(f"The sign for {sign.game} ({sign.label()}) does not fit the {' or '.join(rest)} layout even at "
+                    f"{render.SCALES[-1]:.0%} size{', even without its notes' if sign.notes else ''}: fewer or "
+                    "shorter bonus bet limits would make room.")
+    return " ".join(said)
+
+
+def posting_overflow(posting):
+    """Why ``posting``'s sign, as it would print when it takes effect, does not fit its layouts ("" if it does)."""
+    at = posting.effective_from
+    return overflow(content.sign_for(posting, at=at, stamp=stamp(CHECK_STAMP[0], at, CHECK_STAMP[1]),
+                                     banner="REPRINT"))
 
 
 def postings_in_force(tables, at):
@@ -78,12 +136,15 @@ def stamp(number, at, label):
     return text
 
 
-def print_signs(postings, layout, *, user=None, label="", channel, job=None, preview=False, on_progress=None):
+def print_signs(postings, layout, *, user=None, label="", channel, job=None, preview=False, on_progress=None,
+                skipped=None):
     """Render one sign per posting into one PDF and record each print; returns (render.Rendered, [SignPrint]).
 
     Raises PrintBlocked before anything is printed if a posting needs an override it lacks. Signs are built
     one at a time as their pages are drawn, so ``on_progress(signs_done)`` reports real progress; the print
     records are written together at the end, so a failed render records nothing. A preview records nothing.
+    A sign that does not fit its layout raises SignDoesNotFit, naming it and why; given a ``skipped`` list (a
+    batch), it is left out and listed there instead, and the others print.
     """
     if layout not in render.LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(render.LAYOUTS)}, not {layout!r}.")
@@ -94,27 +155,38 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
     printed = dict(SignPrint.objects.filter(posting__in=postings).values("posting").annotate(n=Count("id"))
                    .values_list("posting", "n"))
     numbers = {p.pk: printed.get(p.pk, 0) + 1 for p in postings}
-    versions = {}  # the schedule version each sign shows, as it is built
+    versions, built = {}, []  # the schedule version each sign shows, and the signs, as they are built
 
     def signs():
         for posting in postings:
             if preview:
-                yield content.sign_for(posting, at=now, banner=PREVIEW_BANNER,
-                                       stamp=f"Preview made {content.local(now)}; not a printed sign.")
+                sign = content.sign_for(posting, at=now, banner=PREVIEW_BANNER,
+                                        stamp=f"Preview made {content.local(now)}; not a printed sign.")
             else:
                 number = numbers[posting.pk]
                 sign = content.sign_for(posting, at=now, stamp=stamp(number, now, label),
                                         banner="REPRINT" if number > 1 else "")
                 versions[posting.pk] = sign.schedule_version or None  # 0: a house-banked sign, or no version
-                yield sign
+            built.append(sign)
+            yield sign
 
-    rendered = render.render(signs(), layout, title="Table signs", on_page=on_progress)
+    rendered = render.render(signs(), layout, title="Table signs", on_page=on_progress, skip_overflow=True)
+    left_out = [{"table": postings[i].table.label, "posting": postings[i].pk,
+                 "reason": f"Its sign does not fit the {layout} layout. {overflow(built[i], [layout])}"}
+                for i, _ in rendered.skipped]
+    if left_out and (skipped is None or len(left_out) == len(postings)):
+        raise SignDoesNotFit(" ".join(f"Table {s['table']}'s posting {s['posting']}: {s['reason']}" for s in left_out)
+                             + " Post the table again with what is too long shortened.")
+    if skipped is not None:
+        skipped.extend(left_out)
     if preview:
         return rendered, []
+    left_out = {s["posting"] for s in left_out}
     try:
         with transaction.atomic():
             records = [_record(p, numbers[p.pk], layout, user=user, label=label, channel=channel, job=job,
-                               override=permissions[p.pk], version=versions[p.pk], at=now) for p in postings]
+                               override=permissions[p.pk], version=versions[p.pk], at=now)
+                       for p in postings if p.pk not in left_out]
     except IntegrityError:
         raise StateConflict("Another print of the same sign was recorded at the same moment; print again.") from None
     return rendered, records
@@ -126,4 +198,5 @@ def filename(establishment, tables, layout, now=None):
     return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
 
 
-__all__ = ["PREVIEW_BANNER", "PrintBlocked", "filename", "postings_in_force", "print_signs", "sign_states", "stamp"]
+__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overflow", "posting_overflow",
+           "postings_in_force", "print_signs", "sign_states", "stamp"]

@@ -48,7 +48,7 @@ def build_batch(job, on_progress=None):
 
     rendered, records = printing.print_signs(
         postings, layout, user=job.requested_by, label=job.requested_label, channel=SignPrint.Channel.BATCH,
-        job=job, on_progress=progress,
+        job=job, on_progress=progress, skipped=skipped,  # a sign that does not fit is named there; the rest print
     )
     result = {
         "pages": rendered.pages, "layout": layout, "sha256": hashlib.sha256(rendered.pdf).hexdigest(),

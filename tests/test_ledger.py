@@ -464,3 +464,32 @@ def test_rounds_access(api, people, table):
         api.force_authenticate(user)
         assert api.get(ROUNDS).json()["count"] == 0
     assert not AuditLogEntry.objects.filter(action="ledger.reconcile").exists()
+
+
+# -- a key names one entry, reason and all (issue 23) ------------------------------------------------------------
+
+def _a_correction_resent_with_another_reason_conflicts(api, people, table):
+    api.force_authenticate(people.floor)
+    original = api.post(ENTRIES, entry(table, "e-1"), format="json").json()
+    fix = {"idempotency_key": "e-1-fix", "corrects": original["id"], "amount": "2.00", "reason": "Seat 1 paid $2"}
+    assert api.post(ENTRIES, fix, format="json").status_code == 201
+    assert api.post(ENTRIES, fix, format="json").status_code == 200  # the same content: already recorded
+    other = api.post(ENTRIES, {**fix, "reason": "Seat 1 paid $2, the dealer miscounted"}, format="json")
+    assert other.status_code == 409 and "'e-1-fix' is already recorded for a different entry" in \
+        other.json()["error"]["message"]
+    in_bulk = api.post(BULK, {"entries": [{**fix, "reason": "Another reason"}]}, format="json")
+    assert in_bulk.status_code == 409
+    assert CollectionEntry.objects.get(idempotency_key="e-1-fix").reason == "Seat 1 paid $2"
+    assert CollectionEntry.objects.count() == 2
+
+
+def test_a_correction_resent_with_another_reason_conflicts(api, people, table):
+    _a_correction_resent_with_another_reason_conflicts(api, people, table)
+
+
+@pytest.mark.services
+def test_a_correction_resent_with_another_reason_conflicts_on_postgresql(api, people, table):
+    from django.db import connection
+
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    _a_correction_resent_with_another_reason_conflicts(api, people, table)
