@@ -2,18 +2,34 @@
 
 A job's progress is written with plain UPDATEs outside any transaction, so the API shows it while the job
 runs. With no broker configured (the embedded default) ``submit`` runs the job in-process before returning.
+
+A worker can be killed mid-job (issue 23). Tasks are acknowledged late (settings), so Redis delivers a lost
+worker's task again; a running job beats a heartbeat, so a second delivery of a job still running stands back;
+and ``recover`` (every minute, from the beat) queues again a job whose heartbeat stopped, or fails it saying why.
 """
 
+import datetime
 import logging
+import threading
 import time
 
+from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from .exceptions import StateConflict
 from .models import Job
 
 logger = logging.getLogger(__name__)
+
+# The task that runs each kind of job, by name (sent again by ``recover``).
+TASKS = {
+    Job.Kind.SIGNAGE_BATCH: "signage.tasks.print_batch",
+    Job.Kind.AUDIT_EXPORT: "exports.tasks.export_audit",
+    Job.Kind.BUNDLE_VERIFICATION: "exports.tasks.verify_bundle",
+}
 
 
 def run(job_id, work):
@@ -23,12 +39,12 @@ def run(job_id, work):
     A failure the user can act on (bad input, a conflict) is stored as the job's error; anything else is
     stored too and re-raised so the worker logs it.
     """
-    job = Job.objects.get(pk=job_id)
-    if job.status != Job.Status.QUEUED:
-        return job.status  # delivered twice: the first delivery owns it
-    job.start(total=0)
+    job = Job.claim(job_id)
+    if job is None:  # delivered twice (it runs elsewhere, or is over): the delivery that claimed it owns it
+        return Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
     try:
-        outcome = work(job)
+        with _Heartbeat(job):
+            outcome = work(job)
     except (ValueError, StateConflict) as error:
         job.fail(str(error))
         return job.status
@@ -39,6 +55,69 @@ def run(job_id, work):
     if outcome is not None:
         job.finish(*outcome)
     return job.status
+
+
+class _Heartbeat:
+    """On a worker, the job's heartbeat every CELERY_JOB_HEARTBEAT seconds from a thread of its own (its own
+    connection), so a long step (a COPY, a PDF) still shows the worker alive. In-process (no broker) there is no
+    beat to recover jobs, so nothing to beat for."""
+
+    def __init__(self, job):
+        self.job, self.stop, self.thread = job, threading.Event(), None
+
+    def __enter__(self):
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            self.thread = threading.Thread(target=self._beat, daemon=True, name=f"heartbeat-{self.job.pk}")
+            self.thread.start()
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
+        return False
+
+    def _beat(self):
+        try:
+            while not self.stop.wait(settings.CELERY_JOB_HEARTBEAT):
+                try:
+                    self.job.beat()
+                except Exception:  # the next beat may get through; the job itself goes on
+                    logger.exception("heartbeat of job %s not written", self.job.uuid)
+        finally:
+            connection.close()  # this thread's own connection
+
+
+def recover(now=None):
+    """The beat's sweep (``cardroom.tasks.recover_jobs``): a running job silent for CELERY_JOB_STALE seconds lost
+    its worker: it is queued and sent again, or failed with the reason once it has been started
+    CELERY_JOB_ATTEMPTS times; a job queued CELERY_JOB_RESEND seconds ago that no worker took is sent again
+    (a send lost with a broker restart, say). Returns {"requeued": [...], "failed": [...], "resent": [...]}."""
+    now = now or timezone.now()
+    stale = now - datetime.timedelta(seconds=settings.CELERY_JOB_STALE)
+    unsent = now - datetime.timedelta(seconds=settings.CELERY_JOB_RESEND)
+    done = {"requeued": [], "failed": [], "resent": []}
+    lost = Job.objects.filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, started_at__lt=stale),
+                              status=Job.Status.RUNNING)
+    for job in lost:
+        if job.attempts >= settings.CELERY_JOB_ATTEMPTS:
+            if job.fail_after_lost_worker():
+                logger.error("job %s failed: its worker was lost %s times", job.uuid, job.attempts)
+                done["failed"].append(job.pk)
+        elif job.requeue_after_lost_worker():
+            logger.warning("job %s queued again: its worker was lost (attempt %s)", job.uuid, job.attempts)
+            _send(job)
+            done["requeued"].append(job.pk)
+    waiting = Job.objects.filter(Q(heartbeat_at__lt=unsent) | Q(heartbeat_at=None, created_at__lt=unsent),
+                                 status=Job.Status.QUEUED)
+    for job in waiting:
+        if job.mark_sent():
+            _send(job)
+            done["resent"].append(job.pk)
+    return done
+
+
+def _send(job):
+    current_app.send_task(TASKS[job.kind], args=[job.pk])
 
 
 def run_or_follow(job, task, work, report, timeout=3600):

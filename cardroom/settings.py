@@ -276,8 +276,29 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE
+# A task is acknowledged when it ends, not when a worker takes it, and a worker takes one at a time: a worker
+# killed mid-task leaves its task (and nothing it had merely reserved) to be delivered again (issue 23).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis hands an unacknowledged task to another worker after this long: a reconciliation of a lost worker runs
+# again within it. A job still running then is delivered twice; its heartbeat makes the second delivery stand
+# back (cardroom.jobs.run).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600, minimum=60)}
+# Jobs (cardroom.jobs): a running job's heartbeat every CELERY_JOB_HEARTBEAT seconds; one silent for
+# CELERY_JOB_STALE seconds lost its worker and is queued again, up to CELERY_JOB_ATTEMPTS starts; a job queued
+# for CELERY_JOB_RESEND seconds that no worker took is sent again (cardroom.tasks.recover_jobs, every minute).
+CELERY_JOB_HEARTBEAT = env_int("CELERY_JOB_HEARTBEAT", 15, minimum=1)
+CELERY_JOB_STALE = env_int("CELERY_JOB_STALE", 120, minimum=2)
+CELERY_JOB_ATTEMPTS = env_int("CELERY_JOB_ATTEMPTS", 3, minimum=1)
+CELERY_JOB_RESEND = env_int("CELERY_JOB_RESEND", 900, minimum=60)
 # Run `celery -A cardroom beat` beside the worker for these.
 CELERY_BEAT_SCHEDULE = {
+    # Every minute: jobs whose worker was lost are queued again (or failed, saying why); lost sends are resent.
+    "jobs-recover": {
+        "task": "cardroom.tasks.recover_jobs",
+        "schedule": 60.0,
+    },
     # Nightly, after the gaming day closes: reconcile every table with activity on the previous gaming day.
     "ledger-reconcile-previous-gaming-day": {
         "task": "fees.tasks.reconcile_previous_gaming_day",

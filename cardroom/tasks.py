@@ -21,3 +21,12 @@ def sign_checkpoints():
         raise transparency.ChainRewritten(f"Refused to sign checkpoints of {', '.join(refused)}: they no longer "
                                           "agree with checkpoints already signed (see the audit log).")
     return {"signed": signed}
+
+
+@shared_task
+def recover_jobs():
+    """The beat's every minute: jobs whose worker was lost are queued again or failed saying why, and queued jobs
+    no worker took are sent again (``cardroom.jobs.recover``)."""
+    from . import jobs
+
+    return jobs.recover()

@@ -5,10 +5,14 @@ streamed into the zip as their rows are read (``exports.bundle.BundleWriter`` ha
 memory stays flat whatever the period holds. The file format is in docs/exports.md.
 """
 
+import contextlib
 import csv
 import datetime
 import json
+import logging
+import queue
 import subprocess
+import threading
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,6 +26,7 @@ from . import collect, keys, report
 from .bundle import BundleWriter
 
 PROGRESS_EVERY = 50_000  # rows between progress reports within one file
+logger = logging.getLogger(__name__)
 
 
 def generator():
@@ -45,6 +50,8 @@ def csv_cell(value):
         return json.dumps(value, sort_keys=True, ensure_ascii=False)
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
+    if isinstance(value, str):  # text, never a number: escaped if a spreadsheet would run it (collect.CSV_ESCAPING)
+        return "'" + value if value.startswith(collect.FORMULA_STARTS) else value
     return str(value)
 
 
@@ -57,18 +64,58 @@ def json_cell(value):
 
 
 class Progress:
-    """Reports (files done, stage) to the job as the bundle is written."""
+    """Reports (files done, stage) to the job as the bundle is written.
+
+    While a COPY streams, psycopg holds its connection's lock until the last row, so a report written through
+    that connection waits forever (issue 23). Reports made then go to a thread of their own (``streaming``):
+    Django gives each thread its own connection, so the progress bar still moves while a big file streams, and
+    the reports keep their order because one thread writes them all.
+    """
 
     def __init__(self, total_files, callback):
         self.total, self.done, self.callback = total_files, 0, callback
+        self._aside = None
 
     def stage(self, text):
-        if self.callback is not None:
+        if self.callback is None:
+            return
+        if self._aside is not None:
+            self._aside.put((self.done, self.total, text))
+        else:
             self.callback(self.done, self.total, text)
+
+    @contextlib.contextmanager
+    def streaming(self):
+        """Around a COPY: reports are written on another connection until it ends."""
+        if self.callback is None:
+            yield
+            return
+        reports = queue.Queue()
+        thread = threading.Thread(target=_report_aside, args=(reports, self.callback), daemon=True,
+                                  name="export-progress")
+        thread.start()
+        self._aside = reports
+        try:
+            yield
+        finally:
+            self._aside = None
+            reports.put(None)
+            thread.join()
 
     def file_done(self, name, rows):
         self.done += 1
         self.stage(f"{name}: {rows:,} rows" if rows is not None else name)
+
+
+def _report_aside(reports, callback):
+    try:
+        while (report := reports.get()) is not None:
+            try:
+                callback(*report)
+            except Exception:  # a lost progress report must not stop the export
+                logger.exception("progress report %r not written", report[2])
+    finally:
+        connection.close()  # this thread's own connection
 
 
 class _Utf8:
@@ -100,8 +147,8 @@ def _write_csv(writer, kind, scope, progress):
             from psycopg import sql
 
             # PostgreSQL formats the rows itself (COPY), much faster than Python for the big kinds.
-            with connection.cursor() as cursor:
-                statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv)").format(kind.copy_sql(scope))
+            with connection.cursor() as cursor, progress.streaming():
+                statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv)").format(collect.csv_copy_sql(kind, scope))
                 with cursor.cursor.copy(statement) as copy:
                     for data in copy:
                         data = bytes(data)
@@ -184,7 +231,7 @@ def _copy_json(handle, kind, scope, progress, name):
     statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')").format(
         json_lines_sql(kind, scope))
     rows, parts, size = 0, [b"[\n"], 0
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor, progress.streaming():
         cursor.execute("SET LOCAL jit = off")  # compiling the expressions costs more than it saves here
         with cursor.cursor.copy(statement) as copy:
             for data in copy:  # whole lines (PostgreSQL sends a row a message); no raw newline inside JSON text
@@ -207,7 +254,8 @@ def columns_document():
     """columns.json: every file's columns and what they mean (the same text as docs/exports.md)."""
     return {
         kind.name: {"title": kind.title, "files": [f"{kind.name}.csv", f"{kind.name}.json"],
-                    "columns": [{"name": n, "description": d} for n, d in kind.columns]}
+                    "columns": [{"name": n, "description": d} for n, d in kind.columns],
+                    "csv_escaping": collect.CSV_ESCAPING}
         for kind in collect.KINDS
     }
 

@@ -36,15 +36,19 @@ CALIFORNIA_ROUND = {"wagers": [
 
 
 @pytest.fixture(autouse=True)
-def eager_tasks(request, monkeypatch):
+def eager_tasks(request):
     """Tasks run in-process here even when a broker is configured (bin/test's second pass); the test marked
-    ``services`` sends them to a real worker instead."""
+    ``services`` sends them to a real worker instead. Set and put back by hand: monkeypatch's setitem on Celery's
+    settings did not undo (a later worker test found Celery still eager)."""
     if request.node.get_closest_marker("services"):
+        yield
         return
     from cardroom.celery import app
 
-    monkeypatch.setitem(app.conf, "task_always_eager", True)
-    monkeypatch.setitem(app.conf, "task_eager_propagates", True)
+    before = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = before
 
 
 def make_table(people, label):

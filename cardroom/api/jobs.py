@@ -17,12 +17,15 @@ class JobSerializer(serializers.ModelSerializer):
     jurisdiction = serializers.SlugRelatedField(slug_field="code", read_only=True)
     percent = serializers.IntegerField(read_only=True)
     download = serializers.SerializerMethodField()
+    lost_worker = serializers.CharField(
+        source="lost_worker_note", read_only=True,
+        help_text="Said when a worker running the job was lost and the job was queued again; empty otherwise.")
 
     class Meta:
         model = Job
         fields = ["uuid", "kind", "status", "establishment", "jurisdiction", "params", "requested_label", "total",
                   "done", "percent", "stage", "error", "result", "created_at", "started_at", "finished_at",
-                  "download"]
+                  "attempts", "heartbeat_at", "lost_worker", "download"]
 
     def get_download(self, job) -> str | None:
         if job.status != Job.Status.DONE or not job.file:
@@ -38,7 +41,8 @@ DOWNLOAD_TYPES = {Job.Kind.SIGNAGE_BATCH: "application/pdf", Job.Kind.AUDIT_EXPO
 
 def visible_jobs(scope):
     """Sign batches: the establishment's staff and the jurisdiction's regulators. Audit export bundles: the
-    establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor."""
+    establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor. Bundle checks:
+    who asked for them."""
     jobs = Job.objects.select_related("establishment", "jurisdiction")
     if scope.is_admin:
         return jobs
@@ -47,7 +51,8 @@ def visible_jobs(scope):
     batches = Q(kind=Job.Kind.SIGNAGE_BATCH) & (
         Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments) | regulated)
     exports = Q(kind=Job.Kind.AUDIT_EXPORT) & (Q(establishment__in=scope.compliance_establishments) | regulated)
-    return jobs.filter(batches | exports)
+    checks = Q(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=scope.user)  # a bundle checked: who asked, alone
+    return jobs.filter(batches | exports | checks)
 
 
 class JobViewSet(ScopedReadOnlyViewSet):

@@ -65,19 +65,65 @@ class Job(models.Model):
             return 100
         return int(self.done * 100 / self.total) if self.total else 0
 
-    def start(self, total):
-        self.status, self.total, self.done, self.started_at = self.Status.RUNNING, total, 0, timezone.now()
-        self.save(update_fields=["status", "total", "done", "started_at"])
+    @classmethod
+    def claim(cls, pk):
+        """Take a queued job for the delivery of its task that asks: the job, running (a new attempt), or None when
+        it is not queued (another delivery of the same task has it, or it is over). One UPDATE decides, so two
+        deliveries at once cannot both start it."""
+        now = timezone.now()
+        taken = cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
+            status=cls.Status.RUNNING, total=0, done=0, stage="", started_at=now, heartbeat_at=now,
+            attempts=models.F("attempts") + 1)
+        return cls.objects.get(pk=pk) if taken else None
+
+    def beat(self):
+        """The worker is alive: a plain UPDATE, from any thread (each has its own connection)."""
+        Job.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(heartbeat_at=timezone.now())
 
     def plan(self, total, stage=""):
         """Say how many units the job has, once it knows."""
-        Job.objects.filter(pk=self.pk).update(total=total, stage=stage)
+        Job.objects.filter(pk=self.pk).update(total=total, stage=stage, heartbeat_at=timezone.now())
         self.total, self.stage = total, stage
 
     def advance(self, done, stage=""):
         # A plain UPDATE so API readers see progress while the task's own transaction is still open elsewhere.
-        Job.objects.filter(pk=self.pk).update(done=done, stage=stage)
+        Job.objects.filter(pk=self.pk).update(done=done, stage=stage, heartbeat_at=timezone.now())
         self.done, self.stage = done, stage
+
+    @property
+    def last_sign_of_life(self):
+        return self.heartbeat_at or self.started_at or self.created_at
+
+    def lost_worker_note(self):
+        """What a person reads about a job whose worker was lost, or "" (the job pages and the API say it)."""
+        if self.status == self.Status.QUEUED and self.attempts:
+            return f"Queued again after the worker running it was lost; attempt {self.attempts + 1} waits for a worker."
+        if self.status in (self.Status.RUNNING, self.Status.DONE) and self.attempts > 1:
+            return f"Queued again after a lost worker; attempt {self.attempts}."
+        return ""
+
+    def requeue_after_lost_worker(self):
+        """Queue again a running job whose heartbeat stopped; False when it beat (or ended) since it was read.
+        ``heartbeat_at`` of a queued job is when it was last sent to the workers."""
+        stopped = _local_time(self.last_sign_of_life)
+        now = timezone.now()
+        requeued = Job.objects.filter(pk=self.pk, status=self.Status.RUNNING, heartbeat_at=self.heartbeat_at).update(
+            status=self.Status.QUEUED, heartbeat_at=now,
+            stage=f"The worker running attempt {self.attempts} stopped at {stopped}; queued again.")
+        return bool(requeued)
+
+    def fail_after_lost_worker(self):
+        """Give up on a running job whose heartbeat stopped, saying why; False when it beat since it was read."""
+        stopped = _local_time(self.last_sign_of_life)
+        tries = "once" if self.attempts == 1 else f"{self.attempts} times"
+        return bool(Job.objects.filter(pk=self.pk, status=self.Status.RUNNING, heartbeat_at=self.heartbeat_at).update(
+            status=self.Status.FAILED, finished_at=timezone.now(), stage="",
+            error=f"The worker running this job stopped at {stopped}; tried {tries}."))
+
+    def mark_sent(self):
+        """A queued job sent to the workers again; False when a worker took it meanwhile."""
+        return bool(Job.objects.filter(pk=self.pk, status=self.Status.QUEUED, heartbeat_at=self.heartbeat_at).update(
+            heartbeat_at=timezone.now()))
 
     def finish(self, name, content, result=None):
         self.file.save(name, content, save=False)
@@ -89,3 +135,10 @@ class Job(models.Model):
     def fail(self, message):
         self.status, self.error, self.finished_at = self.Status.FAILED, message, timezone.now()
         self.save(update_fields=["status", "error", "finished_at"])
+
+
+def _local_time(moment):
+    """14:02 PDT, or 14:02 PDT on 3 Mar 2026 when it was not today."""
+    local = timezone.localtime(moment)
+    day = "" if local.date() == timezone.localdate() else f" on {local.day} {local:%b %Y}"
+    return f"{local:%H:%M %Z}{day}"

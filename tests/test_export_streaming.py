@@ -1,0 +1,75 @@
+"""Progress while a big file streams from PostgreSQL (COPY) never waits on the connection the COPY holds
+(issue 23: an export passing 50,000 rows in a file held its worker forever)."""
+
+import contextlib
+import datetime
+import signal
+
+import pytest
+from django.db import connection
+
+from cardroom.models import Game, Job, Table
+from exports import build, collect
+from fees.models import ScheduleDocument
+from signage.postings import post_table
+
+from .test_export_json_stream import _Zip
+from .test_exports import LA, ROUND
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+@contextlib.contextmanager
+def within(seconds):
+    """Fail instead of hanging: a lock waited on forever is interrupted by the alarm."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"still waiting after {seconds} s")
+
+    before = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+
+
+@pytest.fixture
+def two_rounds(api, people):
+    """A table posted on 1 March and two rounds played there on 3 March."""
+    table = Table.objects.create(establishment=people.marysville, label="S-1", seats=7,
+                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
+                "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
+    api.force_authenticate(people.floor)
+    for i in (1, 2):
+        answer = api.post("/api/v1/ledger/rounds/", {"table": table.pk, "gaming_day": "2026-03-03",
+                                                     "reference": f"H-{i}", "played_at": "2026-03-03T02:00:00-08:00",
+                                                     "facts": ROUND}, format="json")
+        assert answer.status_code == 201, answer.json()
+
+
+@pytest.mark.parametrize("writer", [build._write_csv, build._write_json])
+def test_progress_inside_a_copy_is_written_while_the_file_streams(people, two_rounds, monkeypatch, writer):
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    monkeypatch.setattr(build, "PROGRESS_EVERY", 1)  # a report after every row: inside the COPY
+    job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=people.marysville, requested_label="test")
+    reports = []
+
+    def report(done, total, stage):  # as the export job's does: a query
+        job.advance(done, stage)
+        reports.append(stage)
+
+    scope = collect.ExportScope(establishments=[people.marysville], start=datetime.date(2026, 3, 1),
+                                end=datetime.date(2026, 3, 31)).freeze()
+    kind = next(k for k in collect.KINDS if k.name == "rounds")
+    suffix = "csv" if writer is build._write_csv else "json"
+    with within(15):
+        rows = writer(_Zip(), kind, scope, build.Progress(1, report))
+    assert rows == 2
+    # Both rows reported from inside the stream, then the file as done.
+    assert reports == [f"rounds.{suffix}: 1 rows", f"rounds.{suffix}: 2 rows", f"rounds.{suffix}: 2 rows"]
+    job.refresh_from_db()  # the connection is usable again
+    assert job.stage == f"rounds.{suffix}: 2 rows"
