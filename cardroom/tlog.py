@@ -3,10 +3,14 @@
 Whoever holds the installation's public keys (``GET /api/v1/audit/keys``, saved as a file) checks with this module
 and ``cryptography`` alone, with no access to the service (docs/audit.md, "Checking the log from outside"):
 
-    python -m cardroom.tlog --keys keys.json entry ENTRY.tlog-proof [--entry ROW.json]
-    python -m cardroom.tlog --keys keys.json consistency KEPT-CHECKPOINT.txt PROOF.txt
-    python -m cardroom.tlog --keys keys.json export BUNDLE.zip [--kept CHECKPOINT.txt ...]
-    python -m cardroom.tlog --keys keys.json checkpoint CHECKPOINT.txt
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT entry ENTRY.tlog-proof [--entry ROW.json]
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT consistency KEPT-CHECKPOINT.txt PROOF.txt
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT export BUNDLE.zip [--kept CHECKPOINT.txt ...]
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT checkpoint CHECKPOINT.txt
+
+Only keys that lead back to the root of trust (``--trust``: the first key's fingerprint, kept when the installation
+was set up) are trusted: each later key carries the key before it's signature over ``endorsement_statement``, and
+is valid from its endorsed ``valid_from`` until the next key's.
 
 Each prints what it checked, one line per finding, and exits 0 when everything holds, 1 when something does not,
 2 when an input cannot be read. The formats:
@@ -32,6 +36,7 @@ import sys
 import zipfile
 from dataclasses import dataclass, field
 
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from . import chain as hashchain
@@ -56,6 +61,8 @@ class Key:
     public_key: Ed25519PublicKey
     valid_from: datetime.datetime | None = None
     valid_until: datetime.datetime | None = None  # None: still the key in use
+    endorsed_by: str | None = None  # the fingerprint of the key before it, which signed ``endorsement``
+    endorsement: bytes | None = None  # that key's Ed25519 signature over ``endorsement_statement``
 
     @property
     def fingerprint(self):
@@ -66,6 +73,9 @@ class Key:
         return checkpoint.key_id(self.name, self.public_key).hex()
 
     def valid_at(self, moment):
+        """Whether the key was in use at ``moment``; a key with a validity needs a moment to be checked against."""
+        if moment is None:
+            return self.valid_from is None and self.valid_until is None
         return ((self.valid_from is None or self.valid_from <= moment)
                 and (self.valid_until is None or moment < self.valid_until))
 
@@ -73,6 +83,29 @@ class Key:
         until = self.valid_until.isoformat() if self.valid_until else "now"
         since = self.valid_from.isoformat() if self.valid_from else "the start"
         return f"key {self.name} {self.id} (valid from {since} to {until})"
+
+
+ENDORSEMENT = "cardroom/signing-key@v1"
+
+
+def endorsement_statement(name, public_key, valid_from, endorsed_by):
+    """The bytes the key in use signs to endorse the key that replaces it from ``valid_from`` on."""
+    raw = checkpoint._raw(public_key)
+    moment = valid_from.astimezone(datetime.timezone.utc).isoformat(timespec="microseconds")
+    return (f"{ENDORSEMENT}\nname {name}\nkey SHA256:{_sha256(raw).hex()}\npublic_key {_b64(raw)}\n"
+            f"valid_from {moment}\nendorsed_by {endorsed_by}\n").encode()
+
+
+def _endorsed(key, by):
+    """Whether ``by`` (a trusted key) signed ``key``'s endorsement."""
+    if key.endorsed_by != by.fingerprint or key.endorsement is None or key.valid_from is None:
+        return False
+    try:
+        by.public_key.verify(key.endorsement, endorsement_statement(key.name, key.public_key, key.valid_from,
+                                                                    by.fingerprint))
+    except InvalidSignature:
+        return False
+    return by.valid_from is None or by.valid_from < key.valid_from
 
 
 def _sha256(data):
@@ -93,15 +126,19 @@ def _moment(text):
 
 @dataclass
 class Keyring:
-    """The keys a verifier trusts: the installation's, current and rotated, each with its validity."""
+    """Keys with their validity. ``roots``: the fingerprints the keys file names as its root of trust (the first
+    key); ``untrusted``: after ``trusted``, fingerprint -> why a key listed was left out."""
 
     keys: list = field(default_factory=list)
+    roots: tuple = ()
+    untrusted: dict = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text):
-        """The keys file ``GET /api/v1/audit/keys`` answers (JSON), or verifier keys one a line."""
+        """The keys file ``GET /api/v1/audit/keys`` answers (JSON), or verifier keys one a line (each one trusted
+        as written down)."""
         text = text.strip()
-        keys = []
+        keys, roots = [], ()
         if text.startswith("{") or text.startswith("["):
             try:
                 document = json.loads(text)
@@ -110,16 +147,51 @@ class Keyring:
             items = document.get("keys") if isinstance(document, dict) else document
             if not isinstance(items, list):
                 raise Unreadable("the keys file has no list of keys ('keys').")
+            if isinstance(document, dict) and isinstance(document.get("root"), str):
+                roots = (document["root"],)
             for item in items:
                 if not isinstance(item, dict) or not isinstance(item.get("verifier_key"), str):
                     raise Unreadable("each key in the keys file needs its 'verifier_key'.")
                 name, public = _verifier_key(item["verifier_key"])
-                keys.append(Key(name, public, _moment(item.get("valid_from")), _moment(item.get("valid_until"))))
+                endorsement = item.get("endorsement") or {}
+                if not isinstance(endorsement, dict):
+                    raise Unreadable("a key's 'endorsement' is an object with 'by' and 'signature'.")
+                signature = endorsement.get("signature")
+                keys.append(Key(name, public, _moment(item.get("valid_from")), _moment(item.get("valid_until")),
+                                endorsement.get("by"),
+                                _unb64(signature, "an endorsement") if isinstance(signature, str) else None))
         else:
             keys = [Key(*_verifier_key(line)) for line in text.splitlines() if line.strip()]
+            roots = tuple(k.fingerprint for k in keys)
         if not keys:
             raise Unreadable("the keys file holds no key.")
-        return cls(keys)
+        return cls(keys, roots)
+
+    def trusted(self, roots=()):
+        """The keys to trust: each root (``roots`` as the verifier kept them, else the keys file's own), then each
+        key endorsed by the last one trusted, valid from its endorsed ``valid_from`` until the next one's. Every
+        other key is left out, in ``untrusted`` with the reason."""
+        roots = tuple(roots) or self.roots
+        if not roots:
+            raise Unreadable("the keys file names no root of trust: give the root key's fingerprint with --trust.")
+        trusted = []
+        for root in roots:
+            chain = [k for k in self.keys if k.fingerprint == root][:1]
+            if not chain:
+                raise Unreadable(f"the root of trust {root} is not in the keys file.")
+            while True:
+                nexts = [k for k in self.keys if k not in chain and _endorsed(k, chain[-1])]
+                if not nexts:
+                    break
+                chain.append(min(nexts, key=lambda k: k.valid_from))
+            for key, successor in zip(chain, chain[1:] + [None]):
+                trusted.append(Key(key.name, key.public_key, key.valid_from,
+                                   successor.valid_from if successor else None, key.endorsed_by, key.endorsement))
+        known = {k.fingerprint for k in trusted}
+        untrusted = {k.fingerprint: (f"its endorsement by {k.endorsed_by} does not verify, or that key is not "
+                                     "trusted" if k.endorsed_by else "no trusted key endorsed it")
+                     for k in self.keys if k.fingerprint not in known}
+        return Keyring(trusted, roots, untrusted)
 
     def by_fingerprint(self, fingerprint):
         return next((k for k in self.keys if k.fingerprint == fingerprint), None)
@@ -347,22 +419,39 @@ def check_export(keyring, path, kept_notes=()):
     with archive:
         key = keyring.by_fingerprint(manifest.get("signing_key"))
         if key is None:
-            result.fails(f"the bundle was signed by {manifest.get('signing_key')}, which is not in the keyring.")
+            why = keyring.untrusted.get(manifest.get("signing_key"))
+            result.fails(f"the bundle was signed by {manifest.get('signing_key')}, which is "
+                         + (f"not a trusted key: {why}." if why else "not in the keyring."))
             return result
         checked = bundle.verify(path, key.public_key)
         for problem in checked.problems:
             result.fails(problem)
         if checked.ok:
             result.holds(f"the manifest and its {len(checked.manifest['files'])} files, signed by {key.describe()}")
-        generated = _moment(manifest.get("generated_at"))
-        if generated is not None and not key.valid_at(generated):
-            result.fails(f"the bundle says it was made at {generated.isoformat()}, outside the validity of its key.")
+        problem = validity_problem(key, manifest.get("generated_at"))
+        if problem:
+            result.fails(problem)
         kept = [_signed(keyring, note, result, "kept checkpoint") for note in kept_notes]
         rows = _audit_rows(archive)
         for head in manifest.get("audit_chains", []):
             _check_chain(result, keyring, archive, head, rows.get(head["chain"], []),
                          [k for k in kept if k is not None and k[0] == ORIGIN_PREFIX + head["chain"]])
     return result
+
+
+def validity_problem(key, generated_at):
+    """Why a bundle whose manifest says it was made at ``generated_at`` cannot have been signed by ``key`` (a
+    trusted key) then; None when it was made while the key was in use."""
+    try:
+        moment = _moment(generated_at) if isinstance(generated_at, str) or generated_at is None else None
+    except Unreadable:
+        moment = None
+    if key.valid_at(moment):
+        return None
+    if moment is None:
+        return "the manifest carries no time it was made at (generated_at) to check against its key's validity."
+    return (f"the bundle says it was made at {moment.isoformat()}, outside the validity of its {key.describe()}: "
+            "the key did not sign bundles then.")
 
 
 def _audit_rows(archive):
@@ -468,6 +557,10 @@ def main(argv=None):
         "Check cardroom's audit log offline against the installation's public keys (GET /api/v1/audit/keys)."))
     parser.add_argument("--keys", required=True, action="append",
                         help="The keys file (the JSON of GET /api/v1/audit/keys, or verifier keys one a line).")
+    parser.add_argument("--trust", action="append", default=[], metavar="SHA256:...",
+                        help="The fingerprint of the installation's first key (the keys file's 'root'), as you kept "
+                             "it: only keys it endorsed, one after another, are trusted. Without it, the keys "
+                             "file's own root is taken on its word.")
     commands = parser.add_subparsers(dest="command", required=True)
     entry = commands.add_parser("entry", help="An entry's inclusion proof (GET /api/v1/audit/proof).")
     entry.add_argument("proof")
@@ -484,7 +577,14 @@ def main(argv=None):
     note.add_argument("checkpoint")
     args = parser.parse_args(argv)
     try:
-        keyring = Keyring([k for path in args.keys for k in Keyring.parse(_text(path)).keys])
+        files = [Keyring.parse(_text(path)) for path in args.keys]
+        given = Keyring([k for ring in files for k in ring.keys], tuple(r for ring in files for r in ring.roots))
+        keyring = given.trusted(args.trust)
+        if not args.trust:
+            print(f"NOTE no root of trust given (--trust): trusting the keys file's own root, "
+                  f"{', '.join(keyring.roots)}. Compare it with the fingerprint you kept.")
+        for fingerprint, why in keyring.untrusted.items():
+            print(f"NOTE the keys file lists {fingerprint}, which is not trusted: {why}.")
         if args.command == "entry":
             row = json.loads(_text(args.entry)) if args.entry else None
             if row is not None and not isinstance(row, dict):

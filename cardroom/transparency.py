@@ -10,9 +10,10 @@ Someone with the database owner's rights can still rewrite a chain and delete th
 service signs again. What it cannot undo is a checkpoint already handed out: whoever kept one catches the rewrite.
 """
 
+import base64
 import logging
 
-from django.db import transaction
+from django.db import IntegrityError, ProgrammingError, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
@@ -39,35 +40,107 @@ def origin(chain):
 
 
 def current_key():
-    """(private key, SigningKey) of the key in use, recorded the first time it signs. A new configured key starts
-    its validity and ends that of the key before it; a key once replaced is not taken back."""
-    from exports import bundle, keys
+    """(private key, SigningKey) of the configured key, which must be the recorded key in use. Keys are recorded
+    by the database owner (``record_key``, ``manage.py record_signing_key``); only the very first, on a database
+    that has none yet, is recorded here the first time it signs (the embedded default has one role)."""
+    from exports import keys
 
     private = keys.installation_key()
-    fingerprint = bundle.fingerprint(private)
-    row = SigningKey.objects.filter(fingerprint=fingerprint).first()
+    row = SigningKey.objects.filter(fingerprint=_fingerprint(private)).first()
     if row is None:
-        with transaction.atomic():
-            now = timezone.now()
-            SigningKey.objects.select_for_update().filter(valid_until__isnull=True).update(valid_until=now)
-            row, _ = SigningKey.objects.get_or_create(fingerprint=fingerprint, defaults={
-                "name": KEY_NAME, "key_id": checkpoint.key_id(KEY_NAME, private.public_key()).hex(),
-                "public_key": bundle.public_key_base64(private), "valid_from": now})
-            logger.warning("Signing with a new key %s (%s) from %s on.", row.key_id, fingerprint, now.isoformat())
+        if SigningKey.objects.exists():
+            raise StateConflict(
+                f"The configured signing key {_fingerprint(private)} is not recorded: a new key is recorded, endorsed "
+                "by the key in use, with 'manage.py record_signing_key --previous-key-file <that key>' run as the "
+                "database owner (docs/audit.md, 'Keys').")
+        try:
+            row, _ = record_key(private)
+        except ProgrammingError:  # permission denied: the service's role reads keys only
+            raise StateConflict("No signing key is recorded yet, and this database role may not record one: run "
+                                "'manage.py record_signing_key' as the database owner (bin/migrate does).") from None
+        except IntegrityError:  # another process recorded it first (no row to lock on an empty table)
+            row = SigningKey.objects.get(fingerprint=_fingerprint(private))
     elif row.valid_until is not None:
         raise StateConflict(f"The configured signing key {row.key_id} was replaced on {row.valid_until:%Y-%m-%d}; "
                             "configure the key in use or a new one (docs/audit.md, 'Keys').")
     return private, row
 
 
-def keyring():
-    """Every key the installation has signed with, for ``GET /api/v1/audit/keys`` and ``cardroom.tlog``."""
-    current_key()
-    return [{
-        "name": k.name, "key_id": k.key_id, "algorithm": "Ed25519", "public_key": k.public_key,
-        "verifier_key": checkpoint.verifier_key(k.name, _public(k)), "fingerprint": k.fingerprint,
+def _fingerprint(private):
+    from exports import bundle
+
+    return bundle.fingerprint(private)
+
+
+def record_key(private, previous=None):
+    """Record ``private``'s public half: the first key (the root of trust) as it is; any later one endorsed by
+    ``previous``, the private key of the key in use, which it replaces from now on. Returns (SigningKey, created).
+    Run by the database owner; the service's role may not write keys."""
+    from exports import bundle
+
+    fingerprint = _fingerprint(private)
+    with transaction.atomic():
+        recorded = list(SigningKey.objects.select_for_update().order_by("id"))
+        row = next((k for k in recorded if k.fingerprint == fingerprint), None)
+        if row is not None:
+            return row, False
+        now = timezone.now()
+        fields = {"name": KEY_NAME, "key_id": checkpoint.key_id(KEY_NAME, private.public_key()).hex(),
+                  "public_key": bundle.public_key_base64(private), "fingerprint": fingerprint, "valid_from": now}
+        if recorded:
+            in_use = next((k for k in recorded if k.valid_until is None), None)
+            if in_use is None:
+                raise StateConflict("No recorded key is in use, so none can endorse a new one.")
+            if previous is None or _fingerprint(previous) != in_use.fingerprint:
+                raise StateConflict(f"A new key is endorsed by the key in use, {in_use.fingerprint}: give its "
+                                    "private key." if previous is None else
+                                    f"The key given is {_fingerprint(previous)}, not the key in use, "
+                                    f"{in_use.fingerprint}, which must endorse the new one.")
+            statement = tlog.endorsement_statement(KEY_NAME, private.public_key(), now, in_use.fingerprint)
+            fields.update(endorsed_by=in_use.fingerprint,
+                          endorsement=base64.b64encode(previous.sign(statement)).decode())
+            in_use.valid_until = now
+            in_use.save(update_fields=["valid_until"])
+        row = SigningKey.objects.create(**fields)
+    logger.warning("Recorded the signing key %s (%s) from %s on%s.", row.key_id, fingerprint, now.isoformat(),
+                   f", endorsed by {row.endorsed_by}" if row.endorsed_by else ": the root of trust")
+    return row, True
+
+
+def trusted_keys():
+    """The keys this installation trusts (a ``tlog.Keyring``): its first recorded key, the root, and each key
+    endorsed by the one before, valid from its endorsed start until the next one's; a key recorded without a valid
+    endorsement is left out (``untrusted``). Before any key is recorded, the configured key."""
+    rows = list(SigningKey.objects.order_by("id"))
+    if not rows:
+        from exports import keys
+
+        configured = tlog.Key(KEY_NAME, keys.public_key())
+        return tlog.Keyring([configured], (configured.fingerprint,)).trusted()
+    return tlog.Keyring([tlog.Key(k.name, _public(k), k.valid_from, k.valid_until, k.endorsed_by or None,
+                                  base64.b64decode(k.endorsement) if k.endorsement else None) for k in rows],
+                        (rows[0].fingerprint,)).trusted()
+
+
+def keys_file():
+    """The keys file (``GET /api/v1/audit/keys``, what ``cardroom.tlog`` reads): the root of trust and every
+    trusted key, the rotated ones too, with its validity and endorsement."""
+    if not SigningKey.objects.exists():
+        current_key()  # the embedded default records its first key
+    ring = trusted_keys()
+    return {"root": ring.roots[0], "keys": [{
+        "name": k.name, "key_id": k.id, "algorithm": "Ed25519",
+        "public_key": base64.b64encode(checkpoint._raw(k.public_key)).decode(),
+        "verifier_key": checkpoint.verifier_key(k.name, k.public_key), "fingerprint": k.fingerprint,
         "valid_from": k.valid_from.isoformat(), "valid_until": k.valid_until.isoformat() if k.valid_until else None,
-    } for k in SigningKey.objects.order_by("valid_from")]
+        "endorsement": ({"by": k.endorsed_by, "signature": base64.b64encode(k.endorsement).decode()}
+                        if k.endorsement else None),
+    } for k in ring.keys]}
+
+
+def keyring():
+    """Every trusted key, for ``GET /api/v1/audit/keys`` and ``cardroom.tlog``."""
+    return keys_file()["keys"]
 
 
 def _public(key):
@@ -212,8 +285,8 @@ def status(chain):
 
 def holds(note):
     """Whether the chain in the database still has, as its first entries, the tree a checkpoint signed (by any key
-    the installation has used)."""
-    ring = tlog.Keyring([tlog.Key(k.name, _public(k)) for k in SigningKey.objects.all()])
+    the installation trusts)."""
+    ring = trusted_keys()
     chain_origin, size, root, _ = ring.checkpoint(note)
     leaves = tree_leaves(chain_origin.removeprefix(tlog.ORIGIN_PREFIX), size)
     return len(leaves) == size and merkle.root(leaves) == root

@@ -105,9 +105,21 @@ def test_the_keys_are_public_with_their_ids_and_validity(api, room):
     assert key["fingerprint"] == transparency.current_key()[1].fingerprint
 
 
+def rotate(settings, tmp_path):
+    """The owner rotates the key as docs/audit.md says: configures a new one and records it, endorsed by the old."""
+    from django.core.management import call_command
+
+    from exports import keys
+
+    old = tmp_path / "old-key.pem"
+    old.write_text(bundle.private_key_pem(keys.installation_key()))
+    settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())
+    call_command("record_signing_key", "--previous-key-file", str(old), verbosity=0)
+
+
 def test_a_rotated_key_still_verifies_what_it_signed(api, regulator, room, settings, tmp_path):
     old_note = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode()
-    settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())  # the operator rotates the key
+    rotate(settings, tmp_path)
     log_action("test.after-rotation", establishment=room)
     new_note = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode()
     keys = api.get("/api/v1/audit/keys").json()["keys"]
@@ -122,7 +134,7 @@ def test_a_rotated_key_still_verifies_what_it_signed(api, regulator, room, setti
     assert check(path, "consistency", save(tmp_path, "kept.txt", old_note), save(tmp_path, "p.txt", proof))[0] == 0
     # Only the old key in the keyring: the new checkpoint is not trusted.
     only_old = tmp_path / "old-keys.json"
-    only_old.write_text(json.dumps({"keys": keys[:1]}))
+    only_old.write_text(json.dumps({"root": keys[0]["fingerprint"], "keys": keys[:1]}))
     code, out = check(only_old, "checkpoint", str(tmp_path / "new.txt"))
     assert code == 1 and "no signature of any key in the keyring" in out
 
@@ -365,8 +377,7 @@ def test_a_bundle_signed_before_a_key_rotation_still_verifies_on_the_service(api
     from exports import verification
 
     path = export(room, tmp_path / "before.zip")
-    settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())
-    transparency.current_key()  # the new key signs from now on
+    rotate(settings, tmp_path)  # the new key signs from now on
     checked = verification.verify_upload(SimpleUploadedFile("before.zip", path.read_bytes()))
     assert checked.ok and checked.installation_key
     assert checked.public_key_fingerprint == SigningKey.objects.order_by("valid_from").first().fingerprint
@@ -386,3 +397,37 @@ def test_a_bundle_carries_a_proof_from_a_checkpoint_asked_for_over_the_api(api, 
             f"checkpoints/establishment-{room.pk}.txt"]
     code, out = check(keys_file(api, tmp_path), "export", str(path), "--kept", kept)
     assert code == 0 and "still holds the 7 entries of the kept checkpoint" in out, out
+
+
+def test_a_checkpoint_asked_for_again_is_the_one_stored_not_a_new_row(regulator, room):
+    """Issue 23: 100 GETs must not leave 100 undeletable rows. The same chain and size answer the stored note."""
+    ask = lambda **size: regulator.get("/api/v1/audit/checkpoint", {"chain": room.chain, **size})  # noqa: E731
+    first, again = ask(size=5), ask(size=5)
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert AuditCheckpoint.objects.filter(chain=room.chain, size=5).count() == 1
+    assert ask(size=6).content.decode().split("\n")[1] == "6"
+    assert sorted(AuditCheckpoint.objects.filter(chain=room.chain).values_list("size", flat=True)) == [5, 6]
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_checkpoint_requests_store_one(reseed, people):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    for n in range(1, 5):
+        log_action(f"test.step{n}", actor=people.compliance, establishment=people.marysville, data={"n": n})
+    chain = chain_name(people.marysville)
+    transparency.current_key()  # the key recorded first: this test is about the checkpoints
+
+    def ask(_):
+        try:
+            return transparency.sign(chain, size=3).note
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(4) as pool:
+        notes = set(pool.map(ask, range(8)))
+    assert len(notes) == 1 and AuditCheckpoint.objects.filter(chain=chain, size=3).count() == 1

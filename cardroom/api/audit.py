@@ -31,19 +31,26 @@ class KeysView(APIView):
     permission_classes = [AllowAny]
     authentication_classes = []
 
-    @extend_schema(responses=inline_serializer("AuditKeys", {"keys": serializers.ListField(
-        child=inline_serializer("AuditKey", {
+    @extend_schema(responses=inline_serializer("AuditKeys", {"root": serializers.CharField(help_text=(
+        "The fingerprint of the first key, the root of trust: keep it, and give it to the verifier (--trust).")),
+        "keys": serializers.ListField(child=inline_serializer("AuditKey", {
             "name": serializers.CharField(), "key_id": serializers.CharField(), "algorithm": serializers.CharField(),
             "public_key": serializers.CharField(help_text="Base64 of the raw 32-byte Ed25519 public key."),
             "verifier_key": serializers.CharField(help_text="<name>+<hex key id>+<base64>, as signed notes use."),
             "fingerprint": serializers.CharField(),
             "valid_from": serializers.DateTimeField(),
             "valid_until": serializers.DateTimeField(allow_null=True, help_text="Empty for the key in use."),
+            "endorsement": inline_serializer("AuditKeyEndorsement", {
+                "by": serializers.CharField(help_text="The fingerprint of the key it replaced."),
+                "signature": serializers.CharField(help_text="Base64 of that key's Ed25519 signature over the "
+                                                             "endorsement statement (docs/audit.md)."),
+            }, allow_null=True, help_text="Empty for the root."),
         }))}))
     def get(self, request):
-        """Every key this installation has signed checkpoints and export manifests with, the rotated ones too, with
-        when each was in use (no login needed). Save the answer: ``python -m cardroom.tlog --keys`` reads it."""
-        return Response({"keys": transparency.keyring()})
+        """Every key this installation trusts to sign checkpoints and export manifests, the rotated ones too, with
+        when each was in use and the endorsement of the key before it (no login needed). Save the answer:
+        ``python -m cardroom.tlog --keys`` reads it; keep the root's fingerprint (``--trust``)."""
+        return Response(transparency.keys_file())
 
 
 def _count(minimum):

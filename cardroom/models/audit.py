@@ -103,20 +103,27 @@ class AuditChainHead(models.Model):
 
 
 class SigningKey(models.Model):
-    """A public key the installation has signed with (checkpoints, export manifests), and when.
+    """A public key the installation signs with (checkpoints, export manifests), and when.
 
-    The private key is configuration (``exports.keys``); this is its public half as the record knows it. The key in
-    use is recorded the first time it signs; when the configuration changes to another key, the one before gets its
-    ``valid_until`` and the new one starts. Retired keys stay listed (``GET /api/v1/audit/keys``), so what they
-    signed still verifies."""
+    The private key is configuration (``exports.keys``); this is its public half as the record knows it. Keys are
+    recorded by the database owner (``manage.py record_signing_key``; in the embedded default the first key is
+    recorded the first time it signs): the first is the root of trust, which regulators keep; each later one
+    carries the endorsement of the key it replaces, that key's signature over ``cardroom.tlog.endorsement_statement``,
+    and starts when that one ends. A key nobody endorsed verifies nothing. Retired keys stay listed
+    (``GET /api/v1/audit/keys``), so what they signed still verifies. The service's database role may only read
+    them, and on PostgreSQL a trigger keeps a key as recorded (migration 0009)."""
 
     name = models.CharField(max_length=64, default="cardroom", help_text="The signer's name in signed notes.")
     key_id = models.CharField(max_length=8, unique=True, help_text="The signed-note key id (hex, 4 bytes).")
     public_key = models.CharField(max_length=64, help_text="Base64 of the raw 32-byte Ed25519 public key.")
     fingerprint = models.CharField(max_length=71, unique=True, help_text="SHA256:<hex> of the raw public key.")
-    valid_from = models.DateTimeField(help_text="When it first signed.")
+    valid_from = models.DateTimeField(help_text="When it started signing.")
     valid_until = models.DateTimeField(null=True, blank=True, help_text="When another key replaced it; empty while "
                                                                          "it is the key in use.")
+    endorsed_by = models.CharField(max_length=71, blank=True, help_text="The fingerprint of the key it replaced, "
+                                                                        "which endorsed it; empty for the first key.")
+    endorsement = models.CharField(max_length=88, blank=True, help_text="Base64 of that key's Ed25519 signature "
+                                                                        "over the endorsement statement.")
 
     class Meta:
         ordering = ["valid_from"]

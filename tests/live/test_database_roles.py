@@ -7,6 +7,7 @@ import pytest
 from psycopg import errors
 
 AUDIT_LOG, CHAIN_HEADS, CHECKPOINTS = "cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"
+SIGNING_KEYS = "cardroom_signingkey"
 FIRST_ENTRY = f"(SELECT min(id) FROM {AUDIT_LOG})"
 
 REFUSED = {
@@ -23,6 +24,32 @@ REFUSED = {
     "delete a signed checkpoint": f"DELETE FROM {CHECKPOINTS}",
     "change a signed checkpoint": f"UPDATE {CHECKPOINTS} SET root_hash = repeat('0', 64)",
     "record a migration": "INSERT INTO django_migrations (app, name, applied) VALUES ('cardroom', 'forged', now())",
+    # A key the service could record would be one it then trusts (docs/audit.md, "Keys").
+    "record a signing key": f"""
+        INSERT INTO {SIGNING_KEYS} (name, key_id, public_key, fingerprint, valid_from, endorsed_by, endorsement)
+        VALUES ('cardroom', 'abcdef01', repeat('A', 43) || '=', 'SHA256:' || repeat('0', 64), now(), '', '')""",
+    "change a signing key": f"UPDATE {SIGNING_KEYS} SET public_key = repeat('A', 43) || '='",
+    "end a signing key": f"UPDATE {SIGNING_KEYS} SET valid_until = now()",
+}
+
+PUBLISHED = "(SELECT min(id) FROM fees_scheduleversion WHERE status = 'published')"
+PUBLISHED_TIER = f"(SELECT min(t.id) FROM fees_feetier t JOIN fees_feeoption o ON o.id = t.option_id " \
+                 f"WHERE o.version_id = {PUBLISHED})"
+# Rows the service may write in general, but the database's triggers refuse these changes to.
+REFUSED_BY_TRIGGERS = {
+    "update a collection entry": "UPDATE fees_collectionentry SET amount = amount + 1 "
+                                 "WHERE id = (SELECT min(id) FROM fees_collectionentry)",
+    "delete a collection entry": "DELETE FROM fees_collectionentry WHERE id = (SELECT min(id) FROM fees_collectionentry)",
+    "update a round of play": "UPDATE fees_roundofplay SET expected_total = 0 "
+                              "WHERE id = (SELECT min(id) FROM fees_roundofplay)",
+    "delete a round of play": "DELETE FROM fees_roundofplay WHERE id = (SELECT min(id) FROM fees_roundofplay)",
+    "delete a reconciliation": "DELETE FROM fees_reconciliation WHERE id = (SELECT min(id) FROM fees_reconciliation)",
+    "change a published schedule version": f"UPDATE fees_scheduleversion SET reason = 'forged' WHERE id = {PUBLISHED}",
+    "delete a published schedule version": f"DELETE FROM fees_scheduleversion WHERE id = {PUBLISHED}",
+    "change a published version's tier": f"UPDATE fees_feetier SET fee = fee + 1 WHERE id = {PUBLISHED_TIER}",
+    "delete a published version's tier": f"DELETE FROM fees_feetier WHERE id = {PUBLISHED_TIER}",
+    "move a chain head with no entry there": f"UPDATE {CHAIN_HEADS} SET sequence = sequence + 1 WHERE id = "
+                                             f"(SELECT min(id) FROM {CHAIN_HEADS})",
 }
 
 
@@ -55,13 +82,26 @@ def test_the_service_role_writes_rows_and_appends_to_the_audit_log(service):
                                  sequence, prev_hash, entry_hash)
         VALUES (now(), 'live test', 'probe', '', '', '', '{{}}', 'live-test', 1, repeat('0', 64), repeat('1', 64))
         RETURNING id""")
-    assert rolled_back(service, f"UPDATE {CHAIN_HEADS} SET sequence = sequence + 1 WHERE id = "
-                                f"(SELECT min(id) FROM {CHAIN_HEADS}) RETURNING id")
+    # A chain head moves onto the entry appended at the next position, with its hash.
+    assert rolled_back(service, f"""
+        INSERT INTO {AUDIT_LOG} (created_at, actor_label, action, object_type, object_id, object_repr, data, chain,
+                                 sequence, prev_hash, entry_hash)
+        SELECT now(), 'live test', 'probe', '', '', '', '{{}}', chain, sequence + 1, entry_hash, repeat('2', 64)
+        FROM {CHAIN_HEADS} WHERE id = (SELECT min(id) FROM {CHAIN_HEADS})""", f"""
+        UPDATE {CHAIN_HEADS} SET sequence = sequence + 1, entry_hash = repeat('2', 64)
+        WHERE id = (SELECT min(id) FROM {CHAIN_HEADS}) RETURNING id""")
+    assert rolled_back(service, f"SELECT count(*) FROM {SIGNING_KEYS}") == [(1,)]  # reads the key bin/migrate recorded
 
 
 @pytest.mark.parametrize("statement", REFUSED.values(), ids=REFUSED.keys())
 def test_the_service_role_may_not(service, statement):
     with pytest.raises(errors.InsufficientPrivilege):
+        rolled_back(service, statement)
+
+
+@pytest.mark.parametrize("statement", REFUSED_BY_TRIGGERS.values(), ids=REFUSED_BY_TRIGGERS.keys())
+def test_the_database_refuses_the_service_role(service, statement):
+    with pytest.raises(errors.RaiseException):
         rolled_back(service, statement)
 
 

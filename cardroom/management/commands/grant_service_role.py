@@ -3,13 +3,15 @@ from django.db import connection, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
 from cardroom.management.commands.create_database_roles import role_name
-from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry
+from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
 
 ROWS = "SELECT, INSERT, UPDATE, DELETE"
 # Tables whose rows the service role may not rewrite: the audit log is appended to (each entry hash-chained to
 # the one before; its trigger refuses changes, and only the owner could switch the trigger off), chain heads
-# only move forward, signed checkpoints are kept as signed, and migrations are the owner's.
+# only move forward, signed checkpoints are kept as signed, and signing keys and migrations are the owner's (a key
+# the service could record would be one it then trusts: record_signing_key, run as the owner, records them).
 LIMITED = {
+    SigningKey._meta.db_table: "SELECT",
     AuditLogEntry._meta.db_table: "SELECT, INSERT",
     AuditCheckpoint._meta.db_table: "SELECT, INSERT",
     AuditChainHead._meta.db_table: "SELECT, INSERT, UPDATE",
@@ -21,7 +23,8 @@ class Command(BaseCommand):
     help = (
         "Grant the service role what it needs and nothing more: SELECT, INSERT, UPDATE and DELETE on every table "
         "(also on tables later migrations create), USAGE and SELECT on sequences, only SELECT and INSERT on the "
-        "audit log, TRUNCATE nowhere. Run as the tables' owner after migrating (bin/migrate does). Idempotent."
+        "audit log, only SELECT on signing keys, TRUNCATE nowhere. Run as the tables' owner after migrating "
+        "(bin/migrate does). Idempotent."
     )
 
     def add_arguments(self, parser):

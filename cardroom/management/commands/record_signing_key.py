@@ -1,0 +1,45 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import ProgrammingError
+
+from cardroom import transparency
+from cardroom.exceptions import StateConflict
+from exports import bundle, keys
+
+
+class Command(BaseCommand):
+    help = (
+        "Record the configured signing key (SIGNING_KEY or SIGNING_KEY_FILE) among the installation's keys. The "
+        "first key recorded is the root of trust; a later one replaces the key in use, which endorses it: give that "
+        "key's private key with --previous-key-file. Run as the tables' owner (bin/migrate does, for the first key); "
+        "the service's role may not record keys. Does nothing when the configured key is already recorded."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--previous-key-file", metavar="PEM",
+                            help="The private key of the key in use, which endorses the configured one.")
+
+    def handle(self, *args, previous_key_file=None, **options):
+        previous = None
+        if previous_key_file:
+            try:
+                previous = bundle.load_private_key(Path(previous_key_file).read_bytes())
+            except OSError as error:
+                raise CommandError(f"{previous_key_file}: cannot read it ({error.strerror or error}).") from None
+            except ValueError as error:
+                raise CommandError(f"{previous_key_file}: not an Ed25519 private key: {error}") from None
+        try:
+            row, created = transparency.record_key(keys.installation_key(), previous)
+        except StateConflict as error:
+            raise CommandError(str(error)) from None
+        except ProgrammingError as error:
+            raise CommandError(f"This database role may not record signing keys ({str(error).strip()}): run this "
+                               "as the tables' owner (MIGRATE_DATABASE_URL).") from None
+        if row.valid_until is not None:
+            raise CommandError(f"The configured key {row.fingerprint} was replaced on {row.valid_until:%Y-%m-%d}: "
+                               "configure the key in use, or a new one.")
+        if options["verbosity"]:
+            what = ("Recorded" if created else "Already recorded:") + f" the signing key {row.fingerprint}"
+            self.stdout.write(f"{what}, endorsed by {row.endorsed_by}." if row.endorsed_by else
+                              f"{what}, the root of trust: regulators keep this fingerprint (--trust).")
