@@ -158,7 +158,13 @@ USE_TZ = True
 # bundle uploads; see cardroom.middleware). Decided from Content-Length before the body is read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 LEDGER_BULK_MAX_BYTES = int(os.environ.get("LEDGER_BULK_MAX_BYTES", 16 * 1024 * 1024))
-EXPORT_VERIFY_MAX_BYTES = int(os.environ.get("EXPORT_VERIFY_MAX_BYTES", 1024 * 1024 * 1024))
+EXPORT_VERIFY_MAX_BYTES = env_int("EXPORT_VERIFY_MAX_BYTES", 1024 * 1024 * 1024, minimum=1)
+# What an uploaded bundle may claim before it is unpacked (exports.bundle.Limits, docs/exports.md): a real one
+# holds ~30 files; a busy room's year (benchmarks/README.md: ~1.8 GB zipped) unzips to an estimated 30-70 GB, and
+# its files unzip at under ~50:1 where a zip bomb reaches ~1,000:1.
+EXPORT_VERIFY_MAX_MEMBERS = env_int("EXPORT_VERIFY_MAX_MEMBERS", 1000, minimum=1)
+EXPORT_VERIFY_MAX_TOTAL_BYTES = env_int("EXPORT_VERIFY_MAX_TOTAL_BYTES", 64 * 1024 ** 3, minimum=1)
+EXPORT_VERIFY_MAX_RATIO = env_int("EXPORT_VERIFY_MAX_RATIO", 200, minimum=1)
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"

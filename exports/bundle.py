@@ -27,7 +27,9 @@ import base64
 import binascii
 import hashlib
 import json
+import os
 import re
+import struct
 import time
 import zipfile
 from contextlib import contextmanager
@@ -46,8 +48,12 @@ SIGNATURE = "manifest.sig"
 RESERVED = (MANIFEST, SIGNATURE)
 COMPRESS_LEVEL = 1  # deflate level: speed over size (the CSVs compress well at any level)
 CHUNK = 1 << 20  # bytes read at a time when hashing
-MAX_MANIFEST_BYTES = 64 << 20  # a manifest is small; refuse to load an absurd one into memory
+# A manifest lists ~30 files and the audit chains' heads: a few kB (1,000 files would be ~150 kB).
+MAX_MANIFEST_BYTES = 1 << 20
 MAX_SIGNATURE_BYTES = 4096
+# A member's record in the zip's central directory: 46 bytes, its name (a bundle's are short) and a zip64 extra.
+DIRECTORY_BYTES_PER_MEMBER = 1024
+RATIO_FROM_BYTES = 1 << 20  # a member smaller than this cannot be a zip bomb; its ratio is not checked
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -312,6 +318,68 @@ class BundleWriter:
 # --- verifying ------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What a bundle may claim to hold before a byte of it is unpacked (docs/exports.md, "Limits"). A real bundle
+    holds ~30 files (the kinds as CSV and JSON, columns.json, the report, a checkpoint or two per audit chain)."""
+
+    max_members: int = 1000
+    # All members unzipped, as their zip headers declare them; None: no cap (the service sets one).
+    max_total_bytes: int | None = None
+    # Unzipped to zipped, per member: level-1 deflate of the bundle's CSV and JSON stays under ~50:1; a zip bomb
+    # reaches ~1,000:1.
+    max_ratio: int = 200
+
+
+_END = struct.Struct("<4s4H2LH")  # end of central directory: signature, disks, entries (disk, total), size, offset
+_END64_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")  # zip64 end record: ..., entries (disk, total), size, offset
+
+
+def _end_record(fileobj):
+    """(members, central directory bytes, bundle bytes) as the zip's end record states them, read from the last
+    64 kB the way ``zipfile`` finds it; None when there is none (``zipfile`` then says it is not a zip)."""
+    fileobj.seek(0, os.SEEK_END)
+    size = fileobj.tell()
+    start = max(0, size - _END.size - 0xFFFF)  # the record, after a comment of up to 65,535 bytes
+    fileobj.seek(start)
+    tail = fileobj.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _END.size:
+        return None
+    members, directory = _END.unpack_from(tail, at)[4:6]
+    if members == 0xFFFF or directory == 0xFFFFFFFF:  # zip64: the real figures sit just before its locator
+        where = start + at - _END64_LOCATOR.size - _END64.size
+        if where >= 0:
+            fileobj.seek(where)
+            record = fileobj.read(_END64.size)
+            if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
+                members, directory = _END64.unpack(record)[7:9]
+    return members, directory, size
+
+
+def directory_problem(fileobj, limits) -> str | None:
+    """Why a bundle's zip directory is refused before it is read (``zipfile`` would build a record of every
+    member, ~1 kB each, whatever their number); None when it is within ``limits``. Leaves ``fileobj`` at 0."""
+    try:
+        found = _end_record(fileobj)
+    except (OSError, ValueError):
+        found = None  # zipfile says what is wrong
+    finally:
+        fileobj.seek(0)
+    if found is None:
+        return None
+    members, directory, _ = found
+    if members > limits.max_members:
+        return (f"the bundle holds {members:,} files, more than the {limits.max_members:,} a bundle may hold "
+                f"(not checked)")
+    most = limits.max_members * DIRECTORY_BYTES_PER_MEMBER
+    if directory > most:
+        return (f"the bundle's zip directory is {directory:,} bytes, more than the {most:,} of "
+                f"{limits.max_members:,} files (not checked)")
+    return None
+
+
 @dataclass
 class Verification:
     ok: bool
@@ -320,7 +388,7 @@ class Verification:
     manifest: dict | None = None
     # Every data file seen, listed or present, by name: "ok", "altered", "missing" (listed, not in the bundle),
     # "added" (in the bundle, not listed, or a second entry under a listed name) or "unchecked" (no manifest
-    # to check it against).
+    # to check it against, or past the ``Limits``: not unzipped).
     files: dict = field(default_factory=dict)
     # The manifest's signature: "valid", "invalid" (altered, or made by another key), "missing" (no
     # manifest.sig) or "unchecked" (no manifest, or one that cannot be read).
@@ -358,7 +426,8 @@ def _hash_entry(archive, info, expected_bytes):
     try:
         with archive.open(info) as stream:
             while True:
-                chunk = stream.read(CHUNK)
+                # Never past the listed size + 1, whatever the zip's header says: that byte proves it longer.
+                chunk = stream.read(min(CHUNK, expected_bytes + 1 - count))
                 if not chunk:
                     break
                 digest.update(chunk)
@@ -423,16 +492,69 @@ def _check_signature(data, signature, public_key, problems):
     return "valid"
 
 
-def verify(path_or_fileobj, public_key) -> Verification:
+def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verification:
     """Check a bundle against a public key (anything ``load_public_key`` takes): every problem, by file.
 
+    ``limits`` (``Limits()`` by default) bound what is read: a bundle past them is refused with the reason, before
+    its files are unpacked. ``on_progress(done, total)`` is called as the listed files are checked.
     Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError)."""
     public_key = load_public_key(public_key)
+    limits = limits or Limits()
+    if isinstance(path_or_fileobj, (str, os.PathLike)):
+        try:
+            fileobj = open(path_or_fileobj, "rb")
+        except FileNotFoundError:
+            return Verification(False, ["the bundle does not exist (no such file)"], None)
+        except OSError as error:
+            return Verification(False, [f"the bundle cannot be read ({_reason(error)})"], None)
+        with fileobj:
+            return _verify(fileobj, public_key, limits, on_progress)
+    return _verify(path_or_fileobj, public_key, limits, on_progress)
+
+
+def _size_problems(infos, limits, bundle_bytes):
+    """Why the members, as their headers declare them, are not unpacked at all."""
+    problems = []
+    if len(infos) > limits.max_members:  # the end record understated them
+        problems.append(f"the bundle holds {len(infos):,} files, more than the {limits.max_members:,} a bundle "
+                        f"may hold (not checked)")
+    packed = sum(info.compress_size for info in infos)
+    if packed > bundle_bytes:
+        problems.append(f"the bundle's files claim {packed:,} zipped bytes, more than the bundle's {bundle_bytes:,} "
+                        f"(overlapping or altered zip entries: not checked)")
+    unpacked = sum(info.file_size for info in infos)
+    if limits.max_total_bytes is not None and unpacked > limits.max_total_bytes:
+        problems.append(f"the bundle's files unzip to {unpacked:,} bytes, more than the {limits.max_total_bytes:,} "
+                        f"of the largest export (not checked)")
+    return problems
+
+
+def _member_problem(name, info, listed_bytes, limits):
+    """(state, problem) of a listed member refused from its zip header alone: a size other than the manifest's, or
+    a zip bomb; (None, None) when it is to be hashed."""
+    if info.file_size > listed_bytes:  # the same sentences as when hashing finds it
+        return "altered", f"{name}: more than the {listed_bytes:,} bytes the manifest lists (altered)"
+    if info.file_size < listed_bytes:
+        return "altered", f"{name}: {info.file_size:,} bytes, the manifest lists {listed_bytes:,} (altered)"
+    if info.file_size >= RATIO_FROM_BYTES and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+        return "unchecked", (f"{name}: {info.compress_size:,} zipped bytes that unzip to {info.file_size:,}, more "
+                             f"than {limits.max_ratio}:1 (a zip bomb, not a bundle's file: not checked)")
+    return None, None
+
+
+def _verify(fileobj, public_key, limits, on_progress):
     problems, files, signature_state = [], {}, "unchecked"
     try:
-        archive = zipfile.ZipFile(path_or_fileobj)
-    except FileNotFoundError:
-        return Verification(False, ["the bundle does not exist (no such file)"], None)
+        refused = directory_problem(fileobj, limits)
+        fileobj.seek(0, os.SEEK_END)
+        bundle_bytes = fileobj.tell()
+        fileobj.seek(0)
+    except Exception as error:
+        return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
+    if refused:
+        return Verification(False, [refused], None)
+    try:
+        archive = zipfile.ZipFile(fileobj)
     except zipfile.BadZipFile as error:
         return Verification(False, [f"the bundle is not a zip file ({error})"], None)
     except Exception as error:
@@ -442,6 +564,8 @@ def verify(path_or_fileobj, public_key) -> Verification:
             infos = archive.infolist()
         except Exception as error:  # pragma: no cover - infolist is a list built when opening
             return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
+        too_large = _size_problems(infos, limits, bundle_bytes)
+        problems.extend(too_large)
         by_name, seen_twice = {}, []
         for info in infos:
             if info.filename in by_name and info.filename not in seen_twice:
@@ -485,11 +609,21 @@ def verify(path_or_fileobj, public_key) -> Verification:
 
         if manifest is not None:
             listed = _listed_files(manifest, problems)
-            for name, entry in sorted(listed.items()):
+            for done, (name, entry) in enumerate(sorted(listed.items())):
+                if on_progress is not None:
+                    on_progress(done, len(listed))
                 info = by_name.get(name)
                 if info is None:
                     problems.append(f"{name}: listed in the manifest but missing from the bundle")
                     files[name] = "missing"
+                    continue
+                if too_large:
+                    files.setdefault(name, "unchecked")
+                    continue
+                state, problem = _member_problem(name, info, entry["bytes"], limits)
+                if problem:
+                    problems.append(problem)
+                    files.setdefault(name, state)
                     continue
                 sha, count, problem = _hash_entry(archive, info, entry["bytes"])
                 if problem:
@@ -500,6 +634,8 @@ def verify(path_or_fileobj, public_key) -> Verification:
                     problems.append(f"{name}: SHA-256 does not match the manifest (altered)")
                 files.setdefault(name, "altered" if problem or count != entry["bytes"] or sha != entry["sha256"]
                                  else "ok")
+            if on_progress is not None:
+                on_progress(len(listed), len(listed))
             for name in by_name:
                 if name not in listed and name not in RESERVED:
                     problems.append(f"{name}: in the bundle but not listed in the manifest")

@@ -54,3 +54,48 @@ def build_export(job, on_progress=None):
 @shared_task
 def export_audit(job_id):
     return jobs.run(job_id, build_export)
+
+
+# --- checking an uploaded bundle (exports.verification.start) ---------------------------------------------------
+
+VERIFY_TIME_LIMIT = 30 * 60  # seconds; within the limits a 1 GiB upload unpacks in a few minutes
+
+
+def check_bundle(job, on_progress=None):
+    """Check the bundle the job keeps, then remove it however the check ended; the result is the job's."""
+    import contextlib
+
+    from celery.exceptions import SoftTimeLimitExceeded
+    from django.utils import timezone
+
+    from cardroom.models import Job
+
+    from . import verification
+
+    def progress(done, total):
+        if job.total != total:
+            job.plan(total, "checking files")
+        job.advance(done, f"checking files ({done} of {total})")
+        if on_progress is not None:
+            on_progress(job)
+
+    try:
+        checked = verification.check_job(job, progress)
+    except SoftTimeLimitExceeded:
+        raise ValueError(f"The check took longer than {VERIFY_TIME_LIMIT // 60} minutes and was stopped.") from None
+    finally:
+        name, storage = job.file.name, job.file.storage
+        job.file.delete(save=False)  # the upload is never kept, nor its job's folder
+        Job.objects.filter(pk=job.pk).update(file="")
+        if name:
+            with contextlib.suppress(NotImplementedError, OSError):
+                os.rmdir(os.path.dirname(storage.path(name)))
+    job.status, job.done, job.finished_at, job.stage = Job.Status.DONE, job.total, timezone.now(), ""
+    job.result = checked.as_dict()
+    job.save(update_fields=["status", "done", "finished_at", "stage", "result"])
+    return None
+
+
+@shared_task(soft_time_limit=VERIFY_TIME_LIMIT)
+def verify_bundle(job_id):
+    return jobs.run(job_id, check_bundle)

@@ -1,5 +1,6 @@
 """Checking an uploaded audit export bundle: the one service behind the API (``POST /api/v1/exports/verify``)
-and the regulator's verify page. The check itself is ``bundle.verify`` (docs/exports.md)."""
+and the verify page, who may ask, and the job that checks it in the background (``exports.tasks.verify_bundle``).
+The check itself is ``bundle.verify``, within the installation's limits (docs/exports.md)."""
 
 import json
 import zipfile
@@ -29,28 +30,56 @@ def public_key_from(upload=None, text=None):
         raise PublicKeyError(f"Not an Ed25519 public key (PEM, or base64 of the raw 32 bytes): {error}.") from None
 
 
-def signer_of(fileobj):
-    """The installation's public key, current or rotated (``cardroom.models.SigningKey``), that the bundle's
-    manifest names; the current key when it names none the installation has used."""
-    from cardroom.models import SigningKey
-
+def _manifest_of(fileobj):
     try:
         with zipfile.ZipFile(fileobj) as archive:
             info = archive.getinfo(bundle.MANIFEST)
-            named = json.loads(archive.read(info)).get("signing_key") if info.file_size < (1 << 20) else None
+            manifest = json.loads(archive.read(info)) if info.file_size < (1 << 20) else None
     except Exception:  # an unreadable bundle: bundle.verify says what is wrong with it
-        named = None
+        manifest = None
     finally:
         if hasattr(fileobj, "seek"):
             fileobj.seek(0)
-    recorded = SigningKey.objects.filter(fingerprint=named).first() if isinstance(named, str) else None
-    return bundle.load_public_key(recorded.public_key) if recorded is not None else keys.public_key()
+    return manifest if isinstance(manifest, dict) else {}
+
+
+def signer_of(fileobj):
+    """The installation's trusted key, current or rotated (``cardroom.transparency.trusted_keys``), that the
+    bundle's manifest names; the key in use when it names an untrusted one (so the signature does not hold); the
+    configured key when it names none (``trust_problem`` says whether that one is trusted)."""
+    from cardroom.transparency import trusted_keys
+
+    named = _manifest_of(fileobj).get("signing_key")
+    if not isinstance(named, str):
+        return keys.public_key()
+    ring = trusted_keys()
+    return (ring.by_fingerprint(named) or ring.keys[-1]).public_key
+
+
+def trust_problem(manifest):
+    """Why the installation's keys do not vouch for a bundle with this manifest, checked against them
+    (``signer_of``): its key is not one the installation trusts (recorded without the endorsement of the key before
+    it), or the bundle's time is outside the key's validity. None when they do."""
+    from cardroom import tlog
+    from cardroom.transparency import trusted_keys
+
+    if not manifest:
+        return None  # bundle.verify already says the manifest cannot be read
+    ring = trusted_keys()
+    named = manifest.get("signing_key")
+    said = f"{bundle.MANIFEST} names the signing key" if isinstance(named, str) else "it was checked against the key"
+    named = named if isinstance(named, str) else keys.key_fingerprint()  # signer_of's choice: the configured key
+    key = ring.by_fingerprint(named)
+    if key is None:
+        why = ring.untrusted.get(named, "it is not one of this installation's keys")
+        return f"{said} {named}, which this installation does not trust: {why}."
+    return tlog.validity_problem(key, manifest.get("generated_at"))
 
 
 def installation_fingerprints():
-    from cardroom.models import SigningKey
+    from cardroom.transparency import trusted_keys
 
-    return {keys.key_fingerprint(), *SigningKey.objects.values_list("fingerprint", flat=True)}
+    return {key.fingerprint for key in trusted_keys().keys}
 
 
 @dataclass
@@ -66,20 +95,82 @@ class Checked:
         return self.verification.ok
 
     def as_dict(self):
-        """The API's answer."""
+        """What a verification job's ``result`` holds (the API's and the page's answer)."""
         return {"ok": self.verification.ok, "problems": self.verification.problems,
-                "manifest": self.verification.manifest, "public_key_fingerprint": self.public_key_fingerprint}
+                "manifest": self.verification.manifest, "public_key_fingerprint": self.public_key_fingerprint,
+                "installation_key": self.installation_key, "signature": self.verification.signature,
+                "files": self.verification.files}
+
+
+WHO_MAY_VERIFY = "Bundles are verified by regulators, compliance officers and administrators."
+
+
+def may_verify(scope):
+    """Whose job it is to check a bundle (each check unpacks up to a year's export): regulators, compliance
+    officers, administrators; not floor supervisors, nor accounts with no role."""
+    return scope.is_admin or bool(scope.regulated_jurisdictions or scope.compliance_establishments)
+
+
+def limits():
+    from django.conf import settings
+
+    return bundle.Limits(max_members=settings.EXPORT_VERIFY_MAX_MEMBERS,
+                         max_total_bytes=settings.EXPORT_VERIFY_MAX_TOTAL_BYTES,
+                         max_ratio=settings.EXPORT_VERIFY_MAX_RATIO)
+
+
+def check(fileobj, public_key=None, on_progress=None):
+    """Check a bundle (a seekable binary file) within the installation's ``limits``.
+
+    ``public_key``: a key from ``public_key_from``; None for the installation's key that signed it."""
+    own = public_key is None
+    if own and bundle.directory_problem(fileobj, limits()):
+        public_key = keys.public_key()  # refused unread: signer_of would read the whole zip directory
+    elif own:
+        public_key = signer_of(fileobj)
+    result = bundle.verify(fileobj, public_key, limits(), on_progress)
+    problem = trust_problem(result.manifest) if own else None
+    if problem:  # the installation's keys vouch only for what a trusted key signed while in use
+        result.problems.append(problem)
+        result.ok = False
+    fingerprint = bundle.fingerprint(public_key)
+    return Checked(result, fingerprint, fingerprint in installation_fingerprints())
 
 
 def verify_upload(upload, public_key=None):
-    """Check an uploaded bundle (a Django ``UploadedFile``, spooled to disk when large) and close it.
-
-    ``public_key``: a key from ``public_key_from``; None for the installation's key that signed it."""
+    """Check an uploaded bundle here and now (a Django ``UploadedFile``) and close it. The API and the page check
+    in the background instead (``start``)."""
     try:
         upload.seek(0)
-        public_key = public_key if public_key is not None else signer_of(upload.file)
-        result = bundle.verify(upload.file, public_key)
+        return check(upload.file, public_key)
     finally:
         upload.close()
-    fingerprint = bundle.fingerprint(public_key)
-    return Checked(result, fingerprint, fingerprint in installation_fingerprints())
+
+
+def start(upload, public_key=None, *, user):
+    """Keep the upload as the file of a bundle_verify job, queue its check (``exports.tasks.verify_bundle``, which
+    removes the file) and return the job as it stands (already done when jobs run in-process)."""
+    from cardroom import jobs
+    from cardroom.models import Job
+
+    from . import tasks
+
+    job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),
+              params={"bundle": upload.name,
+                      "public_key": bundle.public_key_pem(public_key) if public_key is not None else None})
+    try:
+        upload.seek(0)
+        job.file.save("bundle.zip", upload, save=False)
+    finally:
+        upload.close()
+    job.save()
+    jobs.submit(job, tasks.verify_bundle)
+    job.refresh_from_db()
+    return job
+
+
+def check_job(job, on_progress=None):
+    """The check a bundle_verify job asked for, on the file it keeps."""
+    pem = job.params.get("public_key")
+    with job.file.open("rb") as fileobj:
+        return check(fileobj, bundle.load_public_key(pem) if pem else None, on_progress)

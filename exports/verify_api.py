@@ -2,11 +2,14 @@
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions, serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from cardroom.access import scope_of
+from cardroom.api.jobs import JobSerializer
 
 from . import keys, verification
 
@@ -59,22 +62,31 @@ class VerifyView(APIView):
             },
             "required": ["bundle"],
         }},
-        responses={200: inline_serializer("ExportVerification", {
-            "ok": serializers.BooleanField(),
-            "problems": serializers.ListField(child=serializers.CharField()),
-            "manifest": serializers.JSONField(allow_null=True, help_text="As read from the bundle: trust it only "
-                                                                           "when ok."),
-            "public_key_fingerprint": serializers.CharField(),
-        }), 400: OpenApiResponse(description="No bundle uploaded, or the public key given is not usable.")},
+        responses={
+            202: OpenApiResponse(JobSerializer, description=(
+                "The check, queued (kind bundle_verify). Once its status is done, its result holds: ok (boolean), "
+                "problems (each naming the file concerned), manifest (as read from the bundle: trust it only when "
+                "ok), public_key_fingerprint, installation_key (checked against one of this installation's keys), "
+                "signature (valid, invalid, missing or unchecked) and files (each file's state: ok, altered, "
+                "missing, added or unchecked).")),
+            400: OpenApiResponse(description="No bundle uploaded, or the public key given is not usable."),
+            403: OpenApiResponse(description="Bundles are verified by regulators, compliance officers and "
+                                             "administrators."),
+            413: OpenApiResponse(description="The upload is over EXPORT_VERIFY_MAX_BYTES."),
+        },
     )
     def post(self, request):
-        """Check an audit export bundle: every file's SHA-256 and size against the manifest, no file missing or
-        added, and the manifest's Ed25519 signature. Answers 200 whether or not it verifies (``ok``), with
-        every problem found, each naming the file concerned."""
+        """Check an audit export bundle in the background: every file's SHA-256 and size against the manifest, no
+        file missing or added, and the manifest's Ed25519 signature. A bundle past the installation's limits (files,
+        sizes, compression) is refused unread, with the reason. Answers 202 with the job: follow it at
+        ``/api/v1/jobs/{uuid}/``; its ``result`` says whether the bundle verifies (``ok``) and every problem found.
+        The upload is removed once checked; the job is seen only by who asked (and administrators)."""
+        if not verification.may_verify(scope_of(request)):
+            raise exceptions.PermissionDenied(verification.WHO_MAY_VERIFY)
         upload = request.FILES.get("bundle")
         if upload is None:
             raise exceptions.ValidationError(
                 {"bundle": "Upload the bundle (zip) as the multipart form field 'bundle'."}
             )
-        return Response(verification.verify_upload(upload, _public_key_of(request)).as_dict())
-
+        job = verification.start(upload, _public_key_of(request), user=request.user)
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

@@ -15,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
+from django.test import TestCase
 
 from exports import bundle, keys
 
@@ -449,7 +450,7 @@ def test_concurrent_first_uses_agree_on_one_key(tmp_path):
 
 
 @pytest.fixture
-def installation_bundle(tmp_path):
+def installation_bundle(tmp_path, db):
     path = tmp_path / "installation.zip"
     manifest, data = write_bundle(path, keys.installation_key())
     return path, manifest, data
@@ -507,44 +508,87 @@ def test_public_key_endpoint_is_public_and_matches_the_installation_key(api, db)
 
 
 def _upload(api, path, **fields):
+    """Post a bundle to check and read the check's job once it ran (in-process, once the request commits)."""
     with open(path, "rb") as handle:
-        return api.post("/api/v1/exports/verify", {"bundle": handle, **fields}, format="multipart")
+        return _post(api, {"bundle": handle, **fields})
+
+
+def _post(api, form):
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        answer = api.post("/api/v1/exports/verify", form, format="multipart")
+    if answer.status_code != 202:
+        return answer
+    job = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/")
+    assert job.status_code == 200, job.content
+    return job
 
 
 def test_verify_endpoint_needs_a_login(api, installation_bundle, db):
     path, _, _ = installation_bundle
     response = _upload(api, path)
-    assert response.status_code in (401, 403)
+    assert response.status_code == 401
     assert "error" in response.json()
 
 
-def test_verify_endpoint_checks_a_bundle(api, people, installation_bundle, tmp_path):
+def test_verify_endpoint_checks_a_bundle_in_a_job_of_who_asked(api, people, installation_bundle, tmp_path,
+                                                               settings):
+    settings.MEDIA_ROOT = tmp_path / "media"
     path, manifest, _ = installation_bundle
     api.force_login(people.regulator_ca)
-    response = _upload(api, path)
-    assert response.status_code == 200, response.content
-    assert response.json() == {"ok": True, "problems": [], "manifest": manifest,
-                               "public_key_fingerprint": keys.key_fingerprint()}
+    with open(path, "rb") as handle, TestCase.captureOnCommitCallbacks(execute=True):
+        answer = api.post("/api/v1/exports/verify", {"bundle": handle}, format="multipart")
+    assert answer.status_code == 202, answer.content
+    assert answer.json()["kind"] == "bundle_verify" and answer.json()["params"]["bundle"] == "installation.zip"
+    job = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/").json()
+    assert job["status"] == "done" and job["download"] is None
+    assert job["result"] == {"ok": True, "problems": [], "manifest": manifest,
+                             "public_key_fingerprint": keys.key_fingerprint(), "installation_key": True,
+                             "signature": "valid", "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"}}
+    assert not any(p.is_file() for p in (tmp_path / "media").rglob("*"))  # the upload is removed once checked
 
     altered = rebuild(path, tmp_path / "altered.zip", alter="report.pdf")
-    body = _upload(api, altered).json()
+    body = _upload(api, altered).json()["result"]
     assert body["ok"] is False
     assert body["problems"] == ["report.pdf: SHA-256 does not match the manifest (altered)"]
 
     flip_raw_byte(path, "rounds.csv")
-    body = _upload(api, path).json()
+    body = _upload(api, path).json()["result"]
     assert body["ok"] is False and body["problems"][0].startswith("rounds.csv:")
+
+    # Seen by who asked and administrators alone: not another regulator, nor a compliance officer of the room.
+    for other in (people.regulator_wa, people.compliance):
+        api.force_login(other)
+        assert api.get(f"/api/v1/jobs/{job['uuid']}/").status_code == 404
+        assert job["uuid"] not in api.get("/api/v1/jobs/?kind=bundle_verify").content.decode()
+    api.force_login(people.admin)
+    assert api.get(f"/api/v1/jobs/{job['uuid']}/").status_code == 200
+
+
+def test_verify_endpoint_is_for_regulators_compliance_officers_and_administrators(api, people, installation_bundle):
+    from cardroom.models import Job
+
+    path, _, _ = installation_bundle
+    for user in (people.floor, people.outsider):
+        api.force_login(user)
+        response = _upload(api, path)
+        assert response.status_code == 403
+        assert response.json()["error"]["message"] == ("Bundles are verified by regulators, compliance officers "
+                                                       "and administrators.")
+    assert not Job.objects.exists()
+    for user in (people.regulator_ca, people.compliance, people.admin):
+        api.force_login(user)
+        assert _upload(api, path).json()["result"]["ok"] is True
 
 
 def test_verify_endpoint_against_another_public_key(api, people, tmp_path):
     other = bundle.generate_private_key()
     path = tmp_path / "other.zip"
     write_bundle(path, other)
-    api.force_login(people.floor)
-    assert _upload(api, path).json()["ok"] is False
-    body = _upload(api, path, public_key=bundle.public_key_pem(other)).json()
+    api.force_login(people.compliance)
+    assert _upload(api, path).json()["result"]["ok"] is False
+    body = _upload(api, path, public_key=bundle.public_key_pem(other)).json()["result"]
     assert body["ok"] is True and body["public_key_fingerprint"] == bundle.fingerprint(other)
-    as_file = _upload(api, path, public_key=io.BytesIO(bundle.public_key_base64(other).encode())).json()
+    as_file = _upload(api, path, public_key=io.BytesIO(bundle.public_key_base64(other).encode())).json()["result"]
     assert as_file["ok"] is True and as_file["public_key_fingerprint"] == bundle.fingerprint(other)
     response = _upload(api, path, public_key="not a key")
     assert response.status_code == 400
@@ -557,5 +601,5 @@ def test_verify_endpoint_without_a_file_is_a_400(api, people):
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["status"] == 400 and "bundle" in error["message"]
-    not_zip = api.post("/api/v1/exports/verify", {"bundle": io.BytesIO(b"hello")}, format="multipart")
-    assert not_zip.status_code == 200 and not_zip.json()["ok"] is False
+    not_zip = _post(api, {"bundle": io.BytesIO(b"hello")})
+    assert not_zip.status_code == 200 and not_zip.json()["result"]["ok"] is False

@@ -136,8 +136,9 @@ MATRIX = [
      dict(admin=200, compliance=200, floor=404, regulator=200, other=404, anonymous=401)),
     ("get", "/api/v1/jobs/{export}/download/", None,
      dict(admin=200, compliance=200, floor=404, regulator=200, other=404, anonymous=401)),
+    # Checking a bundle (a job, 202): regulators, compliance officers (here of another room) and administrators.
     ("post", "/api/v1/exports/verify", "bundle",
-     dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
+     dict(admin=202, compliance=202, floor=403, regulator=202, other=202, anonymous=401)),
     # Findings: the establishment's compliance officers acknowledge them.
     ("post", "/api/v1/compliance/findings/{finding}/acknowledge/", {"reason": "Handled at the table."},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),

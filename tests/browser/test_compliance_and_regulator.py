@@ -158,3 +158,35 @@ def test_a_compliance_officer_drafts_edits_a_tier_and_publishes(login, site):
     page.get_by_text(f"CMV-POKER-HOLDEM version {draft.number} is published").wait_for()
     draft.refresh_from_db()
     assert draft.is_published and draft.published_by == site.compliance_2 and draft.effective_from == starts
+
+
+def test_a_compliance_officer_verifies_a_bundle_and_the_page_follows_the_check(login, site, tmp_path):
+    """From the compliance pages' link: the upload is checked in the background and the page shows the result; a
+    check still running shows its progress, and its result in place once done."""
+    from cardroom.models import Job
+    from exports import bundle, keys
+
+    march = tmp_path / "march.zip"
+    with bundle.BundleWriter(march) as writer:
+        writer.add_bytes("ledger_entries.csv", b"id,amount\n1,1.00\n")
+        writer.finish({"period": {"from": "2026-03-01", "to": "2026-03-31"}}, keys.installation_key())
+    page = login(site.compliance)
+    page.get_by_role("link", name="Verify a bundle").click()
+    page.get_by_label("Bundle (.zip)").set_input_files(str(march))
+    page.get_by_role("button", name="Verify").click()
+    page.get_by_text("Verified: every file is as signed").wait_for()
+    assert "?job=" in page.url and "ledger_entries.csv" in page.locator("#files-table").inner_text()
+    assert serious_violations(page) == []
+
+    job = Job.objects.create(kind=Job.Kind.BUNDLE_VERIFICATION, status=Job.Status.RUNNING, total=4, done=1,
+                             stage="checking files (1 of 4)", requested_by=site.compliance,
+                             requested_label=site.compliance.get_username(), params={"bundle": "april.zip"})
+    page.goto(f"{site.url}/regulator/verify/?job={job.uuid}")
+    assert "25%" in page.locator("#verify-job").inner_text()
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, done=4, result={
+        "ok": False, "problems": ["rounds.csv: SHA-256 does not match the manifest (altered)"], "manifest": None,
+        "public_key_fingerprint": keys.key_fingerprint(), "installation_key": True, "signature": "valid",
+        "files": {"rounds.csv": "altered"}})
+    page.get_by_text("Not verified: 1 problem").wait_for(timeout=10_000)
+    assert "rounds.csv" in page.locator("#altered-files").inner_text()
+    assert serious_violations(page) == []

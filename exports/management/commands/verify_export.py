@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...bundle import fingerprint, load_public_key, verify
-from ...verification import signer_of
+from ...bundle import load_public_key
+from ...verification import check
 
 
 def _period(period):
@@ -69,6 +69,7 @@ class Command(BaseCommand):
         path = Path(bundle)
         if not path.is_file():
             raise CommandError(f"{bundle}: no such file" if not path.exists() else f"{bundle}: not a file")
+        key = None  # the installation's key that signed it, current or rotated, trusted and in its window
         if public_key:
             try:
                 key = load_public_key(Path(public_key).read_bytes())
@@ -76,11 +77,10 @@ class Command(BaseCommand):
                 raise CommandError(f"{public_key}: cannot read the public key ({error.strerror or error})") from None
             except ValueError as error:
                 raise CommandError(f"{public_key}: {error}") from None
-        else:
-            with path.open("rb") as handle:
-                key = signer_of(handle)  # the installation's key that signed it, current or rotated
-        result = verify(path, key)
-        signer = fingerprint(key)
+        # The one check the API and the page run: the same limits, and the same trust in the installation's keys.
+        with path.open("rb") as handle:
+            checked = check(handle, key)
+        result, signer = checked.verification, checked.public_key_fingerprint
         if not result.ok:
             lines = "\n".join(f"  - {problem}" for problem in result.problems)
             raise CommandError(
