@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
+from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -125,7 +126,7 @@ def cell(html, element_id):
 
 
 def test_only_regulators_and_administrators_open_the_pages(client, people, room):
-    pages = [HOME, page_of("casino-marysville"), log_of("casino-marysville"), EXPORT, VERIFY]
+    pages = [HOME, page_of("casino-marysville"), log_of("casino-marysville"), EXPORT]  # VERIFY: compliance too
     for url in pages:
         assert client.get(url).status_code == 302  # to the login page
     for user in (people.floor, people.compliance, people.outsider):
@@ -387,9 +388,57 @@ def _tampered(data):
 
 
 def upload(client, data, name="bundle.zip", **fields):
+    """Post a bundle to the page, then open the check's page it leads to (the job runs in-process once committed,
+    as the page's own transaction ends)."""
     handle = io.BytesIO(data)
     handle.name = name
-    return client.post(VERIFY, {"bundle": handle, **fields})
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        answer = client.post(VERIFY, {"bundle": handle, **fields})
+    return client.get(answer["Location"]) if answer.status_code == 302 else answer
+
+
+def test_the_verify_page_is_for_regulators_compliance_officers_and_administrators(client, people):
+    for user in (people.floor, people.outsider):
+        client.force_login(user)
+        assert client.get(VERIFY).status_code == 403
+        answer = upload(client, _bundle())
+        assert answer.status_code == 403
+    assert not Job.objects.exists()
+    for user in (people.compliance, people.regulator_ca, people.admin):
+        client.force_login(user)
+        assert client.get(VERIFY).status_code == 200
+        assert "Verified: every file is as signed" in text(upload(client, _bundle()))
+    # The link: in a compliance officer's pages and a regulator's home; not in a floor supervisor's.
+    client.force_login(people.compliance)
+    assert f'href="{VERIFY}"' in text(client.get(reverse("console:compliance", args=["casino-marysville"])))
+    client.force_login(people.regulator_ca)
+    assert f'href="{VERIFY}"' in text(client.get(HOME))
+    client.force_login(people.floor)
+    assert f'href="{VERIFY}"' not in text(client.get(reverse("console:floor-home"), follow=True))
+
+
+def test_the_page_checks_in_the_background_and_shows_the_check_to_who_asked_alone(client, people, settings,
+                                                                                   tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    client.force_login(people.regulator_ca)
+    answer = upload(client, _bundle(), name="audit-march.zip")
+    job = Job.objects.get(kind=Job.Kind.BUNDLE_VERIFICATION)
+    assert answer.request["QUERY_STRING"] == f"job={job.uuid}" and "Verification of audit-march.zip" in text(answer)
+    assert job.status == Job.Status.DONE and job.result["ok"] is True and job.requested_by == people.regulator_ca
+    assert not job.file and not any(p.is_file() for p in (tmp_path / "media").rglob("*"))  # the upload is removed
+    # htmx asks again while it runs; done, it gets the result in the same place.
+    partial = text(client.get(f"{VERIFY}?job={job.uuid}", HTTP_HX_REQUEST="true"))
+    assert partial.lstrip().startswith('<div id="verify-job"') and "hx-get" not in partial
+    assert "Verified: every file is as signed" in partial
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, done=1, total=4, stage="checking files")
+    running = text(client.get(f"{VERIFY}?job={job.uuid}", HTTP_HX_REQUEST="true"))
+    assert "hx-get" in running and "25%" in running and "Verified" not in running
+    # Not even a compliance officer of the room the bundle is of sees it; an administrator does.
+    client.force_login(people.compliance)
+    assert client.get(f"{VERIFY}?job={job.uuid}").status_code == 404
+    assert client.get(f"{VERIFY}?job=not-a-uuid").status_code == 404
+    client.force_login(people.admin)
+    assert client.get(f"{VERIFY}?job={job.uuid}").status_code == 200
 
 
 def test_an_intact_bundle_verifies(client, people):
@@ -481,7 +530,9 @@ def test_the_audit_log_newest_first_with_its_chain_status(client, people, room):
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d P[SD]T", table)  # the room's local time and zone
     older = text(client.get(log_of("casino-marysville"), {"page": 2}))
     assert f'class="num">{entries.last().sequence}<' in older
-    assert 'method="post"' not in html.replace('method="post" action="/logout/"', "")
+    # Read-only: the only forms that post are the logout and the check of a kept checkpoint (which changes nothing).
+    assert 'method="post"' not in html.replace('method="post" action="/logout/"', "").replace(
+        f'method="post" action="{log_of("casino-marysville")}"', "")
 
     # Somebody changes an entry behind the application's back: the chain is broken, and the page says where.
     target = entries[3]
@@ -524,3 +575,141 @@ def test_the_audit_log_page_says_whether_the_chain_still_agrees_with_its_signed_
     html = text(client.get(log_of("casino-marysville")))
     assert "Intact" in cell(html, "chain-status")
     assert "Rewritten" in cell(html, "checkpoints") and "rewritten after it" in cell(html, "checkpoints")
+
+
+# -- a checkpoint the regulator kept, checked on the page (issue 23) ------------------------------------------------
+
+
+def _kept(chain):
+    """A checkpoint as a regulator downloads and keeps it."""
+    from cardroom import transparency
+
+    return transparency.sign(chain).note
+
+
+def _check_kept(client, slug, note=None, upload=None):
+    data = {"note": note} if note is not None else {"upload": upload}
+    return client.post(log_of(slug), data)
+
+
+def _steps(establishment, count):
+    for i in range(count):
+        log_action("test.step", actor_label="test", establishment=establishment, data={"n": i})
+
+
+def test_a_kept_checkpoint_reads_consistent_after_the_stored_ones_were_deleted(client, people, room, monkeypatch):
+    from cardroom.audit import chain_name
+    from tests.test_transparency import forget_checkpoints
+
+    _steps(people.marysville, 4)
+    chain = chain_name(people.marysville)
+    kept = _kept(chain)
+    kept_size = int(kept.split("\n")[1])
+    _steps(people.marysville, 3)
+    forget_checkpoints()  # as the database owner would, with the trigger off
+    client.force_login(people.regulator_ca)
+    # None stored while the chain has entries the hourly task should have signed: a warning, not a bare "Intact".
+    monkeypatch.setattr(regulator, "CHECKPOINTS_DUE", datetime.timedelta(0))
+    status = cell(text(client.get(log_of("casino-marysville"))), "chain-status")
+    assert "Not confirmed" in status and "No signed checkpoint of this chain is stored" in status
+    assert "Intact" not in status
+    # Pasted from a browser: CRLF line ends, no final newline.
+    response = _check_kept(client, "casino-marysville", note=kept.replace("\n", "\r\n").strip())
+    assert response.status_code == 200
+    result = cell(text(response), "kept-result")
+    assert "Consistent" in result and "NOT" not in result
+    assert f"the {kept_size} entries your checkpoint covers" in result and "grew by 3 entries" in result
+    # Uploaded as a file, the same answer.
+    upload = io.BytesIO(kept.encode())
+    upload.name = "kept.txt"
+    assert "grew by 3 entries" in cell(text(_check_kept(client, "casino-marysville", upload=upload)), "kept-result")
+    # The check signed a checkpoint of the head (as the API does for a consistency proof): no warning any more.
+    assert "Intact" in cell(text(client.get(log_of("casino-marysville"))), "chain-status")
+
+
+def test_a_kept_checkpoint_reads_not_consistent_after_the_tail_was_rewritten(client, people, room):
+    from types import SimpleNamespace
+
+    from cardroom.audit import chain_name
+    from tests.test_transparency import forget_checkpoints, rewrite_tail
+
+    _steps(people.marysville, 6)
+    chain = chain_name(people.marysville)
+    kept = _kept(chain)
+    size = int(kept.split("\n")[1])
+    rewrite_tail(SimpleNamespace(chain=chain), size - 2)
+    forget_checkpoints()
+    client.force_login(people.regulator_ca)
+    html = text(client.get(log_of("casino-marysville")))
+    assert "Intact" in cell(html, "chain-status")  # the hashes were all recomputed: the chain walks clean
+    response = _check_kept(client, "casino-marysville", note=kept)
+    assert response.status_code == 200
+    result = cell(text(response), "kept-result")
+    assert "NOT consistent" in result
+    assert f"first {size} entries no longer give your checkpoint&#x27;s root" in result
+
+
+def test_a_kept_checkpoint_checks_out_against_a_stale_latest_checkpoint_warning(client, people, room, monkeypatch):
+    from cardroom.audit import chain_name
+
+    _steps(people.marysville, 2)
+    kept = _kept(chain_name(people.marysville))
+    size = int(kept.split("\n")[1])
+    _steps(people.marysville, 2)
+    client.force_login(people.regulator_ca)
+    assert "Not confirmed" not in cell(text(client.get(log_of("casino-marysville"))), "chain-status")  # just now
+    monkeypatch.setattr(regulator, "CHECKPOINTS_DUE", datetime.timedelta(0))
+    status = cell(text(client.get(log_of("casino-marysville"))), "chain-status")
+    assert "Not confirmed" in status and f"position {size + 1}" in status and f"covers {size} entries" in status
+
+
+@pytest.mark.parametrize("note, message", [
+    ("hello", "not a signed checkpoint"),
+    ("", "Paste a checkpoint you kept, or upload it"),
+    ("x" * 9000, "at most"),
+])
+def test_junk_in_place_of_a_kept_checkpoint_is_a_400_with_a_message(client, people, room, note, message):
+    client.force_login(people.regulator_ca)
+    response = _check_kept(client, "casino-marysville", note=note)
+    assert response.status_code == 400
+    assert message in text(response)
+    assert 'id="kept-result"' not in text(response)
+
+
+def test_an_altered_or_foreign_kept_checkpoint_is_refused_with_what_is_wrong(client, people, room):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from cardroom import checkpoint, tlog
+    from cardroom.audit import chain_name
+
+    _steps(people.marysville, 3)
+    chain = chain_name(people.marysville)
+    kept = _kept(chain)
+    origin, size, root = kept.split("\n")[:3]
+    client.force_login(people.regulator_ca)
+    altered = kept.replace(f"\n{size}\n", f"\n{int(size) + 1}\n", 1)
+    response = _check_kept(client, "casino-marysville", note=altered)
+    assert response.status_code == 400 and "it was altered" in text(response)
+    import base64
+
+    foreign = checkpoint.sign(origin, int(size), base64.b64decode(root), "cardroom", Ed25519PrivateKey.generate())
+    response = _check_kept(client, "casino-marysville", note=foreign)
+    assert response.status_code == 400 and "no key this installation trusts" in text(response)
+    assert tlog.ORIGIN_PREFIX + chain == origin
+
+
+def test_a_checkpoint_of_another_jurisdictions_chain_is_refused(client, people, room):
+    from cardroom.audit import chain_name
+
+    _steps(people.wa_room, 2)
+    washington = _kept(chain_name(people.wa_room))
+    client.force_login(people.regulator_ca)
+    response = _check_kept(client, "casino-marysville", note=washington)
+    assert response.status_code == 400
+    assert "not of a log you may read" in text(response)
+    assert people.wa_room.name not in text(response)
+    # A regulator of both sees it is the other establishment's and where to check it.
+    client.force_login(people.admin)
+    response = _check_kept(client, "casino-marysville", note=washington)
+    assert response.status_code == 400 and people.wa_room.name in text(response)
+    assert log_of(people.wa_room.slug) in text(response)

@@ -12,20 +12,25 @@ cardroom.audit (the log and its chain).
 import calendar
 import datetime
 import json
+import uuid
 from decimal import Decimal
 
 from django import forms
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Prefetch, Q
-from django.shortcuts import redirect, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
-from cardroom import transparency
+from cardroom import checkpoint, merkle, tlog, transparency
 from cardroom.api.jobs import visible_jobs
-from cardroom.audit import chain_entries, chain_name, verify_chains
+from cardroom.audit import chain_entries, chain_head, chain_name, verify_chains
 from cardroom.conditions import conditions_at
-from cardroom.models import Approval, ConditionFulfilment, Job
+from cardroom.models import Approval, AuditLogEntry, ConditionFulfilment, Job
 from cardroom.ordering import natural
 from compliance import inbox
 from compliance.models import Finding
@@ -38,6 +43,7 @@ from ..access import (
     page,
     regulated_establishments,
     regulated_jurisdictions,
+    roles_of,
 )
 from ..templatetags.console import money
 
@@ -264,19 +270,135 @@ def establishment(request, establishment, scope):
 
 # -- the audit log -------------------------------------------------------------------------------------------------
 
+# The beat signs every chain that grew each hour (cardroom.tasks.sign_checkpoints, settings.CELERY_BEAT_SCHEDULE):
+# entries no stored checkpoint covers after that and an hour's grace mean checkpoints were not signed or were deleted.
+CHECKPOINTS_DUE = datetime.timedelta(hours=2)
+# A checkpoint is ~150 bytes and a signature line ~100 more: this is room for a note with a dozen signatures.
+KEPT_CHECKPOINT_MAX_CHARS = 4096
+
+
+class KeptCheckpointForm(forms.Form):
+    """A checkpoint the regulator kept (downloaded from this page or the API, or carried by an export): pasted or
+    uploaded. ``clean`` gives the note's text as cardroom.checkpoint reads it; the signature is checked by the view."""
+
+    note = forms.CharField(
+        label="Paste a checkpoint you kept", required=False, strip=False, max_length=KEPT_CHECKPOINT_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 5, "cols": 64, "spellcheck": "false"}),
+        error_messages={"max_length": f"A checkpoint is a few lines: at most {KEPT_CHECKPOINT_MAX_CHARS} characters."})
+    upload = forms.FileField(label="or upload it (the .txt file)", required=False)
+
+    def clean(self):
+        note, upload = self.cleaned_data.get("note") or "", self.cleaned_data.get("upload")
+        if self.errors:
+            return self.cleaned_data
+        if upload is not None:
+            if note.strip():
+                raise forms.ValidationError("Paste a checkpoint or upload one, not both.")
+            if upload.size > KEPT_CHECKPOINT_MAX_CHARS:
+                raise forms.ValidationError(f"A checkpoint is a few lines: at most {KEPT_CHECKPOINT_MAX_CHARS} bytes; "
+                                            f"this file has {upload.size}.")
+            try:
+                note = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The file is not text (UTF-8): not a checkpoint.") from None
+        if not note.strip():
+            raise forms.ValidationError("Paste a checkpoint you kept, or upload it.")
+        if "\x00" in note:
+            raise forms.ValidationError("The text holds a NUL character: not a checkpoint.")
+        # A browser sends a textarea with CRLF line ends; a paste may lose the final newline. Neither is signed.
+        self.cleaned_data["text"] = note.replace("\r\n", "\n").strip() + "\n"
+        return self.cleaned_data
+
+
+def _unsigned_since(chain, checkpoints):
+    """The position and time of the oldest entry no stored checkpoint covers, when the beat should have signed it
+    by now; None when the stored checkpoints are as recent as expected."""
+    covered = checkpoints["latest"].size if checkpoints["latest"] else 0
+    first = (AuditLogEntry.objects.filter(chain=chain, sequence=covered + 1)
+             .values_list("sequence", "created_at").first())
+    if first is None or first[1] > timezone.now() - CHECKPOINTS_DUE:
+        return None
+    return {"sequence": first[0], "at": first[1], "covered": covered}
+
+
+def _check_kept(note, establishment, scope, form):
+    """The current log against a checkpoint the regulator kept, as the offline verifier checks it (cardroom.tlog):
+    its signature by a key of the installation's keys file, then the kept root recomputed from the entries and the
+    consistency proof the API gives from the kept size to the head. None, with the form's error, when it is not a
+    checkpoint of this establishment's log signed by this installation."""
+    ring = transparency.trusted_keys()  # the keys the keys file lists as trusted (its root and what it endorsed)
+    body, blank, signatures = note.partition("\n\n")
+    try:
+        # The keyring tells only "no signature of ours" for anything else: junk is named first.
+        if not blank or not signatures.startswith(checkpoint.DASH + " "):
+            raise checkpoint.CheckpointError("a checkpoint is its origin, size and root hash, a blank line, then "
+                                             f"signature lines starting with {checkpoint.DASH}")
+        checkpoint._read_body(body + "\n")
+        origin, size, root, _ = ring.checkpoint(note)
+    except checkpoint.CheckpointError as error:
+        text = str(error)
+        if "no signature of any key" in text:
+            text = "it is signed by no key this installation trusts (the keys file lists them, rotated ones too)."
+        elif "altered" not in text:
+            text = f"not a signed checkpoint ({text})"
+        form.add_error(None, f"This checkpoint cannot be checked: {text}")
+        return None
+    chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
+    if chain != chain_name(establishment):
+        other = (regulated_establishments(scope).filter(pk=int(chain.split(":")[1])).first()
+                 if origin.startswith(tlog.ORIGIN_PREFIX + "establishment:") and chain.split(":")[1].isdigit()
+                 else None)
+        if other is None:
+            form.add_error(None, f"This checkpoint is of the log {origin}, not of a log you may read here.")
+        else:
+            form.add_error(None, format_html(
+                'This checkpoint is of the log of {}, not of {}: check it on <a href="{}">its audit log</a>.',
+                other.name, establishment.name, reverse("console:regulator-audit-log", args=[other.slug])))
+        return None
+    leaves = transparency.tree_leaves(chain, chain_head(establishment)[0])
+    found = {"size": size, "now": len(leaves), "grew": len(leaves) - size, "root": root.hex()}
+    if len(leaves) < size:
+        return {**found, "ok": False, "problem": (
+            f"the log now has {len(leaves)} entries, fewer than the {size} your checkpoint covers: entries were "
+            "removed after it was signed.")}
+    if merkle.root(leaves[:size]) != root:
+        return {**found, "ok": False, "problem": (
+            f"the log's first {size} entries no longer give your checkpoint's root: at least one entry at positions "
+            f"1 to {size} was changed, removed or reordered after your checkpoint was signed. The entries after "
+            f"position {size} cannot be checked against it.")}
+    if size == 0:
+        return {**found, "ok": True, "lines": []}
+    try:
+        result = tlog.check_consistency(ring, note, transparency.consistency(chain, size))
+    except transparency.ChainRewritten as error:  # the service's own checkpoints disagree: shown above the form
+        return {**found, "ok": True, "lines": [], "refused": str(error)}
+    return {**found, "ok": result.ok, "lines": result.lines,
+            "problem": None if result.ok else "the consistency proof from your checkpoint to the head does not hold."}
+
 
 @page("regulator")
 def audit_log(request, establishment, scope):
-    """The establishment's hash-chained audit log, newest first, and whether its chain is intact."""
+    """The establishment's hash-chained audit log, newest first, and whether its chain is intact; on POST, the log
+    checked against a checkpoint the regulator kept (nothing is changed but a checkpoint of the head signed)."""
     establishment = establishment_or_404(regulated_establishments(scope), establishment)
     entries = chain_entries(establishment).order_by("-sequence", "-id")
     log_page = Paginator(entries, AUDIT_PAGE_SIZE).get_page(request.GET.get("page"))
+    kept_form, kept, status = KeptCheckpointForm(), None, 200
+    if request.method == "POST":
+        kept_form = KeptCheckpointForm(request.POST, request.FILES)
+        if kept_form.is_valid():
+            kept = _check_kept(kept_form.cleaned_data["text"], establishment, scope, kept_form)
+        if kept is None:
+            status = 400
     report = verify_chains(establishment)[0]
+    chain = chain_name(establishment)
+    checkpoints = transparency.status(chain)
     rows = [{"entry": e, "data": json.dumps(e.data, sort_keys=True, ensure_ascii=False) if e.data else ""}
             for e in log_page.object_list]
     return render(request, "console/regulator/audit_log.html", {
         "section": "regulator", "establishment": establishment, "page": log_page, "rows": rows,
-        "report": report, "checkpoints": transparency.status(chain_name(establishment))})
+        "report": report, "checkpoints": checkpoints, "unsigned": _unsigned_since(chain, checkpoints),
+        "kept_form": kept_form, "kept": kept, "kept_limit": KEPT_CHECKPOINT_MAX_CHARS}, status=status)
 
 
 # -- audit exports -------------------------------------------------------------------------------------------------
@@ -365,11 +487,43 @@ class VerifyForm(forms.Form):
 FILE_STATES = ("altered", "missing", "added")
 
 
-@page("regulator")
+def _verify_job(request, scope, job_id):
+    """The check asked for: its progress while it runs, then every problem and each file's state."""
+    try:
+        job_id = uuid.UUID(job_id)
+    except ValueError:
+        raise Http404("No such check.") from None
+    job = get_object_or_404(visible_jobs(scope).filter(kind=Job.Kind.BUNDLE_VERIFICATION), uuid=job_id)
+    context = {"job": job, "name": job.params.get("bundle") or "the bundle"}
+    result = job.result if job.status == Job.Status.DONE else None
+    if result:
+        manifest = result.get("manifest") if isinstance(result.get("manifest"), dict) else None
+        entries = manifest.get("files") if manifest else None
+        listed = {f.get("name"): f for f in entries if isinstance(f, dict)} if isinstance(entries, list) else {}
+        states = result.get("files") or {}
+        context.update({
+            "checked": result, "result": result, "manifest": manifest,
+            "files": [{"name": n, "state": state, "bytes": listed.get(n, {}).get("bytes"),
+                       "rows": listed.get(n, {}).get("rows")}
+                      for n, state in sorted(states.items(), key=lambda item: (item[1] == "ok", item[0]))],
+            "named": {state: sorted(n for n, seen in states.items() if seen == state) for state in FILE_STATES},
+        })
+    return context
+
+
+@page("any")
 def verify(request, scope):
-    """Upload a bundle: every file's hash and size against the signed manifest, and the manifest's signature."""
-    context = {"section": "regulator", "limit": settings.EXPORT_VERIFY_MAX_BYTES}
+    """Upload a bundle: it is checked in the background (every file's hash and size against the signed manifest,
+    and the manifest's signature), and the page follows the check to its result (``?job=``)."""
+    if not verification.may_verify(scope):
+        raise PermissionDenied(verification.WHO_MAY_VERIFY)
+    context = {"section": "regulator" if "regulator" in roles_of(scope) else "compliance",
+               "limit": settings.EXPORT_VERIFY_MAX_BYTES}
     if request.method != "POST":
+        if request.GET.get("job"):
+            context.update(_verify_job(request, scope, request.GET["job"]))
+            if request.htmx:
+                return render(request, "console/regulator/_verify_job.html", context)
         return render(request, "console/regulator/verify.html", {**context, "form": VerifyForm()})
     form = VerifyForm(request.POST, request.FILES)
     key = None
@@ -382,20 +536,8 @@ def verify(request, scope):
         for upload in request.FILES.values():
             upload.close()
         return render(request, "console/regulator/verify.html", {**context, "form": form}, status=400)
-    upload = form.cleaned_data["bundle"]
-    name = upload.name
-    checked = verification.verify_upload(upload, key)
-    result = checked.verification
-    manifest = result.manifest if isinstance(result.manifest, dict) else None
-    entries = manifest.get("files") if manifest else None
-    listed = {f.get("name"): f for f in entries if isinstance(f, dict)} if isinstance(entries, list) else {}
-    files = [{"name": n, "state": state, "bytes": listed.get(n, {}).get("bytes"), "rows": listed.get(n, {}).get("rows")}
-             for n, state in sorted(result.files.items(), key=lambda item: (item[1] == "ok", item[0]))]
-    return render(request, "console/regulator/verify.html", {
-        **context, "form": VerifyForm(), "checked": checked, "result": result, "name": name, "files": files,
-        "named": {state: result.named(state) for state in FILE_STATES},
-        "manifest": manifest,
-    })
+    job = verification.start(form.cleaned_data["bundle"], key, user=request.user)
+    return redirect(f"{reverse('console:regulator-verify')}?job={job.uuid}")
 
 
 # The same upload limit as the API's (cardroom.middleware reads it before a byte of the body is).

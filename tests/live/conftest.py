@@ -25,8 +25,9 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if HERE in item.path.parents:
             item.add_marker(pytest.mark.live)
-    # The schema fuzzer writes whatever the API lets it into the live database: it runs after every other test.
-    items.sort(key=lambda item: item.path == HERE / "test_schema_fuzz.py")
+    # The fuzzers write whatever the API and the pages let them into the live database: they run after every
+    # other test, the page fuzzer before the schema fuzzer.
+    items.sort(key=lambda item: (item.path == HERE / "test_schema_fuzz.py", item.path == HERE / "test_page_fuzz.py"))
 
 
 def live_setting(name):
