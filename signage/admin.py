@@ -13,11 +13,10 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
-from cardroom import jobs
 from cardroom.access import scope_of
 from cardroom.admin_site import ReadOnlyAdmin
 from cardroom.exceptions import NotAllowed, StateConflict
-from cardroom.models import Job, Table
+from cardroom.models import Table
 from fees.models import ScheduleDocument, TablePosting
 
 from . import content, printing, tasks
@@ -327,12 +326,14 @@ class TablePostingAdmin(ReadOnlyAdmin):
         form = BatchForm(request.POST or None, scope=scope)
         if request.method == "POST" and form.is_valid():
             establishment = form.cleaned_data["establishment"]
-            tables = [t.pk for t in form.cleaned_data["tables"] if t.establishment_id == establishment.pk]
-            job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment,
-                                     requested_by=request.user, requested_label=request.user.get_username(),
-                                     params={"layout": form.cleaned_data["layout"], "tables": sorted(tables)})
-            jobs.submit(job, tasks.print_batch)
-            return redirect("admin:cardroom_job_change", job.pk)
+            chosen = [t.pk for t in form.cleaned_data["tables"]] or None  # none chosen: every active table
+            try:
+                job = tasks.start_batch(establishment, layout=form.cleaned_data["layout"], tables=chosen,
+                                        user=request.user)
+            except tasks.BadSelection as refused:  # another room's tables: named, never the whole floor
+                form.add_error("tables", str(refused))
+            else:
+                return redirect("admin:cardroom_job_change", job.pk)
         return self._page(request, form, "Print the signs of many tables", "Start printing", intro=(
             "The signs are printed by a background job into one PDF; its page shows progress and the download."))
 

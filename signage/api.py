@@ -18,12 +18,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import jobs, values
+from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.jobs import JobSerializer
 from cardroom.api.schema import may_conflict
-from cardroom.models import Establishment, Job, Table
+from cardroom.models import Establishment, Table
 from fees.models import TablePosting
 
 from . import content, printing, render, tasks
@@ -377,8 +377,10 @@ class BatchView(APIView):
         at ``/api/v1/jobs/{uuid}/`` for progress and download it from its ``download`` link when done."""
         try:
             data = values.obj(request.data, allowed=("establishment", "layout", "tables"), required=("establishment",))
-            tables = values.items(data.get("tables") or [], max_items=1000, what="tables", required=False)
-            tables = [values.identifier(table) for table in tables]
+            tables = None  # left out (or null): the whole floor; given, it must name tables ([] is refused)
+            if data.get("tables") is not None:
+                tables = values.items(data["tables"], max_items=1000, what="tables", required=False)
+                tables = [values.identifier(table) for table in tables]
         except values.Invalid as error:
             raise exceptions.ValidationError(str(error)) from None
         scope = scope_of(request)
@@ -392,15 +394,10 @@ class BatchView(APIView):
         layout = data.get("layout") or "letter"
         if layout not in render.LAYOUTS:
             raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
-        known = set(Table.objects.filter(establishment=establishment, pk__in=tables).values_list("pk", flat=True))
-        missing = [t for t in tables if t not in known]
-        if missing:
-            raise exceptions.ValidationError({"tables": f"not tables of {establishment.slug}: {missing}."})
-        job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=request.user,
-                                 requested_label=request.user.get_username(),
-                                 params={"layout": layout, "tables": sorted(known)})
-        jobs.submit(job, tasks.print_batch)
-        job.refresh_from_db()
+        try:
+            job = tasks.start_batch(establishment, layout=layout, tables=tables, user=request.user)
+        except tasks.BadSelection as refused:
+            raise exceptions.ValidationError({"tables": str(refused)}) from None
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

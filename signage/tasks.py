@@ -65,10 +65,33 @@ def print_batch(job_id):
     return jobs.run(job_id, build_batch)
 
 
+class BadSelection(ValueError):
+    """A batch's choice names no table, or ids that are not the establishment's tables: nothing is printed."""
+
+
+def chosen_tables(establishment, tables):
+    """The ids a batch prints: ``tables`` None means the whole floor ([] in the job); otherwise every id must be
+    one of ``establishment``'s tables. Never falls back to the whole floor: an empty or foreign choice is refused."""
+    if tables is None:
+        return []
+    if not tables:
+        raise BadSelection("Choose at least one table, or print the whole floor.")
+    known = set(Table.objects.filter(establishment=establishment, pk__in=tables).values_list("pk", flat=True))
+    refused = sorted(set(tables) - known)
+    if refused:
+        raise BadSelection(f"Not tables of {establishment.name}: {', '.join(map(str, refused))}. "
+                           "Nothing was printed.")
+    return sorted(known)
+
+
 def start_batch(establishment, *, layout, tables, user):
-    """Queue a batch of ``establishment``'s signs (all its tables, or the ``tables`` chosen) as a Job."""
+    """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job.
+
+    Raises BadSelection (and queues nothing) for an empty choice or ids that are not the establishment's tables.
+    """
+    tables = chosen_tables(establishment, tables)
     job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=user,
-                             requested_label=user.get_username(), params={"layout": layout, "tables": sorted(tables)})
+                             requested_label=user.get_username(), params={"layout": layout, "tables": tables})
     jobs.submit(job, print_batch)
     job.refresh_from_db()
     return job

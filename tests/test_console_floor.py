@@ -115,7 +115,7 @@ def test_the_whole_floor_prints_as_one_job_with_progress(client, people, floor_o
                                                         django_capture_on_commit_callbacks):
     client.force_login(people.floor)
     with django_capture_on_commit_callbacks(execute=True):
-        answer = client.post("/floor/casino-marysville/print/", {"layout": "letter"})
+        answer = client.post("/floor/casino-marysville/print/", {"layout": "letter", "print": "floor"})
     job = Job.objects.get()
     assert answer["Location"] == f"/jobs/{job.uuid}/"
     assert job.status == Job.Status.DONE and job.total == 3
@@ -146,3 +146,39 @@ def test_bad_print_requests_change_nothing(client, people, floor_of):
     url = f"/floor/casino-marysville/tables/{floor_of['12'].pk}/sign.pdf"
     assert client.post(url, {"layout": "letter"}).status_code == 404  # never posted
     assert not SignPrint.objects.exists() and not Job.objects.exists()
+
+
+def test_the_tables_ticked_print_and_nothing_else(client, people, floor_of, django_capture_on_commit_callbacks):
+    client.force_login(people.floor)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post("/floor/casino-marysville/print/",
+                             {"layout": "letter", "print": "ticked", "tables": [floor_of["7"].pk]})
+    job = Job.objects.get()
+    assert answer["Location"] == f"/jobs/{job.uuid}/"
+    assert [p["table"] for p in job.result["printed"]] == ["7"]
+
+
+def test_a_print_naming_another_rooms_or_unknown_tables_is_refused_and_never_prints_the_floor(client, people,
+                                                                                               floor_of):
+    foreign = Table.objects.create(establishment=people.wa_room, label="1", seats=7, game=floor_of["7"].game)
+    client.force_login(people.floor)
+    mine = floor_of["7"].pk
+    for tables, refused in (([foreign.pk], foreign.pk), ([mine, foreign.pk], foreign.pk), ([mine, 10**9], 10**9)):
+        answer = client.post("/floor/casino-marysville/print/", {"layout": "letter", "print": "ticked",
+                                                                 "tables": tables})
+        assert answer.status_code == 400, tables
+        page = answer.content.decode()
+        error = re.search(r'<p class="error" role="alert" id="print-error">([^<]*)</p>', page).group(1)
+        assert error == f"Not tables of Casino Marysville: {refused}. Nothing was printed."
+        assert 'id="floor-tables"' in page  # the floor page again, with the choice still ticked
+        assert (f'value="{mine}" aria-label="Include table 7" checked' in page) == (mine in tables)
+    assert not SignPrint.objects.exists() and not Job.objects.exists()
+
+
+def test_printing_the_tables_ticked_with_none_ticked_is_refused(client, people, floor_of):
+    client.force_login(people.floor)
+    for data in ({"layout": "letter", "print": "ticked"}, {"layout": "letter"}):
+        answer = client.post("/floor/casino-marysville/print/", data)
+        assert answer.status_code == 400
+        assert "Choose at least one table, or print the whole floor." in answer.content.decode()
+    assert not Job.objects.exists()

@@ -375,6 +375,32 @@ def test_batch_refuses_bad_requests(api, people, table):
     assert not Job.objects.exists()
 
 
+def test_a_batch_naming_another_rooms_or_unknown_tables_is_refused_by_id(api, people, table):
+    post(table, people)
+    foreign = Table.objects.create(establishment=people.wa_room, label="7", seats=7, game=table.game)
+    api.force_login(people.floor)
+    for tables, refused in (([foreign.pk], foreign.pk), ([table.pk, foreign.pk], foreign.pk),
+                            ([table.pk, 10**9], 10**9)):
+        answer = api.post("/api/v1/signage/batches", {"establishment": "casino-marysville", "tables": tables},
+                          format="json")
+        assert answer.status_code == 400, tables
+        assert answer.json()["error"]["details"] == {
+            "tables": f"Not tables of Casino Marysville: {refused}. Nothing was printed."}
+    answer = api.post("/api/v1/signage/batches", {"establishment": "casino-marysville", "tables": []}, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["details"] == {"tables": "Choose at least one table, or print the whole floor."}
+    assert not Job.objects.exists() and not SignPrint.objects.exists()
+
+
+def test_a_batch_without_tables_prints_the_whole_floor(api, people, table, django_capture_on_commit_callbacks):
+    post(table, people)
+    api.force_login(people.floor)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = api.post("/api/v1/signage/batches", {"establishment": "casino-marysville"}, format="json")
+    assert answer.status_code == 202, answer.json()
+    assert [p["table"] for p in Job.objects.get().result["printed"]] == ["7"]
+
+
 def test_print_signage_command(people, table, tmp_path, capsys):
     post(table, people)
     out = tmp_path / "signs.pdf"

@@ -115,3 +115,13 @@ def test_batch_from_the_admin_shows_its_job(administrator, people, table, django
     assert page.status_code == 200 and b"100% (1 of 1)" in page.content
     assert f"/api/v1/jobs/{job.uuid}/download/".encode() in page.content
     assert "Refresh" not in page  # done: the page stops refreshing
+
+
+def test_a_batch_from_the_admin_naming_another_rooms_table_is_refused(administrator, people, table):
+    foreign = Table.objects.create(establishment=people.wa_room, label="1", seats=7, game=table.game)
+    answer = administrator.post(reverse("admin:fees_tableposting_batch"),
+                                {"establishment": people.marysville.pk, "layout": "letter", "tables": [foreign.pk]})
+    assert answer.status_code == 200
+    assert answer.context["form"].errors["tables"] == [
+        f"Not tables of Casino Marysville: {foreign.pk}. Nothing was printed."]
+    assert not Job.objects.exists()

@@ -19,7 +19,7 @@ from fees.models import TablePosting
 from signage import content, printing, render as sign_render
 from signage.models import SignPrint
 from signage.postings import may_post
-from signage.tasks import start_batch
+from signage.tasks import BadSelection, start_batch
 
 from ..access import establishment_or_404, floor_establishments, page
 
@@ -59,6 +59,10 @@ def _floor_rows(establishment, now):
 @page("floor")
 def floor(request, establishment, scope):
     establishment = establishment_or_404(floor_establishments(scope), establishment)
+    return _floor_page(request, establishment, scope)
+
+
+def _floor_page(request, establishment, scope, print_error=None, ticked=(), status=200):
     now = timezone.now()
     rows = _floor_rows(establishment, now)
     return render(request, "console/floor/floor.html", {
@@ -67,7 +71,8 @@ def floor(request, establishment, scope):
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
         "unposted": [r for r in rows if r["posting"] is None],
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
-    })
+        "print_error": print_error, "ticked": set(ticked),
+    }, status=status)
 
 
 class LookupForm(forms.Form):
@@ -164,7 +169,8 @@ def sign(request, establishment, table, scope):
 @require_POST
 @page("floor")
 def print_floor(request, establishment, scope):
-    """Start a batch of the whole floor (or the tables ticked) as one PDF; the job page shows its progress."""
+    """Start a batch of the tables ticked, or of the whole floor (its own button), as one PDF; the job page shows
+    its progress. A selection with no table, or with ids that are not this room's, is refused on the floor page."""
     establishment = establishment_or_404(floor_establishments(scope), establishment)
     if not may_post(scope, establishment.pk):
         return HttpResponse("Only floor supervisors and compliance officers print signs.", status=403,
@@ -174,8 +180,12 @@ def print_floor(request, establishment, scope):
     if layout is None or not all(t.isascii() and t.isdigit() for t in wanted):
         return HttpResponse("Choose a layout (letter or tent) and tables by their ids.", status=400,
                             content_type="text/plain")
-    tables = list(establishment.tables.filter(pk__in=[int(t) for t in wanted]).values_list("pk", flat=True))
-    job = start_batch(establishment, layout=layout, tables=tables, user=request.user)
+    ticked = [int(t) for t in wanted]
+    whole_floor = request.POST.get("print") == "floor"
+    try:
+        job = start_batch(establishment, layout=layout, tables=None if whole_floor else ticked, user=request.user)
+    except BadSelection as refused:
+        return _floor_page(request, establishment, scope, print_error=str(refused), ticked=ticked, status=400)
     return redirect("console:job", job.uuid)
 
 
