@@ -61,6 +61,18 @@ def save_tiers(option, formset, *, user, reason):
     return len(formset.changed_objects), len(formset.new_objects), len(removed)
 
 
+def retroactive_problem(effective_from, retroactive, today):
+    """Why ``retroactive`` cannot be confirmed (None when it can): only a version dated before ``today`` reaches
+    back, and a flag kept on any other would tell whoever reads its history something that did not happen. The
+    form and the API both ask here."""
+    if not retroactive or (effective_from is not None and effective_from < today):
+        return None
+    when = "with no effective date" if effective_from is None else (
+        f"effective on {effective_from}, {'today' if effective_from == today else 'a future date'},")
+    return (f"A version {when} is not retroactive: untick the retroactive confirmation "
+            f"(only a date before today, {today}, needs it).")
+
+
 @transaction.atomic
 def request_publication(version, *, user, reason, effective_from, retroactive=False, retroactive_reason=""):
     """Set the draft's effective date (when it changes) and ask a second officer to publish it; raises

@@ -6,6 +6,7 @@ from django.forms import BaseModelFormSet, modelformset_factory
 
 from cardroom import forms as strict
 
+from .editing import retroactive_problem
 from .models import FeeTier
 
 
@@ -116,6 +117,10 @@ class PublishForm(forms.Form):
                               status=version.status, effective_from=data.get("effective_from"),
                               reason=data.get("reason", ""), retroactive=bool(data.get("retroactive")),
                               retroactive_reason=data.get("retroactive_reason", ""))
+        mismatch = retroactive_problem(trial.effective_from, trial.retroactive, self.today)
+        if mismatch:
+            self.add_error("retroactive", mismatch)
+            return data
         retro = trial.effective_from is not None and trial.effective_from < self.today
         if not retro:
             data["retroactive"], data["retroactive_reason"] = False, ""

@@ -1,8 +1,10 @@
 """The schedules API: as-of resolution, options with tiers, versioning through the API, errors as JSON."""
 
+import datetime
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from fees.models import ScheduleDocument
 
@@ -57,6 +59,27 @@ def test_as_of_before_a_new_version_returns_the_earlier_one(api, people):
     assert [r["step"] for r in published.json()["reviews"]] == ["requested", "approved"]
     assert api.get(URL, {"as_of": "2026-12-31"}).json()["version"]["number"] == 1
     assert api.get(URL, {"as_of": "2027-01-01"}).json()["version"]["number"] == 2
+
+
+def test_a_retroactive_request_for_a_version_dated_today_or_later_is_refused(api, people):
+    api.force_authenticate(people.compliance)
+    today = timezone.localdate()
+    later = today + datetime.timedelta(days=30)
+    assert api.post(URL + "versions/1/drafts/", {"reason": "Bureau-approved raise", "effective_from": str(later)},
+                    format="json").status_code == 201
+    body = {"reason": "Approved by the Bureau", "retroactive": True, "retroactive_reason": "None, really"}
+    response = api.post(URL + "versions/2/publication-request/", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"retroactive": (
+        f"A version effective on {later}, a future date, is not retroactive: untick the retroactive confirmation "
+        f"(only a date before today, {today}, needs it).")}
+    assert api.patch(URL + "versions/2/", {"effective_from": str(today)}, format="json").status_code == 200
+    response = api.post(URL + "versions/2/publication-request/", body, format="json")
+    assert response.status_code == 400 and f"effective on {today}, today," in response.json()["error"]["message"]
+    version = ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=2)
+    assert (version.status, version.retroactive, version.retroactive_reason) == ("draft", False, "")
+    del body["retroactive"], body["retroactive_reason"]
+    assert api.post(URL + "versions/2/publication-request/", body, format="json").json()["status"] == "in_review"
 
 
 def test_publishing_twice_answers_409_and_changes_nothing(api, people):

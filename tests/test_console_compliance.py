@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from cardroom.access import Scope
 from cardroom.models import AuditLogEntry, Game, Table
@@ -453,6 +454,20 @@ def test_a_retroactive_date_needs_the_confirmation_and_its_reason(officer, draft
     assert done.status_code == 302
     draft.refresh_from_db()
     assert draft.status == "in_review" and draft.retroactive and draft.effective_from == datetime.date(2020, 1, 1)
+
+
+def test_a_retroactive_confirmation_on_a_future_date_is_refused_and_changes_nothing(officer, draft):
+    address = url("compliance-publish", GEGA, draft.number)
+    refused = officer.post(address, {"effective_from": "2030-02-01", "reason": "Bureau letter", "retroactive": "on",
+                                     "retroactive_reason": "No reason to reach back"})
+    assert refused.status_code == 400
+    assert refused.context["form"].errors["retroactive"] == [
+        "A version effective on 2030-02-01, a future date, is not retroactive: untick the retroactive confirmation "
+        f"(only a date before today, {timezone.localdate()}, needs it)."]
+    assert "is not retroactive: untick the retroactive confirmation" in refused.content.decode()
+    draft.refresh_from_db()
+    assert (draft.status, draft.effective_from, draft.retroactive, draft.retroactive_reason) == (
+        "draft", datetime.date(2030, 1, 1), False, "")
 
 
 def test_discard_a_draft(officer, draft):

@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, status
 from rest_framework import serializers as fields
@@ -329,6 +330,11 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         serializer = serializers.PublicationRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         version = self.get_version(document, number)
+        mismatch = editing.retroactive_problem(
+            version.effective_from, serializer.validated_data.get("retroactive", version.retroactive),
+            timezone.localdate())
+        if mismatch:
+            raise exceptions.ValidationError({"retroactive": mismatch})
         version.request_publication(user=request.user, **serializer.validated_data)
         return self._answer(document, version)
 
