@@ -259,7 +259,7 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI and Redoc from drf-spectacular-sidecar: the docs work on a card room's offline network.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",  # and templates/drf_spectacular/redoc.html drops its Google fonts and CDN logo
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema's own warnings are not deployment settings: check --deploy stays about those.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
