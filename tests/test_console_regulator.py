@@ -439,6 +439,11 @@ def test_the_page_checks_in_the_background_and_shows_the_check_to_who_asked_alon
     assert client.get(f"{VERIFY}?job=not-a-uuid").status_code == 404
     client.force_login(people.admin)
     assert client.get(f"{VERIFY}?job={job.uuid}").status_code == 200
+    # The generic job page sends to the check's result: the upload is gone, so there is nothing to download.
+    client.force_login(people.regulator_ca)
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE)
+    page = text(client.get(f"/jobs/{job.uuid}/"))
+    assert "job-download" not in page and f"{VERIFY}?job={job.uuid}" in page
 
 
 def test_an_intact_bundle_verifies(client, people):
