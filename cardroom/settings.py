@@ -184,6 +184,17 @@ SIMPLE_HISTORY_REVERT_DISABLED = True
 SEED_DATA_DIR = BASE_DIR / "seed"
 # Where the public reaches this service: the QR code on every printed sign opens a page under it.
 PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
+# Email (cardroom.notify: review steps, compliance.tasks.send_daily_digest): printed to the console unless
+# EMAIL_HOST is set, then sent by SMTP with EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD and EMAIL_USE_TLS.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
 # The Ed25519 key that signs audit export bundles (exports/keys.py): SIGNING_KEY is its PEM, or base64 of the
 # raw 32 bytes; without it, the key is read from SIGNING_KEY_FILE, created there (0600) when missing. With
 # several hosts every one must sign with the same key: set SIGNING_KEY, or point SIGNING_KEY_FILE at shared storage.
@@ -325,6 +336,12 @@ CELERY_BEAT_SCHEDULE = {
     "audit-sign-checkpoints": {
         "task": "cardroom.tasks.sign_checkpoints",
         "schedule": crontab(minute=5),
+    },
+    # Daily: each room's compliance officers are emailed the day's new error findings and approvals expiring
+    # within 30 days (compliance.tasks.send_daily_digest), after the nightly validation.
+    "compliance-daily-digest": {
+        "task": "compliance.tasks.send_daily_digest",
+        "schedule": crontab(hour=8, minute=0),
     },
 }
 

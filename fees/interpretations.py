@@ -24,7 +24,7 @@ from decimal import Decimal
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import notify, values
 from cardroom.access import Scope
 from cardroom.audit import log_action
 from cardroom.exceptions import NotAllowed, StateConflict
@@ -322,6 +322,7 @@ def propose(version, option_number, tier_order, field, value, statement, decided
         raise InterpretationConflict(f"{version} {where(option_number, tier_order)}'s {field} was given a reading "
                                      "at the same moment; reload and look.") from None
     _log(reading, "proposed", user, printed=printed)
+    notify.interpretation_proposed(reading)
     return reading
 
 
@@ -363,6 +364,7 @@ def approve(reading, *, user, reason, scope=None):
     reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
     _save(reading, user, f"Interpretation approved: {reason}")
     _log(reading, "approved", user, printed=printed, reason=reason)
+    notify.interpretation_answered(reading, True)
     return reading
 
 
@@ -375,6 +377,7 @@ def refuse(reading, *, user, reason, scope=None):
     reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
     _save(reading, user, f"Interpretation refused: {reason}")
     _log(reading, "refused", user, reason=reason)
+    notify.interpretation_answered(reading, False)
     return reading
 
 

@@ -11,7 +11,7 @@ import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import notify, values
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 from cardroom.models import Game
@@ -359,6 +359,7 @@ def request_override(posting, *, user, reason, scope):
             f"Another override of posting {posting.pk} was asked for at the same moment.") from None
     log_action("signage.print_override_requested", actor=user, obj=posting, establishment=posting.table.establishment,
                data={"override": asked.pk, "reason": reason, "findings": errors})
+    notify.override_requested(asked)
     return asked
 
 
@@ -397,6 +398,7 @@ def _answer(posting, status, *, user, reason, scope):
                establishment=posting.table.establishment,
                data={"override": asked.pk, "reason": reason, "requested_by": asked.requested_by.get_username(),
                      "request_reason": asked.reason, "findings": asked.findings})
+    notify.override_answered(asked, approving)
     return asked
 
 

@@ -553,7 +553,7 @@ def test_schedule_page_queries_are_few(officer, draft, django_assert_max_num_que
 
 def test_findings_and_postings_pages_do_not_grow_with_rows(officer, people, floor, django_assert_max_num_queries):
     officer.get(url("compliance-findings"))
-    with django_assert_max_num_queries(13):  # session, user, roles, room, kept state, counts, a page
+    with django_assert_max_num_queries(14):  # session, user, roles, room, kept state, counts, a page, awaiting you
         officer.get(url("compliance-findings"))
     few = {name: count_queries(officer, url(name)) for name in ("compliance-findings", "compliance-postings",
                                                                 "compliance", "compliance-schedules")}

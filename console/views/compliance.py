@@ -26,6 +26,7 @@ from cardroom import forms as strict_forms
 from cardroom import values
 from cardroom.conditions import conditions_at
 from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.inbox import awaiting
 from cardroom.models import Approval, ApprovalCondition, ConditionFulfilment, Table
 from cardroom.ordering import natural
 from compliance import checking, inbox
@@ -104,7 +105,7 @@ def establishment(request, establishment, scope):
         "schedules": documents.count(), "drafts": drafts,
         "postings": len(postings), "blocked": [r for r in postings if r["blocked"]],
         "approvals": len(approvals), "approvals_attention": [r for r in approvals if r["attention"]],
-        "may_run": may_run(scope, establishment),
+        "may_run": may_run(scope, establishment), "awaiting": awaiting(request.user, establishment, scope),
     })
 
 

@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.shortcuts import redirect, render
 
 from cardroom.access import scope_of
+from cardroom.inbox import awaiting
 
 from ..access import floor_establishments, roles_of
 
@@ -35,4 +36,5 @@ def admin_home(request):
         return redirect("console:login")
     if not scope.is_admin:
         return render(request, "console/no_role.html", status=403)
-    return render(request, "console/admin_home.html", {"establishments": floor_establishments(scope)})
+    return render(request, "console/admin_home.html", {"establishments": floor_establishments(scope),
+                                                       "awaiting": awaiting(request.user, scope=scope)})

@@ -299,6 +299,9 @@ class ScheduleVersion(models.Model):
         self.review_requested_by = user
         self.review_requested_at = timezone.now()
         self._save_step(VersionReview.Step.REQUESTED, user=user, actor_label="", reason=self.publication_reason)
+        from cardroom import notify
+
+        notify.publication_requested(self)
         return self
 
     @transaction.atomic
@@ -309,7 +312,11 @@ class ScheduleVersion(models.Model):
         self._lock(self.Status.IN_REVIEW)
         require_second_person(user, self.editors() | {self.review_requested_by_id},
                               f"Publishing {self.document.code} v{self.number}")
-        return self._publish(user=user, reason=reason)
+        self._publish(user=user, reason=reason)
+        from cardroom import notify
+
+        notify.publication_answered(self, True, user, reason)
+        return self
 
     @transaction.atomic
     def refuse_publication(self, *, user, reason):
@@ -320,6 +327,9 @@ class ScheduleVersion(models.Model):
         require_second_person(user, {self.review_requested_by_id}, f"Refusing {self.document.code} v{self.number}")
         self.status = self.Status.DRAFT
         self._save_step(VersionReview.Step.REFUSED, user=user, actor_label="", reason=reason)
+        from cardroom import notify
+
+        notify.publication_answered(self, False, user, reason)
         return self
 
     @transaction.atomic
