@@ -1,18 +1,42 @@
 """Forms for editing a draft schedule version on the role pages: every value read as the API reads it
 (``cardroom.values`` through ``cardroom.forms``), so a form accepts exactly what the API accepts."""
 
+from decimal import Decimal
+from types import SimpleNamespace
+
 from django import forms
 from django.forms import BaseModelFormSet, modelformset_factory
+from django.forms.formsets import ManagementForm
 
 from cardroom import forms as strict
+from compliance.rules.lint import band_edges, is_banded
 
 from .editing import retroactive_problem
 from .models import FeeTier
+from .option_label import KINDS, bounds_text
+
+# The most rows one grid may send: far above any printed option, and checked before a single row's form is built,
+# so an absurd count is answered at once.
+MAX_ROWS = 500
 
 
 def reason_field(label="Reason", help_text="Why: kept in the history and the audit log.", min_length=3):
     return strict.TextField(label=label, max_length=2000, single_line=False, min_length=min_length,
                             help_text=help_text, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+
+
+# The grid's choices in a few words, so each select shows its whole choice in a 1280 px wide grid (the schedule
+# pages show the full names).
+GRID_CHOICES = {
+    "fee_kind": {"collection": "Collection", "jackpot": "Jackpot", "designated_table": "Designated table",
+                 "player": "Player", "player_dealer": "Player-dealer", "time": "Time"},
+    "payer": {},
+    "measure": {"player_wager": "Player's wager", "base_wager": "Each base wager", "total_table_action": "Table action",
+                "players": "Players in hand", "elapsed_time": "Each interval", "flat": "Flat",
+                "wager_unspecified": "Wager (unstated)", "unstated": "Not stated"},
+    "taken": {"before_deal": "Before the deal", "after_flop": "After the flop", "after_river": "After the river",
+              "each_interval": "Each interval"},
+}
 
 
 class TierForm(forms.ModelForm):
@@ -35,7 +59,8 @@ class TierForm(forms.ModelForm):
         if option is not None and self.instance.pk is None:
             self.instance.option = option
         for name in ("fee_kind", "payer", "measure", "taken"):
-            choices = [c for c in self.fields[name].choices if c[0] != ""]
+            choices = [(value, GRID_CHOICES[name].get(value, text)) for value, text in self.fields[name].choices
+                       if value != ""]
             self.fields[name].choices = choices if self.instance.pk else [("", "—"), *choices]
 
     def clean(self):
@@ -61,6 +86,57 @@ class BaseTierFormSet(BaseModelFormSet):
             if order in seen:
                 form.add_error("order", f"Row {order} is used twice: each tier needs its own row number.")
             seen[order] = form
+        self._check_rows_are_the_options()
+        if not any(form.errors for form in self.forms):
+            self._check_bands()
+
+    def _check_rows_are_the_options(self):
+        """A row sent with the id of a tier that is not this option's (another option's, or one removed meanwhile)
+        is refused: the formset would otherwise skip it and the page say "saved"."""
+        option = self.form_kwargs.get("option")
+        initial = self.initial_form_count()
+        for i, form in enumerate(self.forms):
+            sent = getattr(form, "cleaned_data", {}).get("id")
+            if (i < initial and form.instance.pk is None) or (i >= initial and sent):
+                form.add_error(None, f"This row is not one of option {option.number}'s tiers (it may have been "
+                                     "removed meanwhile, or the page is out of date): reload the page.")
+
+    def _check_bands(self):
+        """Overlapping or gapped bands, as the schedule lint finds them (``compliance.rules.lint.band_edges``)."""
+        option = self.form_kwargs.get("option")
+        currency = option.version.document.currency if option is not None else "USD"
+        kinds = {}
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or (self.can_delete and self._should_delete_form(form)) or (
+                    form.instance.pk is None and not form.has_changed()):
+                continue
+            kinds.setdefault(data["fee_kind"], []).append(SimpleNamespace(
+                **{name: data.get(name) for name in ("order", "fee_kind", "measure", "lower", "upper")}))
+        problems = []
+        for kind, rows in kinds.items():
+            if not is_banded(rows):
+                continue
+            # Checked in order of the bands, whatever their row numbers (rows may be printed top band first).
+            rows.sort(key=lambda r: (Decimal("Infinity") if r.upper is None else r.upper,
+                                     Decimal("-Infinity") if r.lower is None else r.lower))
+            ordered, edges = band_edges(rows)
+            if ordered is None:  # two bands end at the same amount: they overlap
+                edges = [("overlap", a, b, None) for a, b in zip(rows, rows[1:]) if a.upper == b.upper]
+            name = KINDS.get(kind, kind)
+
+            def bounds(r):
+                return bounds_text(r.lower, r.upper, r.measure, currency)
+            for what, before, after, step in edges:
+                pair = f"rows {min(before.order, after.order)} and {max(before.order, after.order)}"
+                if what == "overlap":
+                    problems.append(f"The {name} {pair} overlap: {bounds(before)} and {bounds(after)}.")
+                else:
+                    gap = bounds_text(before.upper + step, after.lower - step, before.measure, currency)
+                    problems.append(f"The {name} {pair} leave a gap: nothing covers {gap} (between {bounds(before)} "
+                                    f"and {bounds(after)}).")
+        if problems:
+            raise forms.ValidationError(problems)
 
 
 GRID_LABELS = {"order": "row number", "fee_kind": "fee", "payer": "paid by", "measure": "measured on", "lower": "from",
@@ -68,9 +144,25 @@ GRID_LABELS = {"order": "row number", "fee_kind": "fee", "payer": "paid by", "me
                "printed_fee": "fee as printed", "note": "note", "DELETE": "remove"}
 
 
+def too_many_rows(data):
+    """Why a grid's POST is refused before any row is read (None when it is not): more rows than ``MAX_ROWS``, or
+    more existing rows claimed than rows sent. A malformed count is left to the formset, which says so."""
+    management = ManagementForm(data, prefix="tiers")
+    if not management.is_valid():
+        return None
+    total, initial = management.cleaned_data["TOTAL_FORMS"], management.cleaned_data["INITIAL_FORMS"]
+    if total > MAX_ROWS:
+        return f"The grid sent {total} rows; an option has at most {MAX_ROWS}. Nothing was saved."
+    if initial > total:
+        return f"The grid claims {initial} existing rows but sent {total}: reload the page. Nothing was saved."
+    return None
+
+
 def tier_formset(option, data=None, extra=1):
-    """The tiers of one option of a draft, as a grid (each cell labelled for screen readers)."""
-    FormSet = modelformset_factory(FeeTier, form=TierForm, formset=BaseTierFormSet, extra=extra, can_delete=True)
+    """The tiers of one option of a draft, as a grid (each cell labelled for screen readers). Call
+    ``too_many_rows`` on the data first."""
+    FormSet = modelformset_factory(FeeTier, form=TierForm, formset=BaseTierFormSet, extra=extra, can_delete=True,
+                                   max_num=MAX_ROWS, absolute_max=MAX_ROWS, validate_max=True)
     formset = FormSet(data, queryset=option.tiers.order_by("order"), prefix="tiers", form_kwargs={"option": option})
     for form in formset.forms:
         row = f"row {form.instance.order}" if form.instance.pk else "new row"

@@ -386,14 +386,14 @@ def test_tier_grid_adds_removes_and_swaps_rows(officer, draft):
     page = officer.get(address)
     data = grid_data(page, **{"0-order": "2", "1-order": "1", "6-DELETE": "on", "7-order": "8",
                               "7-fee_kind": "player_dealer", "7-payer": "player_dealer",
-                              "7-measure": "total_table_action", "7-lower": "301", "7-upper": "", "7-fee": "4",
-                              "7-taken": "before_deal", "7-printed_bounds": "$301+", "7-printed_fee": "$4"})
+                              "7-measure": "total_table_action", "7-lower": "101", "7-upper": "", "7-fee": "4",
+                              "7-taken": "before_deal", "7-printed_bounds": "$101+", "7-printed_fee": "$4"})
     response = officer.post(address, data | {"reason": "Top band added per the Bureau"})
     assert response.status_code == 302, response.context and response.context["formset"].errors
     rows = list(FeeTier.objects.filter(option__version=draft, option__number=43).order_by("order")
                 .values_list("order", "lower", "fee"))
     assert rows[0] == (1, Decimal("101.00"), Decimal("2.00")) and rows[1] == (2, Decimal("1.00"), Decimal("1.00"))
-    assert rows[-1] == (8, Decimal("301.00"), Decimal("4.00")) and len(rows) == 7
+    assert rows[-1] == (8, Decimal("101.00"), Decimal("4.00")) and len(rows) == 7
     assert AuditLogEntry.objects.filter(action="fees.feetier.delete").exists()
     assert AuditLogEntry.objects.filter(action="fees.feetier.create").exists()
 

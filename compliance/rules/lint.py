@@ -79,6 +79,34 @@ def _reading_order(tiers):
     return None
 
 
+def is_banded(tiers):
+    """Whether the rows of one fee kind are bands (bounds on a wager, the action or players) to check for order,
+    overlaps and gaps."""
+    measure = tiers[0].measure
+    return (measure in _BANDED or measure in _UNCLEAR) and any(t.lower is not None or t.upper is not None
+                                                               for t in tiers)
+
+
+def band_edges(tiers):
+    """The bands of one fee kind in reading order and where two neighbours overlap or leave a gap, as
+    ``(ordered, [("overlap" | "gap", before, after, step), ...])``; ``(None, [])`` when they are in neither order.
+    ``step`` is the smallest amount between bands (a dollar, or a cent when a bound has cents). The lint and the
+    tier grid (``fees.forms``) both ask here, so a grid refuses what the lint calls wrong."""
+    ordered = _reading_order(tiers)
+    if ordered is None:
+        return None, []
+    step = Decimal(1) if all(t.upper is None or t.upper == t.upper.to_integral_value() for t in ordered) else CENT
+    edges = []
+    for before, after in zip(ordered, ordered[1:]):
+        if before.upper is None:
+            continue  # an open top before another band: out of order
+        if after.lower is None or after.lower <= before.upper:
+            edges.append(("overlap", before, after, step))
+        elif after.lower > before.upper + step:
+            edges.append(("gap", before, after, step))
+    return ordered, edges
+
+
 def lint_option(code: str, version: int, option: engine.Option, citation: str = "", cliffs: bool = False
                 ) -> list[Finding]:
     subject = option_subject(code, version, option.number)
@@ -121,25 +149,22 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
                                    f"{where}: the {name} cell holds {len(tiers)} values ({fees}) with nothing to "
                                    "choose between them.", cite))
                 continue
-        if not (measure in _BANDED or measure in _UNCLEAR) or all(t.upper is None and t.lower is None for t in tiers):
+        if not is_banded(tiers):
             continue
-        ordered = _reading_order(tiers)
+        ordered, edges = band_edges(tiers)
         if ordered is None:
             out.append(finding("lint.ascending", ERROR, subject,
                                f"{where}: the {name} rows are in neither ascending nor descending order of their "
                                "bounds.", cite))
             continue
-        step = Decimal(1) if all(t.upper is None or t.upper == t.upper.to_integral_value() for t in ordered) else CENT
-        for before, after in zip(ordered, ordered[1:]):
-            if before.upper is None:
-                continue  # already reported as out of order
-            if after.lower is None or after.lower <= before.upper:
+        for what, before, after, step in edges:
+            if what == "overlap":
                 out.append(finding("lint.contiguous", ERROR, subject,
                                    f"{where}: the {name} rows overlap: {before.printed_bounds or before.upper} and "
                                    f"{after.printed_bounds or after.lower} both cover "
                                    f"{_amount(after.lower if after.lower is not None else before.upper, measure)}.",
                                    cite))
-            elif after.lower > before.upper + step:
+            else:
                 out.append(finding("lint.contiguous", ERROR, subject,
                                    f"{where}: the {name} has a gap: nothing covers "
                                    f"{_amount(before.upper + step, measure)} to {_amount(after.lower - step, measure)} "

@@ -36,8 +36,9 @@ from compliance.findings import AlreadyAcknowledged, acknowledge, may_acknowledg
 from compliance.models import Finding, ValidationRun
 from compliance.rules.postings import EXPIRING_WITHIN, approval_state
 from fees import diff, editing
-from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset
+from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset, too_many_rows
 from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, TablePosting
+from fees.option_label import option_label
 from signage.models import PrintOverride
 from signage.postings import (
     PostingInputError,
@@ -246,7 +247,10 @@ def schedule(request, establishment, code, scope, number=None):
     except BadRequest as error:
         return _render(request, "schedule.html", establishment, _schedule_context(
             scope, document, versions, version, current, None, [], today) | {"bad": str(error)}, status=400)
-    options = list(FeeOption.objects.filter(version=version).order_by("number")) if version else []
+    options = list(FeeOption.objects.filter(version=version).prefetch_related("tiers").order_by("number")
+                   ) if version else []
+    for o in options:  # what tells the options apart, not the table limits they may all share
+        o.picker_label = option_label(o.number, o.tiers.all(), document.currency)
     option = options[0] if options and wanted is None else next((o for o in options if o.number == wanted), None)
     if wanted is not None and option is None:
         raise Http404(f"{document.code} version {version.number} has no option {wanted}.")
@@ -371,6 +375,9 @@ def edit_tiers(request, establishment, code, number, option, scope):
     except BadRequest:
         extra = 1
     data = request.POST if request.method == "POST" else None
+    if data is not None and (too_many := too_many_rows(data)):  # before building a form per claimed row
+        return _render(request, "refused.html", establishment, {"document": document, "version": version,
+                                                                "message": too_many}, status=400)
     formset = tier_formset(option, data, extra=extra)
     reason = TierReasonForm(data)
     context = {"document": document, "version": version, "option": option, "formset": formset, "reason": reason,
