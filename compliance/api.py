@@ -66,7 +66,7 @@ class FindingSerializer(serializers.ModelSerializer):
         model = Finding
         fields = ["id", "run", "rule", "severity", "subject_type", "subject", "message", "citation", "parameters",
                   "establishment", "table", "schedule", "option_number", "acknowledged", "acknowledged_at",
-                  "acknowledged_by", "acknowledgement_reason"]
+                  "acknowledged_by", "acknowledgement_reason", "acknowledgement_of", "facts", "changes"]
 
     def get_table(self, obj) -> str | None:
         return obj.table.label if obj.table_id else None

@@ -4,6 +4,7 @@
 saves nothing. ``run_posting`` / ``run_establishment`` / ``run_schedule`` / ``run_everything`` check and store.
 """
 
+import collections
 import dataclasses
 import datetime
 
@@ -15,6 +16,7 @@ from cardroom.models import Establishment, Jurisdiction, Table
 from fees import house_banked
 from fees.models import ScheduleDocument, ScheduleVersion, TablePosting
 
+from . import identity
 from .facts import Catalog, document_facts, documents_queryset, table_rounds
 from .models import Finding, ValidationRun
 from .rules import (
@@ -288,7 +290,8 @@ class _Recorder:
         self.jurisdictions = {j.code: j for j in Jurisdiction.objects.all()}
         self.establishments = {}
 
-    def add(self, finding, *, table=None, posting=None, establishment=None):
+    def add(self, finding, *, table=None, posting=None, establishment=None, judged=None):
+        """``judged``: the posting's values the finding judged (``identity.posting_facts``)."""
         subject = finding.subject
         document = version = None
         if "schedule" in subject:
@@ -312,15 +315,21 @@ class _Recorder:
         approval_id = self.catalog.approval_ids.get(subject.get("approval"))
         if table is None and subject.get("type") == "table" and establishment is not None:
             table = Table.objects.filter(establishment=establishment, label=subject.get("table")).first()
+        parameters = [p.as_dict() for p in finding.parameters]
+        facts = identity.facts_of(subject, finding.message, parameters, judged)
         self.rows.append(Finding(
             run=self.run, rule=finding.rule, severity=finding.severity, subject_type=subject.get("type", ""),
             subject=subject, message=finding.message, citation=finding.citation[:500],
-            parameters=[p.as_dict() for p in finding.parameters], jurisdiction=jurisdiction,
+            parameters=parameters, jurisdiction=jurisdiction,
             establishment=establishment, table=table, posting=posting, schedule=document, schedule_version=version,
             option_number=subject.get("option"), approval_id=approval_id,
+            identity=identity.identity(finding.rule, subject, establishment.pk if establishment else None,
+                                       jurisdiction.pk if jurisdiction else None),
+            facts=facts, fingerprint=identity.fingerprint(facts),
         ))
 
     def save(self):
+        carry_acknowledgements(self.rows)
         Finding.objects.bulk_create(self.rows, batch_size=500)
         run = self.run
         run.errors = sum(1 for r in self.rows if r.severity == ERROR)
@@ -330,12 +339,51 @@ class _Recorder:
         return run
 
 
+def carry_acknowledgements(rows):
+    """Before new findings are stored: each whose identity was acknowledged before carries that acknowledgement
+    when the facts it judged are those acknowledged (any acknowledgement of them holds); otherwise it stays open,
+    saying what changed since the latest acknowledgement (one query)."""
+    several = collections.Counter(row.identity for row in rows if row.identity)
+    wanted = set(several)
+    if not wanted:
+        return
+    # Only the acknowledgements people made (not the copies runs carried: those grow with every run).
+    earlier = {}  # identity: {fingerprint: the first acknowledgement of those facts, None: the latest}
+    wanted = sorted(wanted)
+    for start in range(0, len(wanted), 500):
+        for done in (Finding.objects.filter(identity__in=wanted[start:start + 500], acknowledged_at__isnull=False,
+                                            acknowledgement_of__isnull=True)
+                     .select_related("acknowledged_by").order_by("acknowledged_at", "id")):
+            mine = earlier.setdefault(done.identity, {})
+            mine.setdefault(done.fingerprint, done)
+            mine[None] = done
+    for row in rows:
+        mine = earlier.get(row.identity)
+        if not mine:
+            continue
+        same = mine.get(row.fingerprint)
+        if same is not None:
+            row.acknowledged_at, row.acknowledged_by = same.acknowledged_at, same.acknowledged_by
+            row.acknowledgement_reason = same.acknowledgement_reason
+            row.acknowledgement_of_id = same.pk
+            continue
+        if several[row.identity] > 1:
+            continue  # the rule found more than one thing here (say two bonus bets): which one changed is unknown
+        latest = mine[None]
+        when = timezone.localtime(latest.acknowledged_at)
+        row.changes = (f"Acknowledged on {when:%Y-%m-%d} by {latest.acknowledged_by} "
+                       f"(\u201c{latest.acknowledgement_reason}\u201d); since then "
+                       f"{identity.changes(latest.facts, row.facts) or 'the facts judged changed'}.")
+
+
 def _check_tables(recorder, tables, day, at):
     catalog = recorder.catalog
     for posting in current_postings(tables, at):
         recorder.run.postings_checked += 1
-        for finding in check_posting(posting_facts(posting, day, catalog), catalog.params):
-            recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment)
+        facts = posting_facts(posting, day, catalog)
+        for finding in check_posting(facts, catalog.params):
+            recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment,
+                         judged=identity.posting_facts(facts))
     approvals = [a for items in catalog.approvals.values() for a in items]
     for finding in lint_approvals(approvals, _table_facts(tables, catalog), day):
         if finding.subject.get("type") == "table":
@@ -445,8 +493,10 @@ def run_posting(posting, *, user=None):
                                        as_of=day, started_by=user)
     recorder = _Recorder(run, Catalog())
     run.postings_checked = 1
-    for finding in check_posting(posting_facts(posting, day, recorder.catalog), recorder.catalog.params):
-        recorder.add(finding, table=posting.table, posting=posting, establishment=establishment)
+    facts = posting_facts(posting, day, recorder.catalog)
+    for finding in check_posting(facts, recorder.catalog.params):
+        recorder.add(finding, table=posting.table, posting=posting, establishment=establishment,
+                     judged=identity.posting_facts(facts))
     return recorder.save()
 
 

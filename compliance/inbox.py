@@ -63,6 +63,7 @@ class InboxFinding:
     acknowledged_at: datetime.datetime | None
     acknowledged_by_name: str | None
     acknowledgement_reason: str
+    changes: str  # what changed since the same finding was acknowledged (compliance.checking)
     earlier: "InboxFinding | None" = None
     is_new: bool = False  # set by the page: found since the officer's last look
     may_acknowledge: bool = False  # set by the page, for the user looking
@@ -76,7 +77,7 @@ class InboxFinding:
               "version_number": "schedule_version__number", "option_number": "option_number",
               "found_at": "run__created_at", "run_kind": "run__kind", "run_trigger": "run__trigger",
               "acknowledged_at": "acknowledged_at", "acknowledged_by_name": "acknowledged_by__username",
-              "acknowledgement_reason": "acknowledgement_reason"}
+              "acknowledgement_reason": "acknowledgement_reason", "changes": "changes"}
 
     @classmethod
     def rows(cls, queryset):
@@ -194,8 +195,9 @@ def current_findings(establishment, at=None):
     waiting = {key: f for key, f in kept.items() if f.acknowledged_at is None}
     if waiting:
         # Acknowledgements are few (each is a person's reason), so the ones of these rules are read in one go.
+        # (Not the copies later runs carried: compliance.checking.carry_acknowledgements.)
         done = (Finding.objects.filter(place_q(establishment), acknowledged_at__isnull=False,
-                                       rule__in={f.rule for f in waiting.values()})
+                                       acknowledgement_of__isnull=True, rule__in={f.rule for f in waiting.values()})
                 .order_by("-acknowledged_at", "-id"))
         for earlier in InboxFinding.rows(done):
             finding = waiting.get(earlier.key)

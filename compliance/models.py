@@ -131,6 +131,15 @@ class Finding(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     acknowledgement_reason = models.TextField(blank=True)
+    # Its identity across runs (compliance.identity): an acknowledgement holds while the facts judged are the same.
+    identity = models.CharField(max_length=64, blank=True, db_index=True,
+                                help_text="The rule, where and the thing checked, hashed.")
+    facts = models.JSONField(default=dict, blank=True, help_text="The facts judged, in words.")
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="The facts judged, hashed.")
+    acknowledgement_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The finding first acknowledged, when this one carries the same acknowledgement (facts unchanged).")
+    changes = models.TextField(blank=True, help_text="What changed since the same finding was acknowledged.")
     history = HistoricalRecords()
 
     class Meta:
