@@ -2,11 +2,13 @@
 with the columns a person needs, named for people. The CSV and JSON files hold every row and every column; the
 report says where they are wherever it shows less.
 
-Wide sections are on landscape pages. Times are local (``settings.TIME_ZONE``) with the zone named. Money stays
-Decimal beside its currency ("USD 1,234.50"); it becomes float only to draw the chart. Words are not broken: each
+Wide sections are on landscape pages. Times are in the room's zone (``settings.TIME_ZONE`` when the rooms exported
+have several), each with its abbreviation, and the zone is named once. Money stays Decimal, written as the pages
+write it ("$1,234.50", console's ``money``); it becomes float only to draw the chart. Words are not broken: each
 column is at least as wide as its longest word (up to ``LONG_WORD``: past that a token such as a URL may break).
 """
 
+import contextvars
 import datetime
 import html
 import io
@@ -43,6 +45,7 @@ from reportlab.platypus import (
 
 import signage.render  # noqa: F401  (registers the embedded Vera fonts)
 from cardroom.ordering import natural
+from console.templatetags.console import money
 from fees import diff
 from fees.models import ScheduleVersion
 
@@ -88,8 +91,30 @@ class Markup(str):
     """Cell text that is already Paragraph markup (escaped), e.g. a struck old value."""
 
 
+# The zone of the report being rendered (render sets it): the rooms' own, as on the pages.
+ZONE = contextvars.ContextVar("report_zone", default=None)
+
+
 def _zone():
-    return ZoneInfo(settings.TIME_ZONE)
+    return ZONE.get() or ZoneInfo(settings.TIME_ZONE)
+
+
+def _zone_of(scope):
+    zones = {e.time_zone for e in scope.establishments}
+    return ZoneInfo(zones.pop()) if len(zones) == 1 else ZoneInfo(settings.TIME_ZONE)
+
+
+def _where_title(scope):
+    """Who the export is of, by name: the room (or rooms), or the jurisdiction."""
+    if scope.jurisdiction is not None:
+        return scope.jurisdiction.name
+    names = [e.name for e in scope.establishments]
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _title(scope):
+    period = f"{scope.start} to {scope.end}" if scope.start else f"as of {scope.end}"
+    return f"Audit export: {_where_title(scope)}, {period}"
 
 
 def _local(value):
@@ -102,8 +127,12 @@ def _local(value):
 
 
 def _money(amount, currency, signed=False):
-    """``USD 1,234.50`` from a Decimal (never through float); ``signed`` puts + before a gain."""
-    return f"{currency}{NBSP}{amount:{'+' if signed and amount else ''},.2f}"
+    """``$1,234.50`` as the pages write it, from a Decimal (never through float); ``signed`` writes a difference as
+    the pages do: +$1.00, −$2.50 with a true minus sign."""
+    text = money(abs(amount) if signed else amount, currency).replace(" ", NBSP)
+    if signed and amount:
+        return ("+" if amount > 0 else "\u2212") + text
+    return text
 
 
 def _wagers(row):
@@ -112,7 +141,7 @@ def _wagers(row):
     if low is None and high is None:
         return "no limits posted"
     low = _money(low, row["currency"]) if low is not None else "no minimum posted"
-    return f"{low} to {f'{high:,.2f}' if high is not None else 'no maximum posted'}"
+    return f"{low} to {_money(high, row['currency']) if high is not None else 'no maximum posted'}"
 
 
 def _text(value):
@@ -419,9 +448,10 @@ def _summary(story, data, counts, generated_at, requested_by):
     """Page 1: what the export covers, what was in force and what changed, fees, findings, signs, audit chains."""
     scope = data.scope
     names = "/".join(_abbreviations(scope))
-    story.append(_p(f"Audit export: {scope.describe()}", TITLE))
+    story.append(_p(_title(scope), TITLE))
     story.append(_p(f"Generated {_local(generated_at)}" + (f" for {requested_by}" if requested_by else "")
-                    + f". Times are local ({settings.TIME_ZONE}, {names}); gaming days are local days.", SUBTITLE))
+                    + f". Times are in the room's zone, {_zone().key} ({names}); gaming days are local days.",
+                    SUBTITLE))
     establishments = data.rows("establishments")
     where = "; ".join(f"{e['name']} ({e['slug']}, {e['jurisdiction']}"
                       + (f", licence {e['licence_number']}" if e["licence_number"] else "")
@@ -430,8 +460,7 @@ def _summary(story, data, counts, generated_at, requested_by):
         where += f"; and {len(establishments) - SUMMARY_LIMIT:,} more (establishments.csv)"
     if scope.jurisdiction is not None:
         where = f"Every establishment of {scope.jurisdiction.code}: {where}"
-    story.append(_facts([("Establishments", where or "none"), ("Period", _period(scope)),
-                         ("Time zone", f"{_zone().key} ({names})")], story.width))
+    story.append(_facts([("Establishments", where or "none"), ("Period", _period(scope))], story.width))
 
     # What was in force at the end (two lists side by side: page 1 must hold it all), and what changed.
     versions = data.rows("schedule_versions")
@@ -513,7 +542,11 @@ def _summary(story, data, counts, generated_at, requested_by):
                     "(audit_log.csv).", BODY))
     story.append(_side_by_side([left, right], story.width))
     story.append(_m("The manifest lists every file with its SHA-256 and is signed with the installation's Ed25519 "
-                    "key: check it with <i>python manage.py verify_export</i>. Every row and column is in the CSV "
+                    "key. Check the bundle yourself, offline, with the verifier: <i>python -m cardroom.tlog --keys "
+                    "keys.json export bundle.zip</i> (add <i>--kept</i> with checkpoints you kept earlier). The "
+                    "verifier is plain Python 3.11 with the <i>cryptography</i> package: cardroom/tlog.py, merkle.py, "
+                    "checkpoint.py, chain.py and exports/bundle.py of the cardroom source (docs/audit.md); the keys "
+                    "file is the installation's GET /api/v1/audit/keys. Every row and column is in the CSV "
                     "and JSON files (columns.json describes them); the pages after this one show them for reading.",
                     NOTE))
 
@@ -795,15 +828,19 @@ def _sections(story, data, counts, several):
 
 def render(scope, counts, *, generated_at, requested_by=""):
     """The report as PDF bytes. ``counts``: rows per kind, as written to the CSV files."""
-    data = _Data(scope)
-    several = len(scope.establishments) > 1
-    title = f"Audit export: {scope.describe()}"
-    story = _Story()
-    _summary(story, data, counts, generated_at, requested_by)
-    story.append(PageBreak())
-    _sections(story, data, counts, several)
-    buffer = io.BytesIO()
-    doc = BaseDocTemplate(buffer, pagesize=PORTRAIT, pageTemplates=_templates(), title=title, author="cardroom",
-                          creator="cardroom")
-    doc.build(story, canvasmaker=partial(_Canvas, footer=title))
+    token = ZONE.set(_zone_of(scope))
+    try:
+        data = _Data(scope)
+        several = len(scope.establishments) > 1
+        title = _title(scope)
+        story = _Story()
+        _summary(story, data, counts, generated_at, requested_by)
+        story.append(PageBreak())
+        _sections(story, data, counts, several)
+        buffer = io.BytesIO()
+        doc = BaseDocTemplate(buffer, pagesize=PORTRAIT, pageTemplates=_templates(), title=title, author="cardroom",
+                              creator="cardroom")
+        doc.build(story, canvasmaker=partial(_Canvas, footer=title))
+    finally:
+        ZONE.reset(token)
     return buffer.getvalue()

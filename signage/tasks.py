@@ -55,9 +55,18 @@ def build_batch(job, on_progress=None):
         "printed": [{"table": r.posting.table.label, "posting": r.posting_id, "print": r.number,
                      "reprint": r.is_reprint} for r in records],
         "reprints": sum(1 for r in records if r.is_reprint), "skipped": skipped,
+        "filename": readable_name(job.establishment, [p.table for p in postings], layout),
     }
     name = printing.filename(job.establishment, [p.table for p in postings], layout)
     return name, ContentFile(rendered.pdf), result
+
+
+def readable_name(establishment, tables, layout, now=None):
+    """The name a person would give the batch's PDF: "Casino Marysville signs 2026-11-25 (tent).pdf" (the stored
+    file keeps a name safe for any file system; this one is what the page shows and the download is called)."""
+    day = timezone.localtime(now or timezone.now(), establishment.zone).date()
+    what = f"table {tables[0].label} sign" if len(tables) == 1 else "signs"
+    return f"{establishment.name} {what} {day:%Y-%m-%d} ({layout}).pdf"
 
 
 @shared_task

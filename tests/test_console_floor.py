@@ -182,3 +182,30 @@ def test_printing_the_tables_ticked_with_none_ticked_is_refused(client, people, 
         assert answer.status_code == 400
         assert "Choose at least one table, or print the whole floor." in answer.content.decode()
     assert not Job.objects.exists()
+
+
+def test_the_print_job_page_names_the_tables_printed_and_skipped_and_a_file_a_person_would_name(
+        client, people, floor_of, django_capture_on_commit_callbacks):
+    client.force_login(people.floor)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post("/floor/casino-marysville/print/", {"layout": "tent", "print": "floor"})
+    job = Job.objects.get()
+    page = client.get(answer["Location"]).content.decode()
+    printed = page[page.index('id="job-printed"'):page.index("</ul>", page.index('id="job-printed"'))]
+    assert [re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<li>(.*?)</li>", printed)] == [
+        "Table 2", "Table 7", "Table 10"]
+    skipped = page[page.index('id="job-skipped"'):]
+    assert "Table 12: No posting is in force at this table." in skipped
+    # The room's name, its local day and the layout, not the storage path.
+    assert "Casino Marysville signs 2027-03-03 (tent).pdf" in page and "signage_batch/" not in page
+    download = client.get(f"/jobs/{job.uuid}/file")
+    assert 'filename="Casino Marysville signs 2027-03-03 (tent).pdf"' in download["Content-Disposition"]
+
+
+def test_a_floor_with_nothing_to_print_offers_no_print_button(client, people):
+    Table.objects.create(establishment=people.marysville, label="1", seats=7,
+                         game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    client.force_login(people.floor)
+    page = client.get("/floor/casino-marysville/").content.decode()
+    assert 'name="print"' not in page and "Print the whole floor" not in page
+    assert "there is no sign to print" in page

@@ -201,16 +201,17 @@ def test_the_homes_open_errors_agree_with_the_inbox_whatever_ran(people, room):
 
     assert agree() == 0  # posting runs only; the one error is acknowledged
     run_establishment(people.marysville)
-    assert agree() == 1  # found again by the room's run: open again (its earlier acknowledgement shown beside)
+    assert agree() == 0  # found again by the room's run, the same facts: its acknowledgement holds (issue 25)
     run_everything()
-    assert agree() == 1  # the run over everything replaces the room's: still once
+    assert agree() == 0  # the run over everything replaces the room's: still acknowledged
     eleven = Table.objects.create(establishment=people.marysville, label="R-11", seats=7,
                                   game=Game.objects.get(slug="pure-21-5-blackjack"))
     post(eleven, "CMV-CA-TABLE-ACTION")
-    assert agree() == 2  # a table posted since adds its own
+    assert agree() == 1  # a table posted since adds its own
     run_establishment(people.marysville)
-    assert agree() == 2
-    for finding in Finding.objects.filter(run__kind="establishment", severity="error").order_by("-id")[:2]:
+    assert agree() == 1
+    for finding in Finding.objects.filter(run__kind="establishment", severity="error",
+                                          acknowledged_at__isnull=True).order_by("-id")[:1]:
         acknowledge(finding, user=people.compliance, reason="Handled on the floor.", scope=_scope(people.compliance))
     assert agree() == 0
 
@@ -718,3 +719,39 @@ def test_a_checkpoint_of_another_jurisdictions_chain_is_refused(client, people, 
     response = _check_kept(client, "casino-marysville", note=washington)
     assert response.status_code == 400 and people.wa_room.name in text(response)
     assert log_of(people.wa_room.slug) in text(response)
+
+
+def test_the_audit_log_says_in_words_what_happened_at_room_time_and_a_done_export_is_not_running(client, people):
+    import io
+
+    from django.core.management import call_command
+
+    # The demo's first day: seed import, roles, publications, readings, postings, overrides, conditions, a night's
+    # reconciliations. Every action reads as a sentence; no action code or model label reaches the page.
+    call_command("load_demo", force=True, days=1, stdout=io.StringIO(), stderr=io.StringIO())
+    mine = AuditLogEntry.objects.filter(establishment=people.marysville)
+    actions = set(mine.values_list("action", flat=True))
+    assert {"schedule.publish", "posting.create", "ledger.reconcile", "signage.print_override"} <= actions
+    client.force_login(people.regulator_ca)
+    every = text(client.get(log_of("casino-marysville"), {"page": 1}))
+    pages = [every] + [text(client.get(log_of("casino-marysville"), {"page": n}))
+                       for n in range(2, mine.count() // regulator.AUDIT_PAGE_SIZE + 2)]
+    shown = "".join(cell(html, "audit-table") for html in pages)
+    for action in actions:
+        assert f">{action}<" not in shown and f"<code>{action}" not in shown, action
+    assert "fees.TablePosting" not in shown and "fees.Reconciliation" not in shown
+    assert not re.search(r"Recorded [a-z_]+\.[a-z_.]+\.", shown)  # the fallback, for actions with no words
+    assert re.search(r"Posted \S+ option \d+ at a table, wagers \$", shown)
+    assert "Reconciled the gaming day " in shown and "Published CMV-CA-FEES-" in shown
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d P[SD]T", shown)
+
+    # An export logs itself while its job is running; the page shows the job as it stands now.
+    job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, status=Job.Status.RUNNING, establishment=people.marysville)
+    log_action("audit.export", actor_label="t-regulator-ca", obj=job, establishment=people.marysville,
+               data={"job": str(job.uuid), "period": {"from": "2026-03-01", "to": "2026-03-31"}})
+    job.status = Job.Status.DONE
+    job.save(update_fields=["status"])
+    first = cell(text(client.get(log_of("casino-marysville"))), "audit-table")
+    row = first.split("</tr>")[1]  # the newest entry, after the heading row
+    assert "Made a signed audit export of 2026-03-01 to 2026-03-31." in row
+    assert "Audit export bundle, done" in row and "(running)" not in row

@@ -92,17 +92,24 @@ def test_page_one_sums_the_period_up_with_the_figures_of_the_data(people, scope)
     pdf, counts = render(scope)
     texts = pages(pdf)
     first = " ".join(texts[0].split())
-    assert f"Audit export: casino-marysville, 2026-03-01 to {timezone.localdate()}" in first
+    assert f"Audit export: Casino Marysville, 2026-03-01 to {timezone.localdate()}" in first  # the room's name
     assert "Casino Marysville (casino-marysville, CA)" in first
-    assert "America/Los_Angeles (PDT/PST)" in first and "Page 1 of" in first
+    # The zone named once, in the whole report; each time with its abbreviation.
+    assert "Times are in the room's zone, America/Los_Angeles (PDT/PST)" in first and "Page 1 of" in first
+    assert " ".join(texts).count("America/Los_Angeles") == 1
+    # The bundle is checked with the offline verifier, and the report says how to get it.
+    assert "python -m cardroom.tlog --keys keys.json export bundle.zip" in first
+    assert "cardroom/tlog.py" in first and "/api/v1/audit/keys" in first and "manage.py" not in " ".join(texts)
 
     # Expected and collected, summed from the ledger here, not from the export's rows.
     rounds = RoundOfPlay.objects.filter(table__label="X-1", gaming_day__gte=START)
     want = rounds.aggregate(s=Sum("expected_total"))["s"]
     got = CollectionEntry.objects.filter(table__label="X-1").aggregate(s=Sum("amount"))["s"]
     assert got == Decimal("1.50") and want > got
-    assert (f"Expected USD {want:,.2f}, collected USD {got:,.2f}, difference USD {got - want:,.2f}."
+    # Money as the pages write it: $, and a difference with its sign before the $.
+    assert (f"Expected ${want:,.2f}, collected ${got:,.2f}, difference \u2212${want - got:,.2f}."
             in first), first
+    assert "USD" not in first.replace("USD per", "")  # only the chart's axis names the currency
     assert "2 table-days collected short" in first
 
     # What was in force at the end, and what changed.
@@ -229,4 +236,4 @@ def test_a_posting_without_table_limits_reads_as_such(people, scope):
     texts = pages(pdf)
     postings = "".join(texts[page_of(texts, "Table postings shown during the period"):])
     assert "X-2" in postings and "no limits posted" in postings
-    assert "USD 5.00 to 500.00" in postings
+    assert "$5.00 to $500.00" in postings

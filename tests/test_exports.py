@@ -99,7 +99,7 @@ def test_a_month_export_verifies_and_holds_the_data(people, month, tmp_path, cap
         audit = read_csv(zf, "audit_log.csv")
         assert audit and all(a["chain"] == chain_name(people.marysville) for a in audit)
         text = signs.text(zf.read("report.pdf"), layout=False)
-        assert f"Audit export: casino-marysville, 2026-03-01 to {timezone.localdate()}" in " ".join(text.split())
+        assert f"Audit export: Casino Marysville, 2026-03-01 to {timezone.localdate()}" in " ".join(text.split())
         assert "Fees expected vs collected" in text
     job = Job.objects.get(kind=Job.Kind.AUDIT_EXPORT)
     logged = AuditLogEntry.objects.get(action="audit.export")

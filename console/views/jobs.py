@@ -26,4 +26,5 @@ def job_file(request, job, scope):
     job = get_object_or_404(visible_jobs(scope), uuid=job)
     if job.status != Job.Status.DONE or not job.file:
         raise Http404("This job has no file yet.")
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1])
+    return FileResponse(job.file.open("rb"), as_attachment=True,
+                        filename=job.result.get("filename") or job.file.name.rsplit("/", 1)[-1])

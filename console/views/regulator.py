@@ -29,6 +29,7 @@ from django.utils.html import format_html
 from cardroom import checkpoint, merkle, tlog, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, chain_head, chain_name, verify_chains
+from console.audit_words import describe as describe_action
 from cardroom.conditions import conditions_at
 from cardroom.models import Approval, AuditLogEntry, ConditionFulfilment, Job
 from cardroom.ordering import natural
@@ -376,6 +377,21 @@ def _check_kept(note, establishment, scope, form):
             "problem": None if result.ok else "the consistency proof from your checkpoint to the head does not hold."}
 
 
+def _audit_rows(entries):
+    """Each entry with its sentence (console.audit_words) and, for a job, the job as it stands now: the entry's
+    text was written when the job was asked for (or was still running) and an entry is never changed."""
+    entries = list(entries)
+    job_ids = [e.object_id for e in entries if e.object_type == Job._meta.label and e.object_id.isdigit()]
+    jobs = Job.objects.in_bulk([int(pk) for pk in job_ids]) if job_ids else {}
+    rows = []
+    for e in entries:
+        job = jobs.get(int(e.object_id)) if e.object_type == Job._meta.label and e.object_id.isdigit() else None
+        rows.append({"entry": e, "words": describe_action(e.action, e.data),
+                     "what": f"{job.get_kind_display()}, {job.get_status_display().lower()}" if job else e.object_repr,
+                     "data": json.dumps(e.data, sort_keys=True, ensure_ascii=False, indent=1) if e.data else ""})
+    return rows
+
+
 @page("regulator")
 def audit_log(request, establishment, scope):
     """The establishment's hash-chained audit log, newest first, and whether its chain is intact; on POST, the log
@@ -393,8 +409,7 @@ def audit_log(request, establishment, scope):
     report = verify_chains(establishment)[0]
     chain = chain_name(establishment)
     checkpoints = transparency.status(chain)
-    rows = [{"entry": e, "data": json.dumps(e.data, sort_keys=True, ensure_ascii=False) if e.data else ""}
-            for e in log_page.object_list]
+    rows = _audit_rows(log_page.object_list)
     return render(request, "console/regulator/audit_log.html", {
         "section": "regulator", "establishment": establishment, "page": log_page, "rows": rows,
         "report": report, "checkpoints": checkpoints, "unsigned": _unsigned_since(chain, checkpoints),

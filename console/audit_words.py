@@ -1,0 +1,164 @@
+"""What an audit-log entry says happened, in a whole sentence for a person (the audit log page): one place
+for the words of every action ``cardroom.audit.log_action`` is called with.
+
+Each action's words are a function of the entry's ``data`` (as stored: strings, numbers, lists); a key an older
+entry lacks is left out of the sentence, never shown as a blank. An action with no words here (a new one, or a
+test's) reads as "Recorded <action>." so nothing is hidden.
+"""
+
+from decimal import Decimal, InvalidOperation
+
+from django.apps import apps
+
+from console.templatetags.console import money  # the pages' formatter
+
+
+def _money(value, currency="USD"):
+    """Money as the pages write it ($1,234.50); what is not an amount stays as recorded."""
+    try:
+        return money(Decimal(str(value)), currency)
+    except (InvalidOperation, ValueError, TypeError):
+        return str(value)
+
+
+def _v(data, key, default=""):
+    value = data.get(key)
+    return default if value in (None, "") else value
+
+
+def _reason(data, key="reason"):
+    reason = str(_v(data, key)).strip()
+    if not reason:
+        return ""
+    return f' Reason: "{reason.rstrip(".")}."'
+
+
+def _schedule(data):
+    code, version = _v(data, "code"), _v(data, "version")
+    return f"{code} version {version}" if code and version else (code or "a schedule")
+
+
+def _published(data):
+    when = _v(data, "effective_from")
+    return (f"Published {_schedule(data)}, in force from {when}" if when else
+            f"Published {_schedule(data)}, with no effective date stated") + (
+        " (retroactively)" if data.get("retroactive") else "") + "." + _reason(data)
+
+
+def _reading(verb):
+    def words(data):
+        place = f"{_schedule(data)} option {_v(data, 'option', '?')} tier {_v(data, 'tier', '?')}"
+        value = _v(data, "value")
+        read = f'read as "{value}"' if value else "read as left empty"
+        return f"{verb} a reading of {place}: {_v(data, 'field', 'a value')} {read}.{_reason(data)}"
+    return words
+
+
+def _override(verb):
+    def words(data):
+        count = len(data.get("findings") or [])
+        findings = f" despite {count} error finding{'' if count == 1 else 's'}" if count else ""
+        return f"{verb} printing this posting's sign{findings}.{_reason(data)}"
+    return words
+
+
+def _printed(first):
+    def words(data):
+        layout, table = _v(data, "layout", "a"), _v(data, "table")
+        return (f"{'Printed' if first else 'Reprinted'} the {layout} sign"
+                + (f" of table {table}" if table else "") + (" as part of a batch" if data.get("job") else "")
+                + (" under a compliance override" if data.get("override") else "") + ".")
+    return words
+
+
+def _reconciled(data):
+    status = "balanced" if data.get("status") == "balanced" else "with a variance"
+    day = _v(data, "gaming_day")
+    hands = data.get("hands_with_variance") or 0
+    return (f"Reconciled the gaming day {day}: {status}, expected {_money(_v(data, 'expected_total', '0'))}, "
+            f"collected {_money(_v(data, 'collected_total', '0'))}"
+            + (f", {hands} hand{'' if hands == 1 else 's'} off" if hands else "") + ".")
+
+
+def _posted(data):
+    what = (f"{data['schedule']} option {_v(data, 'option', '?')}" if data.get("schedule") else
+            f"the house rules {_v(data, 'rules', '?')}")
+    errors, warnings = data.get("errors") or 0, data.get("warnings") or 0
+    checked = (f"; the check found {errors} error{'' if errors == 1 else 's'} and "
+               f"{warnings} warning{'' if warnings == 1 else 's'}") if (errors or warnings) else \
+        "; the check found nothing wrong"
+    low, high = data.get("min_wager"), data.get("max_wager")
+    limits = (f", wagers {_money(low)} to {_money(high)}" if low not in (None, "", "None")
+              and high not in (None, "", "None") else "")
+    return f"Posted {what} at a table{limits}{checked}."
+
+
+ROLES = {"admin": "administrator", "compliance": "compliance officer", "floor": "floor supervisor",
+         "regulator": "regulator"}
+
+WORDS = {
+    "approval.condition_met": lambda d: (f"Recorded condition {_v(d, 'condition', '?')} of approval "
+                                         f"{_v(d, 'approval', '?')} as met on {_v(d, 'met_on', 'a date not given')}"
+                                         + (f" (evidence: {d['evidence']})" if d.get("evidence") else "") + "."
+                                         + _reason(d)),
+    "approval.condition_withdrawn": lambda d: "Withdrew a record that an approval's condition was met." + _reason(d),
+    "audit.checkpoint_refused": lambda d: ("Refused to sign a checkpoint: the log no longer agrees with its signed "
+                                           f"checkpoints ({str(_v(d, 'problem', 'no detail')).rstrip('.')})."),
+    "audit.export": lambda d: (f"Made a signed audit export"
+                               + (f" of {d['period']['from']} to {d['period']['to']}"
+                                  if isinstance(d.get("period"), dict) and d["period"].get("from") else "") + "."),
+    "auth.user.password_change": lambda d: "Set this user's password." + _reason(d),
+    "compliance.acknowledge": lambda d: (f"Acknowledged a{'n' if str(_v(d, 'severity')).startswith(('e', 'i')) else ''}"
+                                         f" {_v(d, 'severity', 'compliance')} finding ({_v(d, 'rule', 'a rule')})."
+                                         + _reason(d)),
+    "ledger.reconcile": _reconciled,
+    "posting.create": _posted,
+    "role.appoint": lambda d: f"Appointed {_v(d, 'user', 'a user')} as {ROLES.get(d.get('role'), d.get('role'))}.",
+    "schedule.new_draft": lambda d: (f"Started the draft {_schedule(d)}"
+                                     + (f", based on version {d['based_on']}" if d.get("based_on") else "") + "."),
+    "schedule.discard_draft": lambda d: f"Discarded the draft {_schedule(d)}.",
+    "schedule.requested": lambda d: f"Asked a second officer to publish {_schedule(d)}." + _reason(d),
+    "schedule.publish": _published,
+    "schedule.refused": lambda d: f"Refused to publish {_schedule(d)}; it is a draft again." + _reason(d),
+    "schedule.withdrawn": lambda d: f"Withdrew the request to publish {_schedule(d)}." + _reason(d),
+    "schedule.interpretation_proposed": _reading("Proposed"),
+    "schedule.interpretation_approved": _reading("Approved"),
+    "schedule.interpretation_refused": _reading("Refused"),
+    "schedule.interpretation_withdrawn": _reading("Withdrew"),
+    "seed.import": lambda d: (f"Loaded the seed data: {_v(d, 'created', 0)} records created, "
+                              f"{_v(d, 'changed', 0)} changed."),
+    "signage.print": _printed(True),
+    "signage.reprint": _printed(False),
+    "signage.print_override_requested": _override("Asked a second officer to allow"),
+    "signage.print_override": _override("Allowed"),
+    "signage.print_override_refused": _override("Refused"),
+}
+
+VERBS = {"create": "Created", "change": "Changed", "delete": "Deleted"}
+
+
+def _record_change(action, data):
+    """cardroom.changes' actions, ``<app>.<model>.<verb>``: "Changed the fee tier (tier, fee)."."""
+    app, _, rest = action.partition(".")
+    model, _, verb = rest.rpartition(".")
+    if verb not in VERBS or not model:
+        return None
+    try:
+        thing = apps.get_model(app, model)._meta.verbose_name
+    except LookupError:
+        thing = model.replace("_", " ")
+    fields = sorted((data.get("changes") or {}).keys()) if isinstance(data.get("changes"), dict) else []
+    shown = f" ({', '.join(fields)})" if fields and verb == "change" else ""
+    return f"{VERBS[verb]} the {thing}{shown}." + _reason(data)
+
+
+def describe(action, data=None):
+    """The sentence for an entry's action and data."""
+    data = data if isinstance(data, dict) else {}
+    words = WORDS.get(action)
+    if words is not None:
+        try:
+            return words(data)
+        except (KeyError, TypeError, AttributeError):  # an entry older than its words: the action alone
+            pass
+    return _record_change(action, data) or f"Recorded {action}."
