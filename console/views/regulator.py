@@ -29,7 +29,6 @@ from django.utils.html import format_html
 from cardroom import checkpoint, merkle, tlog, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, chain_head, chain_name, verify_chains
-from console.audit_words import describe as describe_action
 from cardroom.conditions import conditions_at
 from cardroom.models import Approval, AuditLogEntry, ConditionFulfilment, Job
 from cardroom.ordering import natural
@@ -46,6 +45,7 @@ from ..access import (
     regulated_jurisdictions,
     roles_of,
 )
+from ..audit_words import describe as describe_action
 from ..templatetags.console import money
 
 AUDIT_PAGE_SIZE = 50
