@@ -43,29 +43,32 @@ def _manifest_of(fileobj):
     return manifest if isinstance(manifest, dict) else {}
 
 
-def signer_of(fileobj):
-    """The installation's trusted key, current or rotated (``cardroom.transparency.trusted_keys``), that the
-    bundle's manifest names; the key in use when it names an untrusted one (so the signature does not hold); the
-    configured key when it names none (``trust_problem`` says whether that one is trusted)."""
+def _trusted(ring):
     from cardroom.transparency import trusted_keys
 
+    return ring if ring is not None else trusted_keys()
+
+
+def signer_of(fileobj, ring=None):
+    """The installation's trusted key, current or rotated (``cardroom.transparency.trusted_keys``, or ``ring``),
+    that the bundle's manifest names; the key in use when it names an untrusted one (so the signature does not
+    hold); the configured key when it names none (``trust_problem`` says whether that one is trusted)."""
     named = _manifest_of(fileobj).get("signing_key")
     if not isinstance(named, str):
         return keys.public_key()
-    ring = trusted_keys()
+    ring = _trusted(ring)
     return (ring.by_fingerprint(named) or ring.keys[-1]).public_key
 
 
-def trust_problem(manifest):
+def trust_problem(manifest, ring=None):
     """Why the installation's keys do not vouch for a bundle with this manifest, checked against them
     (``signer_of``): its key is not one the installation trusts (recorded without the endorsement of the key before
     it), or the bundle's time is outside the key's validity. None when they do."""
     from cardroom import tlog
-    from cardroom.transparency import trusted_keys
 
     if not manifest:
         return None  # bundle.verify already says the manifest cannot be read
-    ring = trusted_keys()
+    ring = _trusted(ring)
     named = manifest.get("signing_key")
     said = f"{bundle.MANIFEST} names the signing key" if isinstance(named, str) else "it was checked against the key"
     named = named if isinstance(named, str) else keys.key_fingerprint()  # signer_of's choice: the configured key
@@ -76,10 +79,8 @@ def trust_problem(manifest):
     return tlog.validity_problem(key, manifest.get("generated_at"))
 
 
-def installation_fingerprints():
-    from cardroom.transparency import trusted_keys
-
-    return {key.fingerprint for key in trusted_keys().keys}
+def installation_fingerprints(ring=None):
+    return {key.fingerprint for key in _trusted(ring).keys}
 
 
 @dataclass
@@ -124,17 +125,18 @@ def check(fileobj, public_key=None, on_progress=None):
 
     ``public_key``: a key from ``public_key_from``; None for the installation's key that signed it."""
     own = public_key is None
+    ring = _trusted(None)  # built once: each key's endorsement is checked in building it
     if own and bundle.directory_problem(fileobj, limits()):
         public_key = keys.public_key()  # refused unread: signer_of would read the whole zip directory
     elif own:
-        public_key = signer_of(fileobj)
+        public_key = signer_of(fileobj, ring)
     result = bundle.verify(fileobj, public_key, limits(), on_progress)
-    problem = trust_problem(result.manifest) if own else None
+    problem = trust_problem(result.manifest, ring) if own else None
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
         result.problems.append(problem)
         result.ok = False
     fingerprint = bundle.fingerprint(public_key)
-    return Checked(result, fingerprint, fingerprint in installation_fingerprints())
+    return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring))
 
 
 def verify_upload(upload, public_key=None):
