@@ -46,21 +46,25 @@ def current_key():
     from exports import keys
 
     private = keys.installation_key()
-    row = SigningKey.objects.filter(fingerprint=_fingerprint(private)).first()
-    if row is None:
-        if SigningKey.objects.exists():
-            raise StateConflict(
-                f"The configured signing key {_fingerprint(private)} is not recorded: a new key is recorded, endorsed "
-                "by the key in use, with 'manage.py record_signing_key --previous-key-file <that key>' run as the "
-                "database owner (docs/audit.md, 'Keys').")
+    fingerprint = _fingerprint(private)
+    row = SigningKey.objects.filter(fingerprint=fingerprint).first()
+    if row is None and not SigningKey.objects.exists():
         try:
             row, _ = record_key(private)
         except ProgrammingError:  # permission denied: the service's role reads keys only
             raise StateConflict("No signing key is recorded yet, and this database role may not record one: run "
                                 "'manage.py record_signing_key' as the database owner (bin/migrate does).") from None
         except IntegrityError:  # another process recorded it first (no row to lock on an empty table)
-            row = SigningKey.objects.get(fingerprint=_fingerprint(private))
-    elif row.valid_until is not None:
+            row = None
+    if row is None:
+        # Looked again: a concurrent first signing may have recorded this very key since the first look.
+        row = SigningKey.objects.filter(fingerprint=fingerprint).first()
+        if row is None:
+            raise StateConflict(
+                f"The configured signing key {fingerprint} is not recorded: a new key is recorded, endorsed "
+                "by the key in use, with 'manage.py record_signing_key --previous-key-file <that key>' run as the "
+                "database owner (docs/audit.md, 'Keys').")
+    if row.valid_until is not None:
         raise StateConflict(f"The configured signing key {row.key_id} was replaced on {row.valid_until:%Y-%m-%d}; "
                             "configure the key in use or a new one (docs/audit.md, 'Keys').")
     return private, row
