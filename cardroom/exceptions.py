@@ -11,3 +11,12 @@ class NotAllowed(Exception):
 
     The API answers these with 403 Forbidden, the pages with their 403 page; the message says why.
     """
+
+
+class BadInput(ValueError):
+    """Input that cannot be taken as it is: a missing or malformed value, a choice that does not exist, a row of
+    another room. The message names the field and says what is wrong.
+
+    The API answers these with 400 Bad Request, the pages show the message beside the form and change nothing.
+    Together with ``NotAllowed`` and ``StateConflict`` these are the only errors a service raises.
+    """

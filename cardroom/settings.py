@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "axes",
     "django_htmx",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not a CDN
+    "rules",  # {% load rules %} in templates
     # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports.
     "cardroom",
     "fees",
@@ -205,7 +206,9 @@ SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" /
 # every door that checks a password is covered: the admin's login, the session logins and HTTP Basic on the
 # API. At LOGIN_FAILURE_LIMIT failures the account and the address are locked for LOGIN_COOLOFF_MINUTES: a
 # login then answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# Named permissions (cardroom.permissions) answer user.has_perm(name, obj) through django-rules.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "rules.permissions.ObjectPermissionBackend",
+                           "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
