@@ -173,6 +173,7 @@ def main():
 
     from cardroom.access import Scope
     from fees import ledger
+    from fees.ledger import intake, storage
     from fees.models import CollectionEntry
 
     client = APIClient()
@@ -207,11 +208,11 @@ def main():
         began = time.perf_counter()
         for start in range(0, PORTABLE_ROWS, BATCH):
             batch = rows[start:start + BATCH]
-            cleaned = ledger._clean_rows(batch, tables=ledger.writable_tables(scope).in_bulk([t.pk for t in tables]),
-                                         originals=ledger._Originals(batch, ledger.writable_tables(scope)),
+            cleaned = intake._clean_rows(batch, tables=ledger.writable_tables(scope).in_bulk([t.pk for t in tables]),
+                                         originals=intake._Originals(batch, ledger.writable_tables(scope)),
                                          batch_key=None, label=lambda i: f"entries[{i}]")
             with transaction.atomic():
-                ledger._insert_portable(cleaned, user.pk, datetime.datetime.now(datetime.timezone.utc), chunk=2000)
+                storage.insert_portable(cleaned, user.pk, datetime.datetime.now(datetime.timezone.utc), chunk=2000)
         portable_s = time.perf_counter() - began
 
         side_prefix = prefix + "-side"

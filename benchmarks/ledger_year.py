@@ -75,13 +75,14 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     tables), leaving out the first ``after`` (already there). Returns seconds taken."""
     from django.db import connection, transaction
 
-    from fees import ledger, partitions, quoting
+    from fees import partitions, quoting
+    from fees.ledger import rounds as ledger_rounds
     from fees.models import CollectionEntry, RoundOfPlay, TablePosting
 
     at = datetime.datetime.combine(FIRST_DAY, datetime.time(18), tzinfo=datetime.timezone.utc)
     posting = TablePosting.objects.in_force(tables[0], at)
     schedule, option, quote = quoting.quote_posting(posting, ROUND, at)
-    lines, by_payer = ledger._lines(quote)
+    lines, by_payer = ledger_rounds._lines(quote)
     explanation = quoting.explain(schedule, option, quote, as_of=at.date())
     fees = {(p["payer"], p["player"]): p["fee"] for p in by_payer}
     assert Decimal(quote.total) == Decimal("7.00"), quote.total

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from cardroom import values
 
-from . import engine, interpretations
+from . import engine, in_force, interpretations
 from .engine import QuoteError
 from .models import ScheduleDocument, ScheduleVersion
 
@@ -59,17 +59,15 @@ def snapshot(version):
     return schedule
 
 
-VERSION_IN_FORCE_SQL = """
+VERSION_IN_FORCE_SQL = f"""
     SELECT v.id, d.establishment_id, e.jurisdiction_id, d.jurisdiction_id
     FROM fees_scheduleversion v
     JOIN fees_scheduledocument d ON d.id = v.document_id
     LEFT JOIN cardroom_establishment e ON e.id = d.establishment_id
-    WHERE d.code = %s AND v.status = %s AND (v.effective_from <= %s OR v.effective_from IS NULL) {known}
-    ORDER BY v.effective_from DESC NULLS LAST, v.number DESC
+    WHERE d.code = %s AND {in_force.SQL_CANDIDATE} {{known}}
+    {in_force.SQL_LATEST_FIRST}
     LIMIT 1
 """
-# "What did the record say at that moment": versions published later, retroactive ones included, are left out.
-KNOWN_AT_SQL = "AND v.published_at <= %s"
 
 
 def schedule_snapshot(code, as_of, scope=None, known_at=None):
@@ -79,12 +77,12 @@ def schedule_snapshot(code, as_of, scope=None, known_at=None):
     One flat query per call (this is on the hot path of every quote); the snapshot itself is cached.
     """
     # Written as SQL because it runs on every quote: the ORM spent longer compiling it than the database
-    # spent answering. Same meaning as ScheduleDocument.version_as_of.
+    # spent answering. The rule is fees.in_force's.
     with connection.cursor() as cursor:
         if known_at is None:
             cursor.execute(VERSION_IN_FORCE_SQL.format(known=""), [code, ScheduleVersion.Status.PUBLISHED, as_of])
         else:
-            cursor.execute(VERSION_IN_FORCE_SQL.format(known=KNOWN_AT_SQL),
+            cursor.execute(VERSION_IN_FORCE_SQL.format(known=in_force.SQL_KNOWN_AT),
                            [code, ScheduleVersion.Status.PUBLISHED, as_of, known_at])
         row = cursor.fetchone()
     if row is not None and (scope is None or scope.sees_placed(*row[1:])):

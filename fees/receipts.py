@@ -73,7 +73,7 @@ def counted_hands(table_id, gaming_day, as_of):
         hand(reference)["expected"] += expected
         hand(reference)["rounds"].append(pk)
     entries = (CollectionEntry.objects.filter(table_id=table_id, gaming_day=gaming_day, recorded_at__lte=as_of)
-               .exclude(corrections__recorded_at__lte=as_of))
+               .effective(as_known_at=as_of))
     for pk, reference, amount in entries.order_by("id").values_list("id", "reference", "amount"):
         hand(reference)["collected"] += amount
         hand(reference)["entries"].append(pk)

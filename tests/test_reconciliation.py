@@ -16,9 +16,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from cardroom.models import AuditLogEntry, Game, Table
+from cardroom.models import AuditLogEntry
 from fees import ledger, tasks
-from fees.models import LedgerImmutableError, Reconciliation, ScheduleDocument, TablePosting
+from fees.ledger import reconciliation
+from fees.models import LedgerImmutableError, Reconciliation
+from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
 
@@ -52,13 +54,7 @@ def eager_tasks(request):
 
 
 def make_table(people, label):
-    table = Table.objects.create(establishment=people.marysville, label=label, seats=7,
-                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    TablePosting.objects.create(
-        table=table, game=table.game, schedule=ScheduleDocument.objects.get(code="GEGA-002888"), option_number=43,
-        seats=7, effective_from=datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
-    )
-    return table
+    return make_posted_table(people.marysville, label=label)
 
 
 @pytest.fixture
@@ -293,11 +289,11 @@ def test_days_reconciled_side_by_side_on_postgresql_agree_with_one_connection(se
         rows += collected(table, "H-1", ["3.00", "1.00", f"{offset}.00"], day=day)
     ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
     apart = []
-    monkeypatch.setattr(ledger, "_compute_days_apart", lambda job, run=ledger._compute_days_apart: (
+    monkeypatch.setattr(reconciliation, "_compute_days_apart", lambda job, run=reconciliation._compute_days_apart: (
         apart.append(job[0]), run(job))[1])
 
     side_by_side = ledger.compute(DAY, DAY + datetime.timedelta(days=4))
     assert sorted(len(days) for days in apart) == [2, 3]  # days 1, 3, 5 on one connection; 2 and 4 on the other
-    assert side_by_side == ledger._compute_days([DAY + datetime.timedelta(days=n) for n in range(5)], None)
+    assert side_by_side == reconciliation._compute_days([DAY + datetime.timedelta(days=n) for n in range(5)], None)
     assert [side_by_side[(table.pk, DAY + datetime.timedelta(days=n))]["difference"] for n in range(5)] == [
         Decimal(n - 3) for n in range(5)]  # the player-dealer's 3.00 collected as 0.00, 1.00, ... 4.00

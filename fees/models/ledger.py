@@ -42,9 +42,14 @@ class AppendOnlyQuerySet(models.QuerySet):
 class EntryQuerySet(AppendOnlyQuerySet):
     what = "Collection entries"
 
-    def effective(self):
-        """Entries no later entry corrects: the ones reconciliation counts."""
-        return self.filter(corrections__isnull=True)
+    def effective(self, as_known_at=None):
+        """Effective entries: those no entry corrects (a correction states the amount really collected, replacing
+        what it corrects). Reconciliation counts them and exports sum them; this is the rule's one home, with
+        ``effective_on_day_sql`` its SQL form. With ``as_known_at``: as the ledger stood at that moment (only the
+        corrections recorded by then count)."""
+        if as_known_at is None:
+            return self.filter(corrections__isnull=True)
+        return self.exclude(corrections__recorded_at__lte=as_known_at)
 
 
 class RoundQuerySet(AppendOnlyQuerySet):
@@ -126,6 +131,16 @@ class CollectionEntry(AppendOnly):
 
     def __str__(self):
         return f"entry {self.pk}: {self.reference} {self.fee_kind} {self.amount} {self.currency}"
+
+
+def effective_on_day_sql(alias):
+    """``EntryQuerySet.effective`` in SQL, for one gaming day's entries aliased ``alias``: ``(join, condition)`` to
+    add to the query's FROM and WHERE; the join takes one parameter, the gaming day. A correction keeps the day of
+    the entry it corrects, so the day's corrections (few, read from the same index) are all it is checked
+    against."""
+    entries = CollectionEntry._meta.db_table
+    return (f"LEFT JOIN (SELECT corrects_id FROM {entries} WHERE gaming_day = %s AND corrects_id IS NOT NULL) c "
+            f"ON c.corrects_id = {alias}.id", "c.corrects_id IS NULL")
 
 
 class RoundOfPlay(AppendOnly):

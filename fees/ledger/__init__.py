@@ -1,0 +1,35 @@
+"""The collection ledger's services: record collections and rounds, reconcile them per table and gaming day.
+
+Everything that writes to the ledger comes through here (the API, the Celery tasks, the benchmarks), so a row
+is checked the same way whichever door it came in by.
+
+- ``record_entries``: a batch of collection entries (one row or many thousands). The whole batch is checked
+  before anything is written; one bad row rejects it (``LedgerInputError`` naming the row). Each row carries an
+  idempotency key (or derives one from the batch's key and its position): a row whose key is already recorded
+  with the same content counts as "already recorded" and is not written again; the same key with different
+  content is a ``LedgerConflict``. On PostgreSQL rows are COPied into a temporary table and inserted with one
+  ``INSERT ... SELECT ... ON CONFLICT (idempotency_key) DO NOTHING``; elsewhere ``bulk_create`` is used.
+- Corrections: a row with ``corrects`` (an entry id) or ``corrects_key`` (its idempotency key) states the
+  amount really collected for that entry. It inherits the corrected entry's table, day, reference, payer and
+  fee kind, needs a reason, and an entry can be corrected once (correct the correction to change it again).
+- ``record_round``: a hand or round with its facts, priced by the engine against the posting in force at
+  that table at that moment; idempotent on (table, gaming day, reference).
+- ``reconcile``: expected (rounds) against collected (entries no later entry corrects) per table and gaming
+  day, hand by hand, aggregated in SQL; results stored as ``Reconciliation`` rows and logged.
+
+The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (writing them), ``rounds``
+(``record_round``) and ``reconciliation`` (``reconcile``). Callers import from ``fees.ledger`` itself.
+"""
+
+from .intake import (
+    MAX_BATCH, MAX_ID, IngestResult, LedgerInputError, agreed_gaming_day, record_entries, record_entry,
+    writable_tables,
+)
+from .reconciliation import compute, empty_summary, previous_gaming_day, reconcile, tables_with_activity
+from .rounds import record_round
+
+__all__ = [
+    "MAX_BATCH", "MAX_ID", "IngestResult", "LedgerInputError", "agreed_gaming_day", "compute", "empty_summary",
+    "previous_gaming_day", "reconcile", "record_entries", "record_entry", "record_round",
+    "tables_with_activity", "writable_tables",
+]

@@ -1,0 +1,127 @@
+"""Writing checked entries: COPY into a temporary table and one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``
+on PostgreSQL, ``bulk_create`` elsewhere; a key already recorded with other content is a ``LedgerConflict``."""
+
+from django.db import connection
+
+from ..models import CollectionEntry, LedgerConflict
+
+# A batch that meets a concurrent one in a deadlock or serialization failure is tried again this many times.
+RETRIES = 3
+COPY_COLUMNS = ("idx", "idempotency_key", "establishment_id", "table_id", "gaming_day", "reference", "collected_at",
+                "payer", "seat", "player", "fee_kind", "amount", "currency", "corrects_id", "reason")
+# What must match for a re-sent row to count as the same entry (its key names it within its establishment): every
+# field it stores, so a key re-sent with another correction reason is a conflict, not "already recorded".
+SAME_ENTRY = ("table_id", "gaming_day", "reference", "collected_at", "payer", "seat", "player", "fee_kind", "amount",
+              "currency", "corrects_id", "reason")
+
+
+def _reused_key(pairs):
+    """A key already recorded for another entry. Names the row and its key, never the stored entry's id: keys
+    are scoped to an establishment, and the answer must not reveal anything of the ledger beyond the request."""
+    index, key = pairs[0]
+    others = f" (and {len(pairs) - 1} more rows)" if len(pairs) > 1 else ""
+    return LedgerConflict(
+        f"Row {index}'s idempotency key {key!r} is already recorded for a different entry{others}; a key names "
+        f"one entry for good. Nothing was recorded."
+    )
+
+
+COPY_CHUNK = 5000
+NULL = "\\N"
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_field(text):
+    """A string as a field of COPY's text format (backslash, tab and line breaks escaped)."""
+    return text.translate(_COPY_ESCAPES) if "\\" in text or not text.isprintable() else text
+
+
+def _copy_text(rows):
+    """Rows as COPY text: formatting them here is several times faster than psycopg's write_row."""
+    field = _copy_field
+    return "".join([
+        f"{index}\t{field(key)}\t{establishment_id}\t{table_id}\t{day}\t{field(reference)}\t"
+        f"{collected_at.isoformat()}\t{payer}\t{NULL if seat is None else seat}\t{field(player)}\t{fee_kind}\t"
+        f"{amount}\t{currency}\t{NULL if corrects_id is None else corrects_id}\t{field(reason)}\n"
+        for index, key, establishment_id, table_id, day, reference, collected_at, payer, seat, player, fee_kind,
+        amount, currency, corrects_id, reason in rows
+    ])
+
+
+def insert_postgresql(rows, user_id, now):
+    table = CollectionEntry._meta.db_table
+    same = ", ".join(f"e.{c}" for c in SAME_ENTRY), ", ".join(f"t.{c}" for c in SAME_ENTRY)
+    reused_sql = (
+        f"SELECT t.idx, t.idempotency_key FROM ledger_incoming t JOIN {table} e "
+        f"ON e.establishment_id = t.establishment_id AND e.idempotency_key = t.idempotency_key "
+        f"WHERE ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS ledger_incoming")
+        cursor.execute(
+            "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), "
+            "establishment_id bigint, table_id bigint, gaming_day date, reference varchar(64), "
+            "collected_at timestamptz, payer varchar(16), seat smallint, player varchar(64), fee_kind varchar(20), "
+            "amount numeric(12, 2), currency varchar(3), corrects_id bigint, reason varchar(500)) ON COMMIT DROP"
+        )
+        with cursor.cursor.copy(f"COPY ledger_incoming ({', '.join(COPY_COLUMNS)}) FROM STDIN") as copy:
+            for start in range(0, len(rows), COPY_CHUNK):
+                copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
+        cursor.execute(reused_sql)
+        reused = cursor.fetchall()
+        if reused:
+            raise _reused_key(reused)
+        columns = COPY_COLUMNS[1:]
+        # In key order, so that two batches sharing keys lock them in the same order and one waits for the other
+        # instead of deadlocking.
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
+            f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY establishment_id, idempotency_key "
+            f"ON CONFLICT (establishment_id, idempotency_key) DO NOTHING",
+            [user_id, now],
+        )
+        created = cursor.rowcount
+        if created < len(rows):
+            # Rows skipped as already recorded may have been recorded a moment ago by a concurrent batch, after
+            # the check above: only rows whose stored content is the same really are "already recorded".
+            cursor.execute(reused_sql)
+            reused = cursor.fetchall()
+            if reused:
+                raise _reused_key(reused)
+        cursor.execute("DROP TABLE ledger_incoming")
+    return created
+
+
+def insert_portable(rows, user_id, now, chunk=500):
+    existing = {}
+    for establishment_id in {row[2] for row in rows}:
+        keys = [row[1] for row in rows if row[2] == establishment_id]
+        for start in range(0, len(keys), chunk):
+            for stored_row in CollectionEntry.objects.filter(
+                establishment_id=establishment_id, idempotency_key__in=keys[start:start + chunk]
+            ).values_list("idempotency_key", *SAME_ENTRY):
+                existing[(establishment_id, stored_row[0])] = stored_row[1:]
+    fresh, reused = [], []
+    for row in sorted(rows, key=lambda r: (r[2], r[1])):
+        index, key, establishment_id, table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, \
+            amount, currency, corrects_id, reason = row
+        stored = existing.get((establishment_id, key))
+        if stored is None:
+            fresh.append(CollectionEntry(
+                idempotency_key=key, establishment_id=establishment_id, table_id=table_id, gaming_day=gaming_day,
+                reference=reference, collected_at=collected_at, payer=payer, seat=seat, player=player,
+                fee_kind=fee_kind, amount=amount, currency=currency, corrects_id=corrects_id, reason=reason,
+                recorded_by_id=user_id, recorded_at=now,
+            ))
+        elif stored != (table_id, gaming_day, reference, collected_at, payer, seat, player, fee_kind, amount,
+                        currency, corrects_id, reason):
+            reused.append((index, key))
+    if reused:
+        raise _reused_key(sorted(reused))
+    CollectionEntry.objects.bulk_create(fresh, batch_size=chunk)
+    return len(fresh)
+
+
+def transient(error):
+    """A deadlock or serialization failure: the batch met a concurrent one and may simply be tried again."""
+    return getattr(getattr(error, "__cause__", None), "sqlstate", None) in ("40P01", "40001")
