@@ -14,6 +14,8 @@ import datetime
 import re
 from decimal import Decimal, InvalidOperation
 
+from cardroom.money import CENT
+
 MOMENT_EXAMPLE = "2026-11-21T20:00:00-08:00"
 
 # Dates and moments are bounded so that every one can be shown in any time zone and compared without overflow
@@ -25,7 +27,6 @@ LAST_MOMENT = datetime.datetime.combine(LAST_DAY, datetime.time.max, datetime.UT
 
 MAX_ID = 2**63 - 1  # a database bigint
 MAX_WHOLE = 2**63 - 1
-CENT = Decimal("0.01")
 MAX_MONEY = Decimal("9999999999.99")  # what a DecimalField(max_digits=12, decimal_places=2) holds
 MAX_JSON_DEPTH = 20
 

@@ -22,6 +22,7 @@ from cardroom.models import (
     Establishment,
     Table,
 )
+from cardroom.money import CENT
 from cardroom.ordering import natural
 from compliance.models import Finding
 from fees import diff
@@ -37,7 +38,6 @@ from fees.models import (
 from signage.models import SignPrint
 
 CHUNK = 5_000
-CENT = Decimal("0.01")
 # A text cell beginning with one of these is one a spreadsheet would run as a formula (OWASP, CSV injection): the
 # CSV files write it with a ' before it (exports.build.csv_cell, csv_copy_sql); the JSON files keep the exact text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -18,6 +18,8 @@ import hashlib
 import json
 from decimal import Decimal
 
+from cardroom.money import CENT
+
 QUOTE = "cardroom.quote/1"
 RECONCILIATION = "cardroom.reconciliation/1"
 KINDS = (QUOTE, RECONCILIATION)
@@ -25,7 +27,6 @@ FIELDS = ("receipt", "engine", "schedule", "inputs", "outputs", "issued_at", "is
 SEAL = "receipt_sha256"
 # A reconciliation receipt lists its hands up to this many; past it, only their count and hash (docs/receipts.md).
 HANDS_LISTED_AT_MOST = 2000
-CENT = Decimal("0.01")
 
 
 class ReceiptFormatError(ValueError):

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cardroom.models import Approval
+from cardroom.moments import format_moment
 from compliance.models import RuleParameter
 from fees import engine, interpretations
 from fees.models import FeeTier
@@ -65,8 +66,9 @@ def verify_url(posting):
     return settings.PUBLIC_BASE_URL.rstrip("/") + reverse("signage-verify", args=[posting.public_token])
 
 
-def local(moment):
-    return f"{timezone.localtime(moment):%Y-%m-%d %H:%M %Z}"
+def local(moment, zone=None):
+    """A moment as the pages show it ("2026-11-21 13:52 PST"), in ``zone`` (the room's), else the current one."""
+    return format_moment(moment, zone or timezone.get_current_timezone())
 
 
 def _bounds(tier, currency):
@@ -226,7 +228,7 @@ def house_banked_sign(posting, *, stamp="", banner=""):
         registration=posting.game.registration_number or NOT_STATED, currency=currency,
         min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
         schedule_code="", schedule_version=0, schedule_in_force="", option_number=0, option_label="",
-        posted_from=local(posting.effective_from), verify_url=verify_url(posting),
+        posted_from=local(posting.effective_from, establishment.zone), verify_url=verify_url(posting),
         bonus_limits=tuple(render.BonusLimit(b.bet, b.minimum, b.maximum, b.paytable.number if b.paytable else "")
                            for b in limits),
         payouts=tuple(render.Payouts(b.bet, p.number, tuple((line.hand, line.printed) for line in p.lines.all()))
@@ -273,7 +275,7 @@ def sign_for(posting, *, at=None, stamp="", banner=""):
         schedule_in_force=(f"in force from {version.effective_from}" if version and version.effective_from
                            else "no effective date stated"),
         option_number=posting.option_number, option_label=option.label if option else "",
-        posted_from=local(posting.effective_from), verify_url=verify_url(posting),
+        posted_from=local(posting.effective_from, establishment.zone), verify_url=verify_url(posting),
         fee_tables=_tables(read, currency) if read else (), bonus_limits=bonus_limits(posting),
         payouts=payouts(posting.game), notices=notices(posting, day) + said, notes=posting.notes, no_fees_note=no_fees,
         stamp=stamp, banner=banner,

@@ -33,6 +33,8 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Frame, Paragraph, Table, TableStyle
 
+from cardroom.money import format_money
+
 LAYOUTS = ("letter", "tent")
 # Body text scales tried in turn until the sign fits; below the last one it would not be readable at the table.
 SCALES = (1.0, 0.92, 0.84, 0.76, 0.68, 0.6)
@@ -44,7 +46,6 @@ for _name, _file in (("Vera", "Vera.ttf"), ("Vera-Bold", "VeraBd.ttf"), ("Vera-I
 pdfmetrics.registerFontFamily("Vera", normal="Vera", bold="Vera-Bold", italic="Vera-Italic",
                               boldItalic="Vera-BoldItalic")
 
-SYMBOLS = {"USD": "$", "GBP": "£"}
 INK = colors.HexColor("#111111")
 RULE = colors.HexColor("#888888")
 SHADE = colors.HexColor("#e8e8e8")
@@ -151,11 +152,8 @@ class Sign:
 
 
 def money(amount: Decimal | None, currency: str) -> str:
-    if amount is None:
-        return "not stated"
-    symbol = SYMBOLS.get(currency)
-    text = f"{amount:,.2f}"
-    return f"{symbol}{text}" if symbol else f"{text} {currency}"
+    """An amount as the pages write it ("$1,234.50"); a limit the posting leaves out is "not stated"."""
+    return format_money(amount, currency, missing="not stated")
 
 
 def limits_text(sign: Sign) -> tuple[str, str]:

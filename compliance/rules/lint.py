@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from cardroom.money import CENT
 from fees import engine
 
 from .base import ERROR, INFO, WARNING, Finding, dollars, finding
@@ -30,7 +31,6 @@ from .postings import (
 )
 from .printed import bounds_disagree, read_amount, read_bounds
 
-CENT = Decimal("0.01")
 _BANDED = {"base_wager", "player_wager", "total_table_action", "players"}
 _UNCLEAR = {"unstated", "wager_unspecified"}
 _KIND_NAMES = {
