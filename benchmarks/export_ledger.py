@@ -45,7 +45,7 @@ def main():
 
     from cardroom.models import Establishment, Game, Table
     from exports import build, collect
-    from exports.bundle import BundleWriter
+    from cardroom.bundle import BundleWriter
 
     call_command("migrate", verbosity=0)
     call_command("load_seed_data", verbosity=0)

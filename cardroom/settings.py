@@ -87,12 +87,13 @@ INSTALLED_APPS = [
     "django_htmx",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not a CDN
     "rules",  # {% load rules %} in templates
-    # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports.
+    # Dependencies run one way: cardroom <- fees <- compliance <- signage <- exports <- console (.importlinter).
     "cardroom",
     "fees",
     "compliance",
     "signage",
     "exports",
+    "demo",  # load_demo: the demo floor and its month of play, above the apps it fills
     "console",  # the role pages; last, so the apps' own templates come first
 ]
 
@@ -160,7 +161,7 @@ USE_TZ = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 LEDGER_BULK_MAX_BYTES = int(os.environ.get("LEDGER_BULK_MAX_BYTES", 16 * 1024 * 1024))
 EXPORT_VERIFY_MAX_BYTES = env_int("EXPORT_VERIFY_MAX_BYTES", 1024 * 1024 * 1024, minimum=1)
-# What an uploaded bundle may claim before it is unpacked (exports.bundle.Limits, docs/exports.md): a real one
+# What an uploaded bundle may claim before it is unpacked (cardroom.bundle.Limits, docs/exports.md): a real one
 # holds ~30 files; a busy room's year (benchmarks/README.md: ~1.8 GB zipped) unzips to an estimated 30-70 GB, and
 # its files unzip at under ~50:1 where a zip bomb reaches ~1,000:1.
 EXPORT_VERIFY_MAX_MEMBERS = env_int("EXPORT_VERIFY_MAX_MEMBERS", 1000, minimum=1)
@@ -196,7 +197,7 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
-# The Ed25519 key that signs audit export bundles (exports/keys.py): SIGNING_KEY is its PEM, or base64 of the
+# The Ed25519 key that signs audit export bundles (cardroom/keys.py): SIGNING_KEY is its PEM, or base64 of the
 # raw 32 bytes; without it, the key is read from SIGNING_KEY_FILE, created there (0600) when missing. With
 # several hosts every one must sign with the same key: set SIGNING_KEY, or point SIGNING_KEY_FILE at shared storage.
 SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
@@ -247,7 +248,8 @@ REST_FRAMEWORK = {
         # For machines (floor terminals, integrations): "Authorization: Token <key>".
         "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Each view names the permission its actions need (cardroom.api.permissions).
+    "DEFAULT_PERMISSION_CLASSES": ["cardroom.api.permissions.NamedPermission"],
     # JSON only, read strictly (cardroom.api.parsers); the one upload (exports/verify) declares multipart itself.
     "DEFAULT_PARSER_CLASSES": ["cardroom.api.parsers.StrictJSONParser"],
     "DEFAULT_FILTER_BACKENDS": [

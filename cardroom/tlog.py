@@ -40,7 +40,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from . import chain as hashchain
-from . import checkpoint, merkle
+from . import bundle, checkpoint, merkle
 
 INCLUSION = "c2sp.org/tlog-proof@v1"
 CONSISTENCY = "cardroom/tlog-consistency@v1"
@@ -408,8 +408,6 @@ def _consistent(result, old, new, proof_old_size, hashes):
 def check_export(keyring, path, kept_notes=()):
     """An audit export bundle: its signed manifest, each chain's checkpoint, the audit rows it holds against that
     checkpoint (rehashed, linked, and giving back its root), and each kept earlier checkpoint against it."""
-    from exports import bundle  # plain Python as well
-
     result = Result()
     try:
         archive = zipfile.ZipFile(path)

@@ -18,7 +18,7 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from . import chain as hashchain
-from . import checkpoint, merkle, tlog
+from . import bundle, checkpoint, keys, merkle, tlog
 from .exceptions import StateConflict
 from .models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
 
@@ -43,8 +43,6 @@ def current_key():
     """(private key, SigningKey) of the configured key, which must be the recorded key in use. Keys are recorded
     by the database owner (``record_key``, ``manage.py record_signing_key``); only the very first, on a database
     that has none yet, is recorded here the first time it signs (the embedded default has one role)."""
-    from exports import keys
-
     private = keys.installation_key()
     fingerprint = _fingerprint(private)
     row = SigningKey.objects.filter(fingerprint=fingerprint).first()
@@ -71,8 +69,6 @@ def current_key():
 
 
 def _fingerprint(private):
-    from exports import bundle
-
     return bundle.fingerprint(private)
 
 
@@ -80,8 +76,6 @@ def record_key(private, previous=None):
     """Record ``private``'s public half: the first key (the root of trust) as it is; any later one endorsed by
     ``previous``, the private key of the key in use, which it replaces from now on. Returns (SigningKey, created).
     Run by the database owner; the service's role may not write keys."""
-    from exports import bundle
-
     fingerprint = _fingerprint(private)
     with transaction.atomic():
         recorded = list(SigningKey.objects.select_for_update().order_by("id"))
@@ -117,8 +111,6 @@ def trusted_keys():
     endorsement is left out (``untrusted``). Before any key is recorded, the configured key."""
     rows = list(SigningKey.objects.order_by("id"))
     if not rows:
-        from exports import keys
-
         configured = tlog.Key(KEY_NAME, keys.public_key())
         return tlog.Keyring([configured], (configured.fingerprint,)).trusted()
     return tlog.Keyring([tlog.Key(k.name, _public(k), k.valid_from, k.valid_until, k.endorsed_by or None,
@@ -148,8 +140,6 @@ def keyring():
 
 
 def _public(key):
-    from exports import bundle
-
     return bundle.load_public_key(key.public_key)
 
 

@@ -1,7 +1,7 @@
 """Building an audit export bundle: every kind as CSV and JSON, the PDF report, a signed manifest.
 
 ``build(scope, path, on_progress=None)`` writes the bundle to ``path`` and returns its manifest. Files are
-streamed into the zip as their rows are read (``exports.bundle.BundleWriter`` hashes them on the way), so
+streamed into the zip as their rows are read (``cardroom.bundle.BundleWriter`` hashes them on the way), so
 memory stays flat whatever the period holds. The file format is in docs/exports.md.
 """
 
@@ -21,9 +21,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 import cardroom
+from cardroom import keys
+from cardroom.bundle import BundleWriter
 
-from . import collect, keys, report
-from .bundle import BundleWriter
+from . import collect, report
 
 PROGRESS_EVERY = 50_000  # rows between progress reports within one file
 logger = logging.getLogger(__name__)

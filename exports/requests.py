@@ -1,12 +1,13 @@
-"""Who may export what, and reading an export request (API and command alike)."""
+"""Reading an export request (API and command alike); who may export what is `exports.request_export`."""
 
 import datetime
 
 from django.utils import timezone
 
-from cardroom import jobs, values
+from cardroom import jobs, permissions, values
 from cardroom.models import Establishment, Job, Jurisdiction
 
+from . import tasks
 from .collect import ExportScope
 
 FIELDS = {"establishment", "jurisdiction", "from", "to", "as_of"}
@@ -17,16 +18,6 @@ class ExportInputError(ValueError):
     """An export request that cannot be run; the message says what is wrong (a 400)."""
 
 
-def may_export(scope, establishment):
-    """Administrators; the establishment's compliance officers; regulators of its jurisdiction."""
-    return (scope.is_admin or establishment.pk in scope.compliance_establishments
-            or establishment.jurisdiction_id in scope.regulated_jurisdictions)
-
-
-def may_export_jurisdiction(scope, jurisdiction):
-    return scope.is_admin or jurisdiction.pk in scope.regulated_jurisdictions
-
-
 def _day(data, key):
     try:
         return values.day(data[key])
@@ -35,7 +26,9 @@ def _day(data, key):
 
 
 def read_request(data, *, scope, today=None):
-    """The ExportScope a request asks for; raises ExportInputError (400) or PermissionError (403)."""
+    """The ExportScope a request asks for; raises ExportInputError (400) or NotAllowed (403: who may export is
+    ``exports.request_export``: an establishment's compliance officers and its jurisdiction's regulators, a whole
+    jurisdiction's regulators)."""
     if not isinstance(data, dict):
         raise ExportInputError("The body must be a JSON object.")
     unknown = set(data) - FIELDS
@@ -54,9 +47,7 @@ def read_request(data, *, scope, today=None):
             slug=slug).select_related("jurisdiction").first() if isinstance(slug, str) else None
         if establishment is None:
             raise ExportInputError(f"No establishment {slug!r} among those you may see.")
-        if not may_export(scope, establishment):
-            raise PermissionError("Exports are made by compliance officers of the establishment and regulators "
-                                  "of its jurisdiction.")
+        permissions.require_of(scope, "exports.request_export", establishment)
         establishments, jurisdiction = [establishment], None
     else:
         code = data["jurisdiction"]
@@ -64,8 +55,7 @@ def read_request(data, *, scope, today=None):
         if jurisdiction is None or jurisdiction.pk not in (scope.jurisdictions | scope.regulated_jurisdictions) \
                 and not scope.is_admin:
             raise ExportInputError(f"No jurisdiction {code!r} among those you may see.")
-        if not may_export_jurisdiction(scope, jurisdiction):
-            raise PermissionError("A whole jurisdiction is exported by its regulators.")
+        permissions.require_of(scope, "exports.request_export", jurisdiction)
         establishments = list(Establishment.objects.filter(jurisdiction=jurisdiction).select_related("jurisdiction")
                               .order_by("slug"))
     if data.get("as_of") not in (None, ""):
@@ -88,8 +78,6 @@ def read_request(data, *, scope, today=None):
 def start_export(export_scope, *, user):
     """Queue the export job of an ExportScope read by ``read_request`` (API and pages alike); returns the job
     as it stands once queued (already done when jobs run in-process)."""
-    from . import tasks  # tasks reads its requests here: imported when used
-
     establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
     job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
                              jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
@@ -105,12 +93,3 @@ def params_of(export_scope):
             "jurisdiction": export_scope.jurisdiction.code if export_scope.jurisdiction is not None else None,
             "from": export_scope.start.isoformat() if export_scope.start else None,
             "to": export_scope.end.isoformat()}
-
-
-def scope_from_params(params):
-    establishments = list(Establishment.objects.filter(slug__in=params["establishments"])
-                          .select_related("jurisdiction").order_by("slug"))
-    jurisdiction = Jurisdiction.objects.get(code=params["jurisdiction"]) if params.get("jurisdiction") else None
-    start = datetime.date.fromisoformat(params["from"]) if params.get("from") else None
-    return ExportScope(establishments=establishments, start=start, end=datetime.date.fromisoformat(params["to"]),
-                       jurisdiction=jurisdiction)

@@ -1,5 +1,9 @@
-"""The export job: build the bundle into a temporary file, keep it as the job's file, log the export."""
+"""The export job: build the bundle into a temporary file, keep it as the job's file, log the export.
 
+Queued by ``exports.requests.start_export``; this module reads the job's params back and imports nothing that
+queues it (so requests -> tasks, never the reverse)."""
+
+import datetime
 import hashlib
 import os
 import tempfile
@@ -9,9 +13,20 @@ from django.core.files import File
 
 from cardroom import jobs
 from cardroom.audit import log_action
+from cardroom.models import Establishment, Jurisdiction
 
 from . import build
-from .requests import scope_from_params
+from .collect import ExportScope
+
+
+def scope_from_params(params):
+    """The ExportScope a job's params (``exports.requests.params_of``) describe."""
+    establishments = list(Establishment.objects.filter(slug__in=params["establishments"])
+                          .select_related("jurisdiction").order_by("slug"))
+    jurisdiction = Jurisdiction.objects.get(code=params["jurisdiction"]) if params.get("jurisdiction") else None
+    start = datetime.date.fromisoformat(params["from"]) if params.get("from") else None
+    return ExportScope(establishments=establishments, start=start, end=datetime.date.fromisoformat(params["to"]),
+                       jurisdiction=jurisdiction)
 
 
 def build_export(job, on_progress=None):

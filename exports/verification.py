@@ -6,7 +6,7 @@ import json
 import zipfile
 from dataclasses import dataclass
 
-from . import bundle, keys
+from cardroom import bundle, keys
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
@@ -101,15 +101,6 @@ class Checked:
                 "manifest": self.verification.manifest, "public_key_fingerprint": self.public_key_fingerprint,
                 "installation_key": self.installation_key, "signature": self.verification.signature,
                 "files": self.verification.files}
-
-
-WHO_MAY_VERIFY = "Bundles are verified by regulators, compliance officers and administrators."
-
-
-def may_verify(scope):
-    """Whose job it is to check a bundle (each check unpacks up to a year's export): regulators, compliance
-    officers, administrators; not floor supervisors, nor accounts with no role."""
-    return scope.is_admin or bool(scope.regulated_jurisdictions or scope.compliance_establishments)
 
 
 def limits():

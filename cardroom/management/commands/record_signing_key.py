@@ -3,9 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import ProgrammingError
 
-from cardroom import transparency
+from cardroom import bundle, keys, transparency
 from cardroom.exceptions import StateConflict
-from exports import bundle, keys
 
 
 class Command(BaseCommand):

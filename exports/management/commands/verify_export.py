@@ -3,7 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...bundle import load_public_key
+from cardroom.bundle import load_public_key
+
 from ...verification import check
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from cardroom.models import Table
+from cardroom.money import CENT
 from fees import ledger, quoting
 from fees.models import Reconciliation, RoundOfPlay, TablePosting
 
@@ -40,7 +41,6 @@ WEEKDAY_OPEN = 0.8
 WAGERS = (5, 10, 10, 15, 20, 25, 25, 40, 50, 75, 100, 150, 200, 300, 500, 1000, 2000)
 BONUS_BETS = ("1", "5", "5", "10")
 ENTRY_BATCH = 5000
-CENT = Decimal("0.01")
 # Keyed wrongly at the table, then corrected by the compliance officer: (what was keyed, the reason given).
 MISKEYINGS = (
     (lambda amount: amount * 10, "Keyed ${keyed} for ${amount}: a slipped decimal. Corrected from the count sheet."),
