@@ -1,8 +1,8 @@
-"""The second officer's inbox: what awaits this user's approval now, of the three kinds a second person approves
-(a schedule version's publication, a print override, an interpretation), and who may approve a schedule's.
+"""The second officer's inbox: what awaits this user's approval now, of every kind a second person approves (each
+registered by the app that owns it: ``cardroom.review.register_kind``), and who may approve a schedule's.
 
-Who may approve is what the review steps check (``Scope.may_approve_schedule``, ``signage.postings.may_override``),
-less the author: whoever asked for it cannot approve it (``cardroom.review``).
+Who may approve is what the review steps check (the named permissions ``fees.approve_schedule``,
+``signage.override_print``), less the author: whoever asked for it cannot approve it (``cardroom.review``).
 """
 
 import dataclasses
@@ -10,8 +10,8 @@ import datetime
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q, Value
-from django.urls import reverse
 
+from . import review
 from .access import Scope
 from .models import Establishment, Membership, Role
 
@@ -20,7 +20,7 @@ from .models import Establishment, Membership, Role
 class Awaiting:
     """One thing awaiting a second person, in words."""
 
-    kind: str  # "schedule", "override" or "interpretation"
+    kind: str  # a registered kind's name: "schedule", "override", "interpretation"
     what: str
     asked_by: str
     asked_at: datetime.datetime
@@ -29,14 +29,10 @@ class Awaiting:
 
     @property
     def kind_label(self):
-        return KINDS[self.kind]
+        return review.KINDS[self.kind].label
 
 
-KINDS = {"schedule": "Publication of a schedule version", "override": "Print override",
-         "interpretation": "Interpretation of a schedule"}
-
-
-def _room_slug(document, scope, establishment=None):
+def room_slug(document, scope, establishment=None):
     """The room whose pages show a document: its own, or (a jurisdiction's shared one) the page's or one of yours."""
     if document.establishment_id:
         return document.establishment.slug
@@ -49,65 +45,34 @@ def _room_slug(document, scope, establishment=None):
     return room.slug if room else None
 
 
+def approvable(scope, establishment, prefix):
+    """Who may approve a schedule's steps, in SQL (rows reached through ``prefix``, e.g. "document__"): an
+    administrator anything, an officer their room's own schedules; only ``establishment``'s own and its
+    jurisdiction's shared ones when one is given."""
+    q = Q() if scope.is_admin else Q(**{f"{prefix}establishment__in": scope.compliance_establishments})
+    if establishment is not None:
+        q &= Q(**{f"{prefix}establishment": establishment}) | Q(
+            **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
+    return q
+
+
 def awaiting(user, establishment=None, scope=None):
     """What ``user`` may approve now, oldest first; only what concerns ``establishment`` when one is given (its own
     items and its jurisdiction's shared schedules). One query when nothing awaits (the navigation counts it on
     every page); ``scope``: the request's, when at hand."""
-    from fees.models import Interpretation, ScheduleVersion
-    from signage.models import PrintOverride
-
     scope = scope or Scope(user)
-    if not (scope.is_admin or scope.compliance_establishments):
+    if not (scope.is_admin or scope.compliance_establishments) or not review.KINDS:
         return []
-
-    def approvable(prefix):
-        # Scope.may_approve_schedule in SQL: an administrator anything, an officer their room's own schedules.
-        q = Q() if scope.is_admin else Q(**{f"{prefix}establishment__in": scope.compliance_establishments})
-        if establishment is not None:
-            q &= Q(**{f"{prefix}establishment": establishment}) | Q(
-                **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
-        return q
-
-    versions = (ScheduleVersion.objects.filter(approvable("document__"), status=ScheduleVersion.Status.IN_REVIEW)
-                .exclude(review_requested_by=user))
-    readings = (Interpretation.objects.filter(approvable("version__document__"),
-                                              status=Interpretation.Status.PROPOSED).exclude(recorded_by=user))
-    overrides = PrintOverride.objects.filter(status=PrintOverride.Status.REQUESTED).exclude(requested_by=user)
-    if establishment is not None:
-        overrides = overrides.filter(posting__table__establishment=establishment)
-    elif not scope.is_admin:
-        overrides = overrides.filter(posting__table__establishment__in=scope.compliance_establishments)
-    found = {"schedule": set(), "interpretation": set(), "override": set()}
-    for kind, pk in versions.order_by().values_list(Value("schedule"), "pk").union(
-            readings.order_by().values_list(Value("interpretation"), "pk"),
-            overrides.order_by().values_list(Value("override"), "pk"), all=True):
-        found[kind].add(pk)
+    kinds = list(review.KINDS.values())
+    waiting = [kind.waiting(user, scope, establishment).order_by().values_list(Value(kind.name), "pk")
+               for kind in kinds]
+    found = {kind.name: set() for kind in kinds}
+    for name, pk in waiting[0].union(*waiting[1:], all=True):
+        found[name].add(pk)
     items = []
-    for v in (ScheduleVersion.objects.filter(pk__in=found["schedule"])
-              .select_related("document__establishment", "review_requested_by")):
-        slug = user.pk not in v.editors() and _room_slug(v.document, scope, establishment)  # editors may not approve
-        if slug:
-            items.append(Awaiting("schedule", f"{v.document.code} v{v.number}: {v.document.title}",
-                                  v.review_requested_by.get_username() if v.review_requested_by else "",
-                                  v.review_requested_at or v.created_at,
-                                  reverse("console:compliance-publish", args=[slug, v.document.code, v.number]),
-                                  v.document.establishment_id))
-    for r in (Interpretation.objects.filter(pk__in=found["interpretation"])
-              .select_related("version__document__establishment", "recorded_by")):
-        document = r.version.document
-        slug = _room_slug(document, scope, establishment)
-        if slug:
-            items.append(Awaiting("interpretation", str(r), r.recorded_by.get_username() if r.recorded_by else "",
-                                  r.recorded_at, reverse("console:compliance-interpretations",
-                                                         args=[slug, document.code, r.version.number]),
-                                  document.establishment_id))
-    for o in (PrintOverride.objects.filter(pk__in=found["override"])
-              .select_related("posting__table__establishment", "requested_by")):
-        room = o.posting.table.establishment
-        items.append(Awaiting("override", f"Print table {room.name} {o.posting.table.label}'s sign despite "
-                              f"{len(o.findings)} error finding{'s' if len(o.findings) != 1 else ''}",
-                              o.requested_by.get_username(), o.requested_at,
-                              reverse("console:compliance-override", args=[room.slug, o.posting_id]), room.pk))
+    for kind in kinds:
+        if found[kind.name]:
+            items.extend(kind.items(found[kind.name], user, scope, establishment))
     return sorted(items, key=lambda i: i.asked_at)
 
 

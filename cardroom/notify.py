@@ -2,8 +2,9 @@
 is approved or refused. Sent through ``django.core.mail`` (EMAIL_BACKEND in settings) once the step's transaction
 commits, so a step rolled back sends nothing; people without an email address are skipped.
 
-Called from the one place each step happens (``ScheduleVersion``'s review methods, ``fees.interpretations``,
-``signage.postings``), never from views.
+Called from the one place each step happens (the services: ``fees.services``, ``signage.services``), never from
+views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
+kind (``cardroom.review.register_kind``): this module imports no feature app.
 """
 
 import logging
@@ -11,9 +12,8 @@ import logging
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
-from django.urls import reverse
 
-from . import inbox
+from . import review
 
 log = logging.getLogger(__name__)
 
@@ -38,28 +38,6 @@ def _send(people, subject, body):
     transaction.on_commit(send)
 
 
-def _version_path(version):
-    slug = inbox._room_slug(version.document, inbox.Scope(None))
-    return reverse("console:compliance-publish", args=[slug, version.document.code, version.number]) if slug else ""
-
-
-def _reading_path(reading):
-    document = reading.version.document
-    slug = inbox._room_slug(document, inbox.Scope(None))
-    return (reverse("console:compliance-interpretations", args=[slug, document.code, reading.version.number])
-            if slug else "")
-
-
-def _override_path(override):
-    room = override.posting.table.establishment
-    return reverse("console:compliance-override", args=[room.slug, override.posting_id])
-
-
-def _role(document):
-    return (f"a second compliance officer of {document.establishment.name}" if document.establishment_id
-            else "an administrator")
-
-
 def _asked(what, by, reason, path, who):
     return (f"{by.get_username() if by else 'Someone'} asks you, as {who}, to approve or refuse:\n\n  {what}\n\n"
             f"Their reason: {reason}\n\nOpen it: {_link(path)}\n")
@@ -70,51 +48,21 @@ def _answered(what, step, by, reason, path):
             f"Open it: {_link(path)}\n")
 
 
-def publication_requested(version):
-    document = version.document
-    what = f"Publication of {document.code} v{version.number} ({document.title})"
-    people = inbox.schedule_approvers(document, exclude=version.editors() | {version.review_requested_by_id})
-    _send(people, f"Awaiting your approval: {what}",
-          _asked(what, version.review_requested_by, version.publication_reason, _version_path(version),
-                 _role(document)))
+def asked(kind, obj):
+    """Tell those who may approve ``obj`` (of the registered ``kind``) that it awaits them."""
+    kind = review.KINDS[kind]
+    what = kind.what(obj)
+    by, reason = kind.asked(obj)
+    _send(kind.approvers(obj), f"Awaiting your approval: {what}", _asked(what, by, reason, kind.path(obj),
+                                                                          kind.role(obj)))
 
 
-def publication_answered(version, approved, by, reason):
-    document = version.document
-    what = f"Publication of {document.code} v{version.number} ({document.title})"
-    step = "approved: it is published" if approved else "refused: it is a draft again"
-    _send([version.review_requested_by], f"{'Approved' if approved else 'Refused'}: {what}",
-          _answered(what, step, by, reason, _version_path(version)))
-
-
-def interpretation_proposed(reading):
-    document = reading.version.document
-    what = f"Interpretation #{reading.pk}: {reading}"
-    _send(inbox.schedule_approvers(document, exclude={reading.recorded_by_id}), f"Awaiting your approval: {what}",
-          _asked(what, reading.recorded_by, reading.statement, _reading_path(reading),
-                 _role(document)))
-
-
-def interpretation_answered(reading, approved):
-    what = f"Interpretation #{reading.pk}: {reading}"
-    step = "approved: it is in use" if approved else "refused"
-    _send([reading.recorded_by], f"{'Approved' if approved else 'Refused'}: {what}",
-          _answered(what, step, reading.reviewed_by, reading.review_reason, _reading_path(reading)))
-
-
-def override_requested(override):
-    posting = override.posting
-    room = posting.table.establishment
-    what = f"Print override of table {posting.table.label}'s sign at {room.name} (posting {posting.pk})"
-    _send(inbox.room_approvers(room, exclude={override.requested_by_id}), f"Awaiting your approval: {what}",
-          _asked(what, override.requested_by, override.reason, _override_path(override),
-                 f"a second compliance officer of {room.name}"))
-
-
-def override_answered(override, approved):
-    posting = override.posting
-    room = posting.table.establishment
-    what = f"Print override of table {posting.table.label}'s sign at {room.name} (posting {posting.pk})"
-    step = "approved: the sign may be printed" if approved else "refused: the sign stays blocked"
-    _send([override.requested_by], f"{'Approved' if approved else 'Refused'}: {what}",
-          _answered(what, step, override.decided_by, override.decision_reason, _override_path(override)))
+def answered(kind, obj, approved):
+    """Tell whoever asked for ``obj`` that it is approved or refused, by whom and why."""
+    kind = review.KINDS[kind]
+    what = kind.what(obj)
+    asker, _ = kind.asked(obj)
+    by, reason = kind.answered(obj)
+    step = kind.outcomes[0 if approved else 1]
+    _send([asker], f"{'Approved' if approved else 'Refused'}: {what}", _answered(what, step, by, reason,
+                                                                                kind.path(obj)))

@@ -104,7 +104,7 @@ WORDS = {
     "approval.condition_withdrawn": lambda d: "Withdrew a record that an approval's condition was met." + _reason(d),
     "audit.checkpoint_refused": lambda d: ("Refused to sign a checkpoint: the log no longer agrees with its signed "
                                            f"checkpoints ({str(_v(d, 'problem', 'no detail')).rstrip('.')})."),
-    "audit.export": lambda d: (f"Made a signed audit export"
+    "audit.export": lambda d: ("Made a signed audit export"
                                + (f" of {d['period']['from']} to {d['period']['to']}"
                                   if isinstance(d.get("period"), dict) and d["period"].get("from") else "") + "."),
     "auth.user.password_change": lambda d: "Set this user's password." + _reason(d),
@@ -132,6 +132,7 @@ WORDS = {
     "signage.print_override_requested": _override("Asked a second officer to allow"),
     "signage.print_override": _override("Allowed"),
     "signage.print_override_refused": _override("Refused"),
+    "signage.print_override_withdrawn": _override("Withdrew the request to allow"),
 }
 
 VERBS = {"create": "Created", "change": "Changed", "delete": "Deleted"}

@@ -4,17 +4,21 @@ with a reason; start a new draft from a published version; see who changed what 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.forms.models import BaseInlineFormSet
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
+from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
-from cardroom.audit import log_action
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 
+from . import services
+from .forms import CheckedBands
+from .services import APPROVE, EDIT
 from .models import FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
 
 
@@ -178,9 +182,17 @@ class ScheduleVersionAdmin(AuditedAdmin):
 
     def _version_for_action(self, request, pk):
         version = get_object_or_404(self.get_queryset(request), pk=pk)
-        if not scope_of(request).may_edit_schedule(version.document):
-            raise PermissionDenied
+        permission = (EDIT if version.status != ScheduleVersion.Status.IN_REVIEW else APPROVE)
+        if not permissions.allowed(request.user, permission, version.document):
+            raise PermissionDenied(permissions.refusal(permission, version.document))
         return version
+
+    def delete_model(self, request, obj):
+        """A draft is discarded as at every door (``fees.services.discard_draft``)."""
+        try:
+            services.discard_draft(request.user, obj)
+        except NotAllowed as exc:
+            raise PermissionDenied(str(exc)) from None
 
     def _action_page(self, request, version, form, title, button):
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": version,
@@ -188,21 +200,22 @@ class ScheduleVersionAdmin(AuditedAdmin):
         return render(request, "admin/fees/scheduleversion/action.html", context)
 
     def publish_view(self, request, pk):
-        """A draft: ask for publication. A version awaiting a second officer: approve it (not its author's)."""
+        """A draft: ask for publication. A version awaiting a second officer: approve it (not its author's). The
+        steps are ``fees.services``', which decide who may take them."""
         version = self._version_for_action(request, pk)
         asking = version.status == ScheduleVersion.Status.DRAFT
-        if not asking and not scope_of(request).may_approve_schedule(version.document):
-            raise PermissionDenied("Only a second compliance officer of the establishment (an administrator for a "
-                                   "jurisdiction's shared schedule) may approve its publication.")
         form = PublishForm(request.POST or None, initial={"reason": version.reason if asking else ""})
         if request.method == "POST" and form.is_valid():
             reason = form.cleaned_data["reason"]
             try:
                 if asking:
-                    version.request_publication(user=request.user, reason=reason)
+                    services.request_publication(request.user, version, reason=reason,
+                                                 effective_from=version.effective_from,
+                                                 retroactive=version.retroactive,
+                                                 retroactive_reason=version.retroactive_reason)
                 else:
-                    version.approve_publication(user=request.user, reason=reason)
-            except StateConflict as exc:
+                    services.approve_publication(request.user, version, reason=reason)
+            except (BadInput, StateConflict) as exc:
                 messages.error(request, str(exc))
             except NotAllowed as exc:
                 raise PermissionDenied(str(exc)) from None
@@ -218,17 +231,31 @@ class ScheduleVersionAdmin(AuditedAdmin):
         version = self._version_for_action(request, pk)
         form = NewDraftForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            draft = version.document.new_draft(based_on=version, user=request.user, **form.cleaned_data)
-            log_action("schedule.new_draft", actor=request.user, obj=draft,
-                       establishment=version.document.establishment, jurisdiction=version.document.jurisdiction,
-                       data={"code": version.document.code, "version": draft.number, "based_on": version.number})
+            try:
+                draft = services.start_draft(request.user, version, **form.cleaned_data)
+            except StateConflict as exc:
+                messages.error(request, str(exc))
+                return redirect("admin:fees_scheduleversion_change", version.pk)
+            except NotAllowed as exc:
+                raise PermissionDenied(str(exc)) from None
             messages.success(request, f"{draft} created from v{version.number}. Edit it, then publish it.")
             return redirect("admin:fees_scheduleversion_change", draft.pk)
         return self._action_page(request, version, form, f"New draft from {version}", "Create draft")
 
 
+class TierRowsFormSet(CheckedBands, BaseInlineFormSet):
+    """An option's tier rows in the admin, refused when their bands overlap or leave a gap, as the grid refuses
+    them (``fees.forms.band_problems``)."""
+
+    def clean(self):
+        super().clean()
+        if not any(form.errors for form in self.forms):
+            self._check_bands()
+
+
 class FeeTierInline(AuditedInline, admin.TabularInline):
     model = FeeTier
+    formset = TierRowsFormSet
     extra = 0
     fields = ["order", "fee_kind", "payer", "measure", "lower", "upper", "fee", "taken", "printed_bounds",
               "printed_fee", "note"]

@@ -6,14 +6,19 @@ option (its basis) or of one tier (measure, lower, upper, fee_kind, payer, taken
 reading in words, its date and its citation (the Bureau's answer, say). It takes effect once a second officer
 approves it; the engine (``fees.quoting.snapshot``), validation and signs then use the reading and say it is one.
 
-- ``propose``: anyone who may edit the schedule (``Scope.may_edit_schedule``), on any version, published ones
-  included (the printed data does not change: that is the point); one live (proposed or approved) reading per field;
-- ``approve`` / ``refuse``: a second officer, never the one who proposed it (``cardroom.review``), with a reason.
-  Who may be the second officer is who may approve the schedule's publication (``Scope.may_approve_schedule``): a
+The steps are services (``fees.services``), on the one two-person mechanism (``cardroom.review``):
+
+- ``propose_interpretation``: anyone who may edit the schedule (``fees.edit_schedule``), on any version, published
+  ones included (the printed data does not change: that is the point); one live (proposed or approved) reading per
+  field;
+- ``approve_interpretation`` / ``refuse_interpretation``: a second officer, never the one who proposed it, with a
+  reason. Who may be the second officer is who may approve the schedule's publication (``fees.approve_schedule``): a
   compliance officer of the establishment for its own schedules, an administrator for a jurisdiction's shared ones,
   whose readings change every room's quotes and signs;
-- ``withdraw``: anyone who may edit the schedule takes back a proposal, or retires an approved reading (the value is
-  then read as printed again: the engine refuses rather than guesses), with a reason.
+- ``withdraw_interpretation``: anyone who may edit the schedule takes back a proposal, or retires an approved reading
+  (the value is then read as printed again: the engine refuses rather than guesses), with a reason.
+
+This module reads and checks what a step is given, and how readings are stored and read.
 
 Each step is in the history (django-simple-history) and the hash-chained audit log. A new draft started from a
 version carries its approved readings (``ScheduleDocument.new_draft``).
@@ -21,18 +26,16 @@ version carries its approved readings (``ScheduleDocument.new_draft``).
 
 from decimal import Decimal
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection
 from django.utils import timezone
 
-from cardroom import notify, values
-from cardroom.access import Scope
+from cardroom import review, values
 from cardroom.audit import log_action
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.exceptions import StateConflict
 from cardroom.models import Source
-from cardroom.review import require_second_person
 
 from . import engine
-from .models import FeeOption, FeeTier, Interpretation, ScheduleVersion
+from .models import FeeOption, FeeTier, Interpretation
 
 STATEMENT_MAX = 2000
 REASON_MAX = 2000
@@ -48,12 +51,8 @@ FIELD_LABELS = {"basis": "basis", "measure": "what it is measured on", "lower": 
 LIVE = (Interpretation.Status.PROPOSED, Interpretation.Status.APPROVED)
 
 
-class InterpretationInputError(ValueError):
+class InterpretationInputError(review.ReviewInputError):
     """A reading that cannot be recorded as given; the message says what is wrong (a 400, a form error)."""
-
-    def __init__(self, message, field=None):
-        super().__init__(message)
-        self.field = field
 
 
 class InterpretationConflict(StateConflict):
@@ -184,14 +183,6 @@ def printed_values(readings):
 # -- recording --------------------------------------------------------------------------------------------------------
 
 
-def _scope(user, scope):
-    return scope if scope is not None else Scope(user)
-
-
-def _person(user):
-    return user if getattr(user, "is_authenticated", False) else None
-
-
 def _text(value, field, *, max_length, single_line=True, minimum=0):
     try:
         text = values.text(value, max_length=max_length, required=True, single_line=single_line)
@@ -259,40 +250,16 @@ def _source(source):
     return found
 
 
-def _log(reading, verb, user, **data):
-    document = reading.version.document
-    log_action(f"schedule.interpretation_{verb}", actor=user, obj=reading, establishment=document.establishment,
-               jurisdiction=document.jurisdiction, data={
-                   "code": document.code, "version": reading.version.number, "option": reading.option_number,
-                   "tier": reading.tier_order, "field": reading.field, "value": reading.value,
-                   "statement": reading.statement, "citation": reading.citation,
-                   "decided_on": reading.decided_on.isoformat(), **data})
-
-
-def _save(reading, user, why):
-    reading._change_reason = why
-    reading._history_user = _person(user)
-    reading.save()
-
-
-@transaction.atomic
-def propose(version, option_number, tier_order, field, value, statement, decided_on, citation, source=None, *, user,
-            scope=None):
-    """Propose reading one field of ``version`` (an option's basis when ``tier_order`` is None, else a row's field) as
-    ``value``. Raises NotAllowed (may not edit the schedule), InterpretationInputError (no such option or row, a
-    field or value that cannot be read so, missing words, date or citation) or InterpretationConflict (the field
-    already has a live reading)."""
-    document = version.document
-    if not _scope(user, scope).may_edit_schedule(document):
-        raise NotAllowed(f"Only a compliance officer responsible for {document.code} may propose how it is read.")
-    if _person(user) is None:
-        raise NotAllowed("An interpretation is proposed by a person signed in.")
+def read_proposal(version, option_number, tier_order, field, value, statement, decided_on, citation, source, *,
+                  lock):
+    """A proposed reading's fields, checked (``InterpretationInputError`` names the one at fault), with what the
+    version prints there (``printed``); ``lock`` locks the version once the place is read, before it is looked at."""
     option_number = _whole(option_number, "option", 1)
     tier_order = None if tier_order in (None, "") else _whole(tier_order, "tier", 0)
     if not isinstance(field, str):
         raise InterpretationInputError(f"field must be one of {', '.join(CHOICES) + ', lower, upper'}, not {field!r}.",
                                        "field")
-    ScheduleVersion.objects.select_for_update().filter(pk=version.pk).first()  # one proposal at a time per version
+    lock()  # one proposal at a time per version
     printed = printed_value(version, option_number, tier_order, field)
     value = read_value(field, value)
     statement = _text(statement, "statement", max_length=STATEMENT_MAX, single_line=False, minimum=10)
@@ -304,94 +271,29 @@ def propose(version, option_number, tier_order, field, value, statement, decided
     if decided_on > timezone.localdate():
         raise InterpretationInputError(f"decided_on {decided_on.isoformat()} is after today: record a reading once "
                                        "it has been decided.", "decided_on")
-    source = _source(source)
-    live = Interpretation.objects.filter(version=version, option_number=option_number, tier_order=tier_order,
-                                         field=field, status__in=LIVE).first()
-    if live is not None:
-        raise InterpretationConflict(
-            f"{version} {where(option_number, tier_order)}'s {field} already has a reading "
-            f"{live.get_status_display().split(':')[0].lower()} (#{live.pk}: read as {live.value or 'open'!r}); "
-            "withdraw it before proposing another.")
-    reading = Interpretation(version=version, option_number=option_number, tier_order=tier_order, field=field,
-                             value=value, statement=statement, decided_on=decided_on, citation=citation,
-                             source=source, recorded_by=user, recorded_at=timezone.now())
+    return {"option_number": option_number, "tier_order": tier_order, "field": field, "value": value,
+            "statement": statement, "decided_on": decided_on, "citation": citation, "source": _source(source),
+            "printed": printed}
+
+
+def read_reason(reason):
     try:
-        with transaction.atomic():
-            _save(reading, user, f"Interpretation proposed: {statement}")
-    except IntegrityError:  # proposed at the same moment by someone else
-        raise InterpretationConflict(f"{version} {where(option_number, tier_order)}'s {field} was given a reading "
-                                     "at the same moment; reload and look.") from None
-    _log(reading, "proposed", user, printed=printed)
-    notify.interpretation_proposed(reading)
-    return reading
+        return review.read_reason(reason, minimum=3)
+    except review.ReviewInputError as error:
+        raise InterpretationInputError(str(error), "reason") from None
 
 
-def _locked(reading, *expected):
-    locked = Interpretation.objects.select_for_update().select_related("version__document").get(pk=reading.pk)
-    if locked.status not in expected:
-        wanted = " or ".join(str(Interpretation.Status(s).label).split(":")[0].lower() for s in expected)
-        raise InterpretationConflict(
-            f"Interpretation #{locked.pk} is {locked.get_status_display().split(':')[0].lower()}; this step needs it "
-            f"{wanted}.")
-    return locked
-
-
-def _reason(reason):
-    return _text(reason, "reason", max_length=REASON_MAX, single_line=False, minimum=3)
-
-
-def _review(reading, user, scope, reason, step):
+def log(reading, verb, user, **data):
     document = reading.version.document
-    if not _scope(user, scope).may_approve_schedule(document):
-        shared = "" if document.establishment_id else " (for a jurisdiction's shared schedule: an administrator)"
-        raise NotAllowed(f"Only a second compliance officer responsible for {document.code}{shared} may {step} how it "
-                         "is read.")
-    require_second_person(user, {reading.recorded_by_id}, "An interpretation")
-    return _reason(reason)
+    log_action(f"schedule.interpretation_{verb}", actor=user, obj=reading, establishment=document.establishment,
+               jurisdiction=document.jurisdiction, data={
+                   "code": document.code, "version": reading.version.number, "option": reading.option_number,
+                   "tier": reading.tier_order, "field": reading.field, "value": reading.value,
+                   "statement": reading.statement, "citation": reading.citation,
+                   "decided_on": reading.decided_on.isoformat(), **data})
 
 
-@transaction.atomic
-def approve(reading, *, user, reason, scope=None):
-    """A second officer approves a proposed reading: from now on the engine, validation and signs use it."""
-    reading = _locked(reading, Interpretation.Status.PROPOSED)
-    reason = _review(reading, user, scope, reason, "approve")
-    try:
-        printed = printed_value(reading.version, reading.option_number, reading.tier_order, reading.field)
-    except InterpretationInputError as error:  # a draft's row removed since it was proposed
-        raise InterpretationConflict(f"Interpretation #{reading.pk} no longer fits its version: {error} Withdraw "
-                                     "it.") from None
-    reading.status = Interpretation.Status.APPROVED
-    reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
-    _save(reading, user, f"Interpretation approved: {reason}")
-    _log(reading, "approved", user, printed=printed, reason=reason)
-    notify.interpretation_answered(reading, True)
-    return reading
-
-
-@transaction.atomic
-def refuse(reading, *, user, reason, scope=None):
-    """A second officer refuses a proposed reading, with the reason; the field may be proposed again."""
-    reading = _locked(reading, Interpretation.Status.PROPOSED)
-    reason = _review(reading, user, scope, reason, "refuse")
-    reading.status = Interpretation.Status.REFUSED
-    reading.reviewed_by, reading.reviewed_at, reading.review_reason = user, timezone.now(), reason
-    _save(reading, user, f"Interpretation refused: {reason}")
-    _log(reading, "refused", user, reason=reason)
-    notify.interpretation_answered(reading, False)
-    return reading
-
-
-@transaction.atomic
-def withdraw(reading, *, user, reason, scope=None):
-    """Take back a proposal, or retire an approved reading (the value is read as printed again), with the reason."""
-    reading = _locked(reading, *LIVE)
-    document = reading.version.document
-    if not _scope(user, scope).may_edit_schedule(document):
-        raise NotAllowed(f"Only a compliance officer responsible for {document.code} may withdraw how it is read.")
-    reason = _reason(reason)
-    was = reading.status
-    reading.status = Interpretation.Status.WITHDRAWN
-    reading.reviewed_by, reading.reviewed_at, reading.review_reason = _person(user), timezone.now(), reason
-    _save(reading, user, f"Interpretation withdrawn: {reason}")
-    _log(reading, "withdrawn", user, reason=reason, was=was)
-    return reading
+def save(reading, user, why):
+    reading._change_reason = why
+    reading._history_user = review.person(user)
+    reading.save()

@@ -13,36 +13,33 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
+from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.admin_site import ReadOnlyAdmin
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import Table
 from fees.models import ScheduleDocument, TablePosting
 
-from . import content, printing, tasks
+from . import content, printing, services, tasks
 from . import render as signs
 from .models import PrintOverride, SignPrint
 from .postings import (
     PostingInputError,
-    approve_override,
     current_override,
     error_findings,
-    may_override,
-    may_post,
     pending_override,
     post_table,
     postable_tables,
     read_posting,
-    refuse_override,
-    request_override,
     validation_run,
 )
 
 OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
-    "request": (request_override, "Override asked for; the sign may be printed once a second compliance officer "
-                                  "approves it."),
-    "approve": (approve_override, "Override approved; the sign may be printed."),
-    "refuse": (refuse_override, "Override refused; the sign stays blocked."),
+    "request": (services.request_override, "Override asked for; the sign may be printed once a second compliance "
+                                           "officer approves it."),
+    "approve": (services.approve_override, "Override approved; the sign may be printed."),
+    "refuse": (services.refuse_override, "Override refused; the sign stays blocked."),
+    "withdraw": (services.withdraw_override, "Override request withdrawn; the sign stays blocked."),
 }
 
 
@@ -274,7 +271,7 @@ class TablePostingAdmin(ReadOnlyAdmin):
         preview = request.method != "POST"  # a GET never records anything: it is a preview
         if layout not in signs.LAYOUTS:
             raise PermissionDenied
-        if not preview and not may_post(scope_of(request), posting.table.establishment_id):
+        if not preview and not permissions.allowed(request.user, "signage.print_sign", posting.table.establishment):
             messages.error(request, "Only floor supervisors and compliance officers of the establishment print "
                                     "signs; use Preview.")
             return redirect("admin:fees_tableposting_change", posting.pk)
@@ -287,20 +284,20 @@ class TablePostingAdmin(ReadOnlyAdmin):
         return pdf(rendered.pdf, printing.filename(posting.table.establishment, [posting.table], layout))
 
     def override_view(self, request, pk):
-        """Ask for an override; or, with one awaiting a second officer, approve or refuse it (not its asker)."""
+        """Ask for an override; or, with one awaiting a second officer, approve or refuse it (not its asker), or
+        withdraw it. Every step is a ``signage.services`` service, which decides who may take it."""
         posting = self._posting(request, pk)
-        scope = scope_of(request)
-        if not may_override(scope, posting.table.establishment_id):
-            messages.error(request, "Only a compliance officer of the table's establishment may override.")
+        if not permissions.allowed(request.user, services.OVERRIDE_PRINT, posting.table.establishment):
+            messages.error(request, permissions.refusal(services.OVERRIDE_PRINT))
             return redirect("admin:fees_tableposting_change", posting.pk)
         form = OverrideForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             service, done = OVERRIDE_STEPS.get(request.POST.get("step") or "request", (None, ""))
             try:
                 if service is None:
-                    raise PostingInputError("step must be request, approve or refuse.")
-                service(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
-            except (PostingInputError, StateConflict, NotAllowed) as error:
+                    raise BadInput("step must be request, approve, refuse or withdraw.")
+                service(request.user, posting, reason=form.cleaned_data["reason"])
+            except (BadInput, StateConflict, NotAllowed) as error:
                 messages.error(request, str(error))
             else:
                 messages.success(request, done)
@@ -314,9 +311,10 @@ class TablePostingAdmin(ReadOnlyAdmin):
         asked = (f"Asked for by {waiting.requested_by} on {content.local(waiting.requested_at)}: "
                  f"“{waiting.reason}”.")
         if waiting.requested_by_id == request.user.pk:
-            return self._page(request, None, f"Override of {posting}: awaiting a second officer", "",
+            return self._page(request, form, f"Override of {posting}: awaiting a second officer", "",
                               original=posting, errors=error_findings(posting),
-                              intro=f"{asked} Another compliance officer must approve or refuse it.")
+                              intro=f"{asked} Another compliance officer must approve or refuse it.",
+                              steps=[("withdraw", "Withdraw the request")])
         return self._page(request, form, f"Approve or refuse the override of {posting}", "", original=posting,
                           errors=error_findings(posting), intro=asked,
                           steps=[("approve", "Approve: the sign may be printed"), ("refuse", "Refuse")])
@@ -337,18 +335,19 @@ class TablePostingAdmin(ReadOnlyAdmin):
         return self._page(request, form, "Print the signs of many tables", "Start printing", intro=(
             "The signs are printed by a background job into one PDF; its page shows progress and the download."))
 
+    @permissions.declares("signage.print_sign")
     @admin.action(description="Print signs of the selected postings (letter)")
     def print_letter(self, request, queryset):
         return self._print_many(request, queryset, "letter")
 
+    @permissions.declares("signage.print_sign")
     @admin.action(description="Print signs of the selected postings (tent)")
     def print_tent(self, request, queryset):
         return self._print_many(request, queryset, "tent")
 
     def _print_many(self, request, queryset, layout):
         postings = list(queryset.order_by("table__establishment", "table__label"))
-        scope = scope_of(request)
-        if any(not may_post(scope, p.table.establishment_id) for p in postings):
+        if any(not permissions.allowed(request.user, "signage.print_sign", p.table.establishment) for p in postings):
             self.message_user(request, "You may print only your establishment's signs.", messages.ERROR)
             return None
         try:

@@ -8,12 +8,14 @@ from django.utils import timezone
 class PrintOverride(models.Model):
     """A compliance override of the print gate, made by two people: one compliance officer asks, with a reason, that a
     posting with error findings be printed anyway; a second one approves or refuses it, with theirs. Only an
-    approved override lets the sign be printed (``signage.postings``). Kept whatever the answer."""
+    approved override lets the sign be printed (``signage.postings``). Its asker may withdraw it while it awaits an
+answer (``decided_by`` then says who withdrew it). Kept whatever the answer (``cardroom.review``)."""
 
     class Status(models.TextChoices):
         REQUESTED = "requested", "Asked for: awaiting a second officer"
         APPROVED = "approved", "Approved"
         REFUSED = "refused", "Refused"
+        WITHDRAWN = "withdrawn", "Withdrawn"
 
     posting = models.ForeignKey("fees.TablePosting", on_delete=models.PROTECT, related_name="print_overrides")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
@@ -23,9 +25,10 @@ class PrintOverride(models.Model):
     requested_at = models.DateTimeField(auto_now_add=True)
     findings = models.JSONField(default=list, help_text="The error findings overridden, as they stood.")
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+", help_text="The second officer, who approved or refused it.")
+                                   related_name="+",
+                                   help_text="The second officer, who approved or refused it (or who withdrew it).")
     decided_at = models.DateTimeField(null=True, blank=True)
-    decision_reason = models.TextField(blank=True, help_text="Why it was approved or refused.")
+    decision_reason = models.TextField(blank=True, help_text="Why it was approved, refused or withdrawn.")
 
     class Meta:
         ordering = ["-requested_at", "-id"]

@@ -1,5 +1,6 @@
 """Posting a table, and the rule that a posting with error findings prints only under a compliance override, which
-takes two people: one compliance officer asks for it with a reason, a second one approves (or refuses) it.
+takes two people: one compliance officer asks for it with a reason, a second one approves (or refuses) it (the steps
+are ``signage.services``).
 
 Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
 validated when saved (``compliance.checking.run_posting``) and its findings stay with it, and one whose sign does
@@ -11,11 +12,10 @@ import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from cardroom import notify, values
+from cardroom import values
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 from cardroom.models import Game
-from cardroom.review import require_second_person
 from compliance.checking import run_posting
 from compliance.models import Finding, ValidationRun
 from fees import house_banked
@@ -52,15 +52,6 @@ class PrintBlocked(StateConflict):
 
 
 # -- who may do what ---------------------------------------------------------------------------------------------
-
-
-def may_post(scope, establishment_id):
-    """Floor supervisors and compliance officers post their establishment's tables; admins any table."""
-    return scope.is_admin or establishment_id in scope.staff_establishments
-
-
-def may_override(scope, establishment_id):
-    return scope.is_admin or establishment_id in scope.compliance_establishments
 
 
 def postable_tables(scope):
@@ -315,93 +306,6 @@ def print_permission(posting):
     return override
 
 
-class OverrideStateError(StateConflict):
-    """An override step that does not fit the posting's overrides: asking while one is approved or awaits a second
-    officer, answering when none awaits one (becomes a 409)."""
-
-
-def _override_reason(reason, why):
-    reason = _read(values.text, reason, "reason", max_length=2000, single_line=False)
-    if len(reason) < 10:
-        raise PostingInputError(f"reason must say {why} (10 characters or more).")
-    return reason
-
-
-def _may_override(scope, posting):
-    if not may_override(scope, posting.table.establishment_id):
-        raise PermissionError("Only a compliance officer of the table's establishment may ask for, approve or refuse "
-                              "a print override.")
-
-
-@transaction.atomic
-def request_override(posting, *, user, reason, scope):
-    """Ask that a posting with error findings be printed anyway; it prints once a second officer approves."""
-    from .models import PrintOverride
-
-    _may_override(scope, posting)
-    reason = _override_reason(reason, "why the sign may be printed despite its errors")
-    errors = error_findings(posting)
-    if not errors:
-        raise PostingInputError(f"Posting {posting.pk} has no error findings: it prints without an override.")
-    TablePosting.objects.select_for_update().filter(pk=posting.pk).first()  # one request at a time per posting
-    if current_override(posting) is not None:
-        raise OverrideStateError(f"Posting {posting.pk} already has an approved override: its sign may be printed.")
-    waiting = pending_override(posting)
-    if waiting is not None:
-        raise OverrideStateError(
-            f"An override of posting {posting.pk} asked for by {waiting.requested_by.get_username()} already awaits "
-            "a second compliance officer.")
-    try:
-        with transaction.atomic():
-            asked = PrintOverride.objects.create(posting=posting, reason=reason, requested_by=user, findings=errors)
-    except IntegrityError:  # where the lock above is no lock (SQLite): another request took its place
-        raise OverrideStateError(
-            f"Another override of posting {posting.pk} was asked for at the same moment.") from None
-    log_action("signage.print_override_requested", actor=user, obj=posting, establishment=posting.table.establishment,
-               data={"override": asked.pk, "reason": reason, "findings": errors})
-    notify.override_requested(asked)
-    return asked
-
-
-def approve_override(posting, *, user, reason, scope):
-    """A second officer approves the override asked for: the sign may then be printed."""
-    from .models import PrintOverride
-
-    return _answer(posting, PrintOverride.Status.APPROVED, user=user, reason=reason, scope=scope)
-
-
-def refuse_override(posting, *, user, reason, scope):
-    """A second officer refuses the override asked for: the sign stays blocked (another may be asked for)."""
-    from .models import PrintOverride
-
-    return _answer(posting, PrintOverride.Status.REFUSED, user=user, reason=reason, scope=scope)
-
-
-@transaction.atomic
-def _answer(posting, status, *, user, reason, scope):
-    from .models import PrintOverride
-
-    _may_override(scope, posting)
-    approving = status == PrintOverride.Status.APPROVED
-    reason = _override_reason(reason, "why the override is approved" if approving else "why the override is refused")
-    asked = (posting.print_overrides.select_for_update().filter(status=PrintOverride.Status.REQUESTED)
-             .select_related("requested_by").first())
-    if asked is None:
-        raise OverrideStateError(f"No override of posting {posting.pk} awaits a second officer: one must be asked "
-                                 "for first.")
-    require_second_person(user, {asked.requested_by_id},
-                          f"{'Approving' if approving else 'Refusing'} the print override of table "
-                          f"{posting.table.label}'s posting {posting.pk}")
-    asked.status, asked.decided_by, asked.decided_at, asked.decision_reason = status, user, timezone.now(), reason
-    asked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
-    log_action("signage.print_override" if approving else "signage.print_override_refused", actor=user, obj=posting,
-               establishment=posting.table.establishment,
-               data={"override": asked.pk, "reason": reason, "requested_by": asked.requested_by.get_username(),
-                     "request_reason": asked.reason, "findings": asked.findings})
-    notify.override_answered(asked, approving)
-    return asked
-
-
 def at_moment(raw, default=None):
     """Read the ``at`` of a lookup: a date and time with its offset; now when absent."""
     if raw in (None, ""):
@@ -409,7 +313,6 @@ def at_moment(raw, default=None):
     return _read(values.moment, raw, "at")
 
 
-__all__ = ["OverrideStateError", "PostingInputError", "PrintBlocked", "approve_override", "at_moment",
-           "current_override", "error_findings", "may_override", "may_post", "pending_override", "post_table",
-           "postable_tables", "print_permission", "read_posting", "refuse_override", "request_override",
+__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings",
+           "pending_override", "post_table", "postable_tables", "print_permission", "read_posting",
            "validation_run"]

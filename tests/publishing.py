@@ -1,9 +1,12 @@
-"""Publishing in tests as people do it: one officer asks, a second approves (fees.models.ScheduleVersion)."""
+"""Publishing in tests as people do it: one officer asks, a second approves (fees.services)."""
+
+from fees import services
 
 
 def publish(version, *, requested_by, approved_by, reason="Publishing for the test", **retroactive):
     """``retroactive``: retroactive=True, retroactive_reason=... for a version dated before today."""
-    version.request_publication(user=requested_by, reason=reason, **retroactive)
-    version.approve_publication(user=approved_by, reason=f"Approved: {reason}")
+    services.request_publication(requested_by, version, reason=reason, effective_from=version.effective_from,
+                                 **retroactive)
+    services.approve_publication(approved_by, version, reason=f"Approved: {reason}")
     version.refresh_from_db()
     return version

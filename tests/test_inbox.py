@@ -6,7 +6,7 @@ import datetime
 from django.urls import reverse
 
 from cardroom.inbox import awaiting
-from fees import interpretations
+from fees import services
 from fees.models import ScheduleDocument
 
 ROOM = "casino-marysville"
@@ -18,15 +18,17 @@ def requested(code, people):
     document = ScheduleDocument.objects.get(code=code)
     draft = document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
                                reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
-    return draft.request_publication(user=people.compliance, reason="New rates from January")
+    return services.request_publication(people.compliance, draft, reason="New rates from January",
+                                        effective_from=draft.effective_from)
 
 
 def test_awaiting_is_what_this_user_may_approve(people):
     own = requested(PAI_GOW, people)
     shared = requested(GEGA, people)
     version = ScheduleDocument.objects.get(code=PAI_GOW).versions.get(number=1)
-    reading = interpretations.propose(version, 1, 1, "measure", "player_wager", "Each player's total base wager.",
-                                      datetime.date(2026, 1, 5), "Bureau answer", user=people.compliance_2)
+    reading = services.propose_interpretation(people.compliance_2, version, 1, 1, "measure", "player_wager",
+                                              "Each player's total base wager.", datetime.date(2026, 1, 5),
+                                              "Bureau answer")
 
     second = awaiting(people.compliance_2)
     assert [(a.kind, a.what.split(":")[0]) for a in second] == [("schedule", f"{PAI_GOW} v{own.number}")]

@@ -14,7 +14,7 @@ from cardroom.models import AuditLogEntry, Game, Table
 from compliance.facts import document_facts
 from compliance.models import Finding
 from compliance.rules import lint
-from fees import history, interpretations, quoting
+from fees import history, quoting, services
 from fees.models import FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
 from signage import content, render
 from signage.postings import post_table, read_posting
@@ -45,13 +45,13 @@ def pai_gow():
 
 
 def propose_all(version, people, reading=READING):
-    return [interpretations.propose(version, 1, order, field, value, statement, DECIDED, CITATION,
-                                    user=people.compliance) for order, field, value, statement in reading]
+    return [services.propose_interpretation(people.compliance, version, 1, order, field, value, statement, DECIDED,
+                                            CITATION) for order, field, value, statement in reading]
 
 
 def approve_all(readings, people):
     for reading in readings:
-        interpretations.approve(reading, user=people.compliance_2, reason="Read against the Bureau's answer.")
+        services.approve_interpretation(people.compliance_2, reading, reason="Read against the Bureau's answer.")
 
 
 def printed(version):
@@ -114,7 +114,7 @@ def test_an_approved_reading_makes_an_unquotable_option_quotable_and_the_quote_s
 
     # Withdrawn, the value is read as printed again: the cached engine view follows (no restart).
     withdrawn = Interpretation.objects.get(version=pai_gow, tier_order=3, status="approved")
-    interpretations.withdraw(withdrawn, user=people.compliance, reason="The Bureau withdrew its answer.")
+    services.withdraw_interpretation(people.compliance, withdrawn, reason="The Bureau withdrew its answer.")
     again = api.post(QUOTE, ROUND, format="json")
     assert again.status_code == 400 and "measured in more than one way" in again.json()["error"]["message"]
 
@@ -140,7 +140,7 @@ def test_a_proposed_reading_changes_nothing(api, people, pai_gow):
 def test_the_proposer_cannot_approve_nor_anyone_but_a_second_officer(api, people, pai_gow):
     (reading,) = propose_all(pai_gow, people, READING[:1])
     with pytest.raises(NotAllowed, match="second person"):
-        interpretations.approve(reading, user=people.compliance, reason="My own reading.")
+        services.approve_interpretation(people.compliance, reading, reason="My own reading.")
     api.force_authenticate(people.compliance)
     answer = api.post(f"{READINGS}{reading.pk}/approve/", {"reason": "My own reading."}, format="json")
     assert answer.status_code == 403 and "second person" in answer.json()["error"]["message"]
@@ -150,11 +150,12 @@ def test_the_proposer_cannot_approve_nor_anyone_but_a_second_officer(api, people
     assert reading.status == "proposed" and reading.reviewed_by is None
     # A jurisdiction's shared schedule changes every room's quotes: its second person is an administrator.
     gega = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    shared = interpretations.propose(gega, 1, 1, "taken", "before_deal", "Taken before the cards are dealt, as "
-                                     "the provisions say.", DECIDED, CITATION, user=people.compliance)
+    shared = services.propose_interpretation(people.compliance, gega, 1, 1, "taken", "before_deal",
+                                             "Taken before the cards are dealt, as the provisions say.", DECIDED,
+                                             CITATION)
     with pytest.raises(NotAllowed, match="administrator"):
-        interpretations.approve(shared, user=people.compliance_2, reason="Agreed.")
-    interpretations.approve(shared, user=people.admin, reason="Agreed.")
+        services.approve_interpretation(people.compliance_2, shared, reason="Agreed.")
+    services.approve_interpretation(people.admin, shared, reason="Agreed.")
     assert AuditLogEntry.objects.filter(action="schedule.interpretation_approved", object_id=str(shared.pk)).exists()
 
 

@@ -10,9 +10,10 @@ from django.urls import reverse
 from cardroom.exceptions import NotAllowed
 from cardroom.models import Game, Table
 from compliance.tasks import send_daily_digest
-from fees import interpretations
+from fees import services
 from fees.models import ScheduleDocument
 from signage import postings
+from signage import services as signage_services
 
 LA = ZoneInfo("America/Los_Angeles")
 PAI_GOW = "CMV-CA-FEES-PAI-GOW"
@@ -32,11 +33,15 @@ def draft_of(code, people):
                               reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
 
 
+def ask(user, draft, reason):
+    return services.request_publication(user, draft, reason=reason, effective_from=draft.effective_from)
+
+
 def test_a_request_emails_the_second_officer_naming_what_with_a_link(mailed, mailoutbox,
                                                                     django_capture_on_commit_callbacks):
     draft = draft_of(PAI_GOW, mailed)
     with django_capture_on_commit_callbacks(execute=True):
-        draft.request_publication(user=mailed.compliance, reason="New rates from January")
+        ask(mailed.compliance, draft, "New rates from January")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]  # not the author, not another room
     mail = mailoutbox[0]
     assert f"{PAI_GOW} v{draft.number}" in mail.subject
@@ -47,9 +52,9 @@ def test_a_request_emails_the_second_officer_naming_what_with_a_link(mailed, mai
 
 def test_approving_emails_the_author_once(mailed, mailoutbox, django_capture_on_commit_callbacks):
     draft = draft_of(PAI_GOW, mailed)
-    draft.request_publication(user=mailed.compliance, reason="New rates from January")  # not committed: no mail
+    ask(mailed.compliance, draft, "New rates from January")  # not committed: no mail
     with django_capture_on_commit_callbacks(execute=True):
-        draft.approve_publication(user=mailed.compliance_2, reason="Checked against the letter")
+        services.approve_publication(mailed.compliance_2, draft, reason="Checked against the letter")
     assert [m.to for m in mailoutbox] == [["t-compliance@example.test"]]
     assert mailoutbox[0].subject.startswith("Approved:") and "Checked against the letter" in mailoutbox[0].body
 
@@ -58,13 +63,13 @@ def test_a_step_rolled_back_or_refused_sends_nothing(mailed, mailoutbox, django_
     draft = draft_of(PAI_GOW, mailed)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(RuntimeError), transaction.atomic():
-            draft.request_publication(user=mailed.compliance, reason="New rates from January")
+            ask(mailed.compliance, draft, "New rates from January")
             raise RuntimeError("the surrounding work failed")
     assert callbacks == [] and mailoutbox == []
     draft.refresh_from_db()
-    draft.request_publication(user=mailed.compliance, reason="New rates from January")
+    ask(mailed.compliance, draft, "New rates from January")
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(NotAllowed):
-        draft.approve_publication(user=mailed.compliance, reason="I approve my own")  # the author: refused
+        services.approve_publication(mailed.compliance, draft, reason="I approve my own")  # the author: refused
     assert mailoutbox == []
 
 
@@ -72,25 +77,26 @@ def test_a_shared_schedule_asks_the_administrators_and_those_without_an_address_
         mailed, mailoutbox, django_capture_on_commit_callbacks):
     draft = draft_of("GEGA-002888", mailed)
     with django_capture_on_commit_callbacks(execute=True):
-        draft.request_publication(user=mailed.compliance, reason="The Bureau's new table")
+        ask(mailed.compliance, draft, "The Bureau's new table")
     assert [m.to for m in mailoutbox] == [["t-admin@example.test"]]
     mailed.admin.email = ""
     mailed.admin.save(update_fields=["email"])
     with django_capture_on_commit_callbacks(execute=True):
-        draft.withdraw_publication_request(user=mailed.compliance, reason="Wrong date")
+        services.withdraw_publication(mailed.compliance, draft, reason="Wrong date")
         draft.refresh_from_db()
-        draft.request_publication(user=mailed.compliance, reason="The Bureau's new table")
+        ask(mailed.compliance, draft, "The Bureau's new table")
     assert len(mailoutbox) == 1
 
 
 def test_refusing_an_interpretation_emails_who_proposed_it(mailed, mailoutbox, django_capture_on_commit_callbacks):
     version = ScheduleDocument.objects.get(code=PAI_GOW).versions.get(number=1)
     with django_capture_on_commit_callbacks(execute=True):
-        reading = interpretations.propose(version, 1, 1, "measure", "player_wager", "Each player's total base "
-                                          "wager.", datetime.date(2026, 1, 5), "Bureau answer", user=mailed.compliance)
+        reading = services.propose_interpretation(mailed.compliance, version, 1, 1, "measure", "player_wager",
+                                                  "Each player's total base wager.", datetime.date(2026, 1, 5),
+                                                  "Bureau answer")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     with django_capture_on_commit_callbacks(execute=True):
-        interpretations.refuse(reading, user=mailed.compliance_2, reason="The letter says otherwise.")
+        services.refuse_interpretation(mailed.compliance_2, reading, reason="The letter says otherwise.")
     assert mailoutbox[1].to == ["t-compliance@example.test"] and mailoutbox[1].subject.startswith("Refused:")
 
 
@@ -103,11 +109,8 @@ def test_a_print_override_asked_for_emails_the_rooms_other_officer(mailed, mailo
         "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="CMV-CA-TABLE-ACTION"),
         "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 6,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
-    from cardroom.access import Scope
-
     with django_capture_on_commit_callbacks(execute=True):
-        postings.request_override(posting, user=mailed.compliance, reason="The Bureau is reviewing the option",
-                                  scope=Scope(mailed.compliance))
+        signage_services.request_override(mailed.compliance, posting, reason="The Bureau is reviewing the option")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     assert "T-10" in mailoutbox[0].subject and f"/postings/{posting.pk}/override/" in mailoutbox[0].body
 

@@ -8,21 +8,15 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from cardroom.access import Scope
 from cardroom.exceptions import NotAllowed
-from cardroom.models import AuditLogEntry, Game, Table
+from cardroom.models import AuditLogEntry
 from fees.models import ScheduleDocument
 from signage import printing
 from signage.models import PrintOverride, SignPrint
-from signage.postings import (
-    OverrideStateError,
-    PrintBlocked,
-    approve_override,
-    post_table,
-    print_permission,
-    read_posting,
-    refuse_override,
-)
+from signage import services as signage_services
+from signage.postings import PrintBlocked, print_permission
+from signage.services import OverrideStateError
+from tests.factories import make_table, post_as
 
 from .publishing import publish
 
@@ -36,13 +30,10 @@ ASKED = "The Bureau is reviewing the option; print meanwhile."
 
 def post(people, label, max_wager="500"):
     """Table ``label`` posted on GEGA-002888 option 1 from 1 March (a maximum above $10,000 is an error finding)."""
-    table = Table.objects.create(establishment=people.marysville, label=label, seats=7,
-                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    table = make_table(people.marysville, label=label)
     data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": max_wager,
             "effective_from": MARCH_1.isoformat()}
-    posting, _ = post_table(read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)),
-                            user=people.floor)
-    return posting
+    return post_as(people.floor, data)[0]
 
 
 @pytest.fixture
@@ -79,8 +70,7 @@ def test_one_officer_cannot_approve_or_refuse_their_own_request(api, people, bro
         assert refused.status_code == 403, refused.json()
         assert "needs a second person" in refused.json()["error"]["message"]
     with pytest.raises(NotAllowed):
-        approve_override(broken, user=people.compliance, reason="Approving my own request.",
-                         scope=Scope(people.compliance))
+        signage_services.approve_override(people.compliance, broken, reason="Approving my own request.")
     override = PrintOverride.objects.get(posting=broken)
     assert (override.status, override.decided_by) == (PrintOverride.Status.REQUESTED, None)
     assert not AuditLogEntry.objects.filter(action__in=["signage.print_override", "signage.print_override_refused"])
@@ -109,7 +99,7 @@ def test_a_pending_or_refused_override_does_not_unblock_printing(api, people, br
     # Nothing awaits an answer now: approving is a conflict; a new request may be made.
     assert answer(api, broken, people.admin, "approve").status_code == 409
     with pytest.raises(OverrideStateError):
-        refuse_override(broken, user=people.admin, reason="Nothing to refuse here.", scope=Scope(people.admin))
+        signage_services.refuse_override(people.admin, broken, reason="Nothing to refuse here.")
     assert ask(api, broken, people.compliance_2, reason="Second try: the Bureau answered by phone.").status_code == 201
     assert PrintOverride.objects.filter(posting=broken).count() == 2  # the refusal is kept
 
@@ -179,7 +169,7 @@ def test_a_sign_printed_under_v1_is_out_of_date_once_v2_is_in_force(api, client,
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=document.versions.get(number=1), user=people.compliance,
                                reason="Bureau letter: new rates", effective_from=V2_FROM)
-    publish(draft, requested_by=people.compliance, approved_by=people.compliance_2)
+    publish(draft, requested_by=people.compliance, approved_by=people.admin)  # GEGA-002888 is shared: an administrator
     floor_page, table_page = "/floor/casino-marysville/", f"/floor/casino-marysville/tables/{posting.table_id}/"
     verify_page = reverse("signage-verify", args=[posting.public_token])
     client.force_login(people.floor)

@@ -1,6 +1,6 @@
 """How a version's ambiguous values are read, for a compliance officer: each reading beside what is printed, and
-the forms to propose one, approve or refuse one (a second officer) and withdraw one (``fees.interpretations``, the
-service the API uses).
+the forms to propose one, approve or refuse one (a second officer) and withdraw one (``fees.services``, the services
+the API uses, which decide who may take each step).
 
 Scoped as the schedule pages (``compliance._document``: a draft only for those who may edit it). Those who may edit
 the schedule see every reading of the version; everyone else the approved ones, which quotes, validation and signs
@@ -9,17 +9,17 @@ use.
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect
 
 from cardroom import forms as strict
-from cardroom import values
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom import permissions, values
+from cardroom.exceptions import StateConflict
 from cardroom.models import Source
-from fees import interpretations
+from fees import interpretations, services
 from fees.forms import reason_field
 from fees.models import FeeOption, Interpretation
+from fees.reviews import INTERPRETATION
 
 from ..access import page
 from .compliance import _document, _render, _room, _version
@@ -74,11 +74,11 @@ class StepForm(forms.Form):
     reason = reason_field(label="Why", help_text="Kept with the reading, in its history and in the audit log.")
 
 
-# step -> (the service, who may take it, what the message says was done)
+# step -> (the service, what the message says was done)
 STEPS = {
-    "approve": (interpretations.approve, "may_approve_schedule", "approved: quotes, validation and signs now use it"),
-    "refuse": (interpretations.refuse, "may_approve_schedule", "refused"),
-    "withdraw": (interpretations.withdraw, "may_edit_schedule", "withdrawn: the value is read as printed"),
+    "approve": (services.approve_interpretation, "approved: quotes, validation and signs now use it"),
+    "refuse": (services.refuse_interpretation, "refused"),
+    "withdraw": (services.withdraw_interpretation, "withdrawn: the value is read as printed"),
 }
 
 
@@ -87,22 +87,20 @@ def interpretations_page(request, establishment, code, number, scope):
     establishment = _room(scope, establishment)
     document, versions = _document(scope, establishment, code)
     version = _version(versions, number)
-    may_edit, may_review = scope.may_edit_schedule(document), scope.may_approve_schedule(document)
+    may_edit = permissions.allowed(request.user, services.EDIT, document)
+    may_review = permissions.allowed(request.user, services.APPROVE, document)
     propose = ProposeForm(version=version)
     step_forms, status = {}, 200
     if request.method == "POST":
         step = request.POST.get("step")
-        try:
-            if step == "propose":
-                propose, status = _propose(request, scope, version, may_edit)
-            elif step in STEPS:
-                form, status = _step(request, scope, version, step)
-                step_forms[form.prefix] = form
-            else:
-                messages.error(request, "Choose to propose a reading, or to approve, refuse or withdraw one.")
-                status = 400
-        except NotAllowed as error:
-            raise PermissionDenied(str(error)) from None
+        if step == "propose":
+            propose, status = _propose(request, version)
+        elif step in STEPS:
+            form, status = _step(request, version, step)
+            step_forms[form.prefix] = form
+        else:
+            messages.error(request, "Choose to propose a reading, or to approve, refuse or withdraw one.")
+            status = 400
         if status == 302:
             return redirect("console:compliance-interpretations", establishment.slug, document.code, version.number)
     readings = version.interpretations.select_related("recorded_by", "reviewed_by", "source")
@@ -123,7 +121,7 @@ def interpretations_page(request, establishment, code, number, scope):
             "footnote": interpretations.footnote(reading),
             "form": step_forms.get(prefix) or (StepForm(prefix=prefix) if live and may_edit else None),
             "may_review": (reading.status == Interpretation.Status.PROPOSED and may_review
-                           and reading.recorded_by_id != request.user.pk),
+                           and request.user.pk not in INTERPRETATION.involved(reading)),
             "mine": reading.recorded_by_id == request.user.pk,
         })
     return _render(request, "interpretations.html", establishment, {
@@ -131,9 +129,8 @@ def interpretations_page(request, establishment, code, number, scope):
         "may_edit": may_edit, "may_review": may_review}, status=status)
 
 
-def _propose(request, scope, version, may_edit):
-    if not may_edit:
-        raise PermissionDenied("Only a compliance officer responsible for this schedule may propose how it is read.")
+def _propose(request, version):
+    permissions.require(request.user, services.EDIT, version.document)  # before the form is read
     form = ProposeForm(request.POST, version=version)
     if not form.is_valid():
         return form, 400
@@ -142,9 +139,10 @@ def _propose(request, scope, version, may_edit):
     field = given["field"]
     value = given["choice"] if field not in interpretations.BOUNDS else given["amount"]
     try:
-        reading = interpretations.propose(
-            version, int(option), int(tier) if tier else None, field, value, given["statement"], given["decided_on"],
-            given["citation"], given["source"], user=request.user, scope=scope)
+        reading = services.propose_interpretation(
+            request.user, version, option=int(option), tier=int(tier) if tier else None, field=field, value=value,
+            statement=given["statement"], decided_on=given["decided_on"], citation=given["citation"],
+            source=given["source"])
     except interpretations.InterpretationInputError as error:
         where = {"option": "place", "tier": "place", "value": "amount" if field in interpretations.BOUNDS
                  else "choice"}.get(error.field, error.field)
@@ -160,10 +158,8 @@ def _propose(request, scope, version, may_edit):
     return form, 302
 
 
-def _step(request, scope, version, step):
-    service, right, done = STEPS[step]
-    if not getattr(scope, right)(version.document):
-        raise PermissionDenied(f"You may not {step} how {version.document.code} is read.")
+def _step(request, version, step):
+    service, done = STEPS[step]
     try:
         reading = version.interpretations.get(pk=values.whole_text(request.POST.get("reading"), minimum=1,
                                                                     maximum=values.MAX_ID))
@@ -173,7 +169,7 @@ def _step(request, scope, version, step):
     if not form.is_valid():
         return form, 400
     try:
-        service(reading, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
+        service(request.user, reading, reason=form.cleaned_data["reason"])
     except interpretations.InterpretationInputError as error:
         form.add_error("reason" if error.field == "reason" else None, str(error))
         return form, 400

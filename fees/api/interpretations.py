@@ -14,10 +14,11 @@ from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.api.fields import DayField, TextField, WholeField
 from cardroom.api.schema import may_conflict
-from fees import interpretations
+from fees import interpretations, services
 from fees.models import Interpretation, ScheduleDocument, ScheduleVersion
 
 from .views import MAX_VERSION_NUMBER
@@ -116,6 +117,8 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     ordering_fields = ["id", "recorded_at", "decided_on"]
     ordering = ["id"]
     lookup_value_regex = "[0-9]{1,18}"
+    permission_names = {"*": "cardroom.view_records", "create": "fees.edit_schedule", "withdraw": "fees.edit_schedule",
+                        "approve": "fees.approve_schedule", "refuse": "fees.approve_schedule"}
 
     @cached_property
     def document(self):
@@ -144,16 +147,11 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         context = {**self.get_serializer_context(), "printed": interpretations.printed_values(page)}
         return self.get_paginated_response(InterpretationSerializer(page, many=True, context=context).data)
 
-    def _editor(self):
-        if not self.scope.may_edit_schedule(self.document):
-            raise exceptions.PermissionDenied("Only a compliance officer responsible for this schedule may propose or "
-                                              "withdraw how it is read.")
+    def _editor(self):  # asked before the body is read; the service asks again
+        permissions.require(self.request.user, services.EDIT, self.document)
 
     def _reviewer(self):
-        if not self.scope.may_approve_schedule(self.document):
-            raise exceptions.PermissionDenied(
-                "Only a second compliance officer of the establishment (an administrator for a jurisdiction's shared "
-                "schedule) may approve or refuse how it is read.")
+        permissions.require(self.request.user, services.APPROVE, self.document)
 
     def _answer(self, reading, code=status.HTTP_200_OK):
         return Response(self.get_serializer(self.get_queryset().get(pk=reading.pk)).data, status=code)
@@ -175,10 +173,10 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         if version is None or not (version.is_published or self.scope.sees_drafts()):
             raise exceptions.ValidationError({"version": f"{self.document.code} has no version {given['version']}."})
         try:
-            reading = interpretations.propose(
-                version, given["option"], given.get("tier"), given["field"], given.get("value", ""),
-                given["statement"], given["decided_on"], given["citation"], given.get("source") or None,
-                user=request.user, scope=self.scope)
+            reading = services.propose_interpretation(
+                request.user, version, option=given["option"], tier=given.get("tier"), field=given["field"],
+                value=given.get("value", ""), statement=given["statement"], decided_on=given["decided_on"],
+                citation=given["citation"], source=given.get("source") or None)
         except interpretations.InterpretationInputError as error:
             raise self._input_error(error) from None
         return self._answer(reading, status.HTTP_201_CREATED)
@@ -189,7 +187,7 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         data = ReasonSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            step(reading, user=request.user, reason=data.validated_data["reason"], scope=self.scope)
+            step(request.user, reading, reason=data.validated_data["reason"])
         except interpretations.InterpretationInputError as error:
             raise self._input_error(error) from None
         return self._answer(reading)
@@ -200,18 +198,18 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     def approve(self, request, code=None, pk=None):
         """A second officer approves a proposed reading: from now on it is used, and said to be one. Whoever proposed
         it cannot (403)."""
-        return self._step(request, interpretations.approve, self._reviewer)
+        return self._step(request, services.approve_interpretation, self._reviewer)
 
     @extend_schema(request=ReasonSerializer, responses=InterpretationSerializer)
     @may_conflict("the reading is not awaiting a second officer.")
     @action(detail=True, methods=["post"])
     def refuse(self, request, code=None, pk=None):
         """A second officer refuses a proposed reading, with the reason (not whoever proposed it)."""
-        return self._step(request, interpretations.refuse, self._reviewer)
+        return self._step(request, services.refuse_interpretation, self._reviewer)
 
     @extend_schema(request=ReasonSerializer, responses=InterpretationSerializer)
     @may_conflict("the reading has been refused or withdrawn already.")
     @action(detail=True, methods=["post"])
     def withdraw(self, request, code=None, pk=None):
         """Take back a proposal, or retire an approved reading: the value is read as printed again."""
-        return self._step(request, interpretations.withdraw, self._editor)
+        return self._step(request, services.withdraw_interpretation, self._editor)

@@ -8,12 +8,14 @@ and why" by the history tables.
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Max, Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from cardroom.exceptions import StateConflict
 from cardroom.models import Cited
+
+from .. import in_force
 
 MONEY = {"max_digits": 12, "decimal_places": 2}
 
@@ -52,19 +54,10 @@ class ScheduleDocument(Cited):
         return self.versions.filter(status=ScheduleVersion.Status.PUBLISHED)
 
     def version_as_of(self, day, known_at=None):
-        """The published version in force on ``day``: the latest effective date on or before it.
-
-        The first version may carry no effective date when its source states none; it is then taken as in
-        force from the beginning until a later version takes over. With ``known_at`` (a moment), the answer the
-        record gave at that moment: versions published later (a retroactive change among them) are left out.
-        """
-        return (
-            self.published_versions()
-            .known_at(known_at)
-            .filter(Q(effective_from__lte=day) | Q(effective_from__isnull=True))
-            .order_by(F("effective_from").desc(nulls_last=True), "-number")
-            .first()
-        )
+        """The published version in force on ``day`` (by the rule of ``fees.in_force``): the latest effective date
+        on or before it. With ``known_at`` (a moment), the answer the record gave at that moment: versions published
+        later (a retroactive change among them) are left out."""
+        return in_force.candidates(self.versions.all(), day, known_at).first()
 
     @transaction.atomic
     def new_draft(self, *, based_on, user=None, reason="", effective_from=None):
@@ -111,11 +104,10 @@ class VersionQuerySet(models.QuerySet):
 
     def in_force_for(self, documents, day, known_at=None):
         """``{document id: its published version in force on day}`` for many documents in one query, by the
-        rule of ``ScheduleDocument.version_as_of``."""
+        rule of ``fees.in_force``."""
         found = {}
-        for version in (self.filter(document_id__in=documents, status=self.model.Status.PUBLISHED).known_at(known_at)
-                        .filter(Q(effective_from__lte=day) | Q(effective_from__isnull=True))
-                        .order_by("document_id", F("effective_from").desc(nulls_last=True), "-number")):
+        for version in (in_force.candidates(self.filter(document_id__in=documents), day, known_at)
+                        .order_by("document_id", *in_force.LATEST_FIRST)):
             found.setdefault(version.document_id, version)
         return found
 
@@ -251,16 +243,10 @@ class ScheduleVersion(models.Model):
                       .values_list("history_user_id", flat=True))
         return people - {None}
 
-    def _lock(self, *expected):
-        locked = ScheduleVersion.objects.select_for_update().get(pk=self.pk)
-        self.status = locked.status
-        if self.status not in expected and self.status == self.Status.PUBLISHED:
-            raise VersionStateError(f"{self} is already published; it never changes: start a new draft from it.")
-        if self.status not in expected:
-            wanted = " or ".join(str(self.Status(s).label).lower() for s in expected)
-            raise VersionStateError(f"{self} is {self.get_status_display().lower()}; this step needs it {wanted}.")
-
-    def _save_step(self, step, *, user, actor_label, reason):
+    def record_step(self, step, *, user, actor_label, reason):
+        """Save the version as a review step left it and keep the step (who, when, why) and its audit entry: the
+        storage of ``fees.services``' publication steps (``cardroom.review``), the only saves a locked version
+        allows."""
         from cardroom.audit import log_action
 
         self._change_reason = f"{VersionReview.Step(step).label}: {reason}"
@@ -282,78 +268,9 @@ class ScheduleVersion(models.Model):
                   "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason},
         )
 
-    @transaction.atomic
-    def request_publication(self, *, user, reason, retroactive=None, retroactive_reason=None):
-        """Ask for the draft to be published: it is checked as publishing would check it and then frozen until a
-        second officer approves or refuses it (or the request is withdrawn)."""
-        self._lock(self.Status.DRAFT)
-        self.publication_reason = reason or ""
-        if retroactive is not None:
-            self.retroactive = retroactive
-        if retroactive_reason is not None:
-            self.retroactive_reason = retroactive_reason
-        problems = self.publish_problems()
-        if problems:
-            raise VersionStateError(" ".join(problems))
-        self.status = self.Status.IN_REVIEW
-        self.review_requested_by = user
-        self.review_requested_at = timezone.now()
-        self._save_step(VersionReview.Step.REQUESTED, user=user, actor_label="", reason=self.publication_reason)
-        from cardroom import notify
-
-        notify.publication_requested(self)
-        return self
-
-    @transaction.atomic
-    def approve_publication(self, *, user, reason):
-        """A second officer publishes the requested version; whoever asked, started or changed it cannot."""
-        from cardroom.review import require_second_person
-
-        self._lock(self.Status.IN_REVIEW)
-        require_second_person(user, self.editors() | {self.review_requested_by_id},
-                              f"Publishing {self.document.code} v{self.number}")
-        self._publish(user=user, reason=reason)
-        from cardroom import notify
-
-        notify.publication_answered(self, True, user, reason)
-        return self
-
-    @transaction.atomic
-    def refuse_publication(self, *, user, reason):
-        """A second officer sends the requested version back to draft, saying why."""
-        from cardroom.review import require_second_person
-
-        self._lock(self.Status.IN_REVIEW)
-        require_second_person(user, {self.review_requested_by_id}, f"Refusing {self.document.code} v{self.number}")
-        self.status = self.Status.DRAFT
-        self._save_step(VersionReview.Step.REFUSED, user=user, actor_label="", reason=reason)
-        from cardroom import notify
-
-        notify.publication_answered(self, False, user, reason)
-        return self
-
-    @transaction.atomic
-    def withdraw_publication_request(self, *, user, reason):
-        """The request is taken back (by anyone who may edit the schedule), so the draft can be changed again."""
-        self._lock(self.Status.IN_REVIEW)
-        self.status = self.Status.DRAFT
-        self._save_step(VersionReview.Step.WITHDRAWN, user=user, actor_label="", reason=reason)
-        return self
-
-    @transaction.atomic
-    def publish(self, *, reason, actor_label, retroactive=None, retroactive_reason=None):
-        """Publish with no person's approval: only for the seed loader and other commands (``actor_label``). People
-        publish through ``request_publication`` and a second officer's ``approve_publication``."""
-        self._lock(self.Status.DRAFT, self.Status.IN_REVIEW)
-        self.publication_reason = self.publication_reason or reason
-        if retroactive is not None:
-            self.retroactive = retroactive
-        if retroactive_reason is not None:
-            self.retroactive_reason = retroactive_reason
-        return self._publish(user=None, reason=reason, actor_label=actor_label)
-
-    def _publish(self, *, user, reason, actor_label=""):
-        status, self.status = self.status, self.Status.DRAFT  # checked as the draft it was
+    def mark_published(self, *, user, reason, actor_label=""):
+        """The version, checked as the draft it was (``publish_problems``), enters the record as published."""
+        status, self.status = self.status, self.Status.DRAFT
         problems = self.publish_problems()
         self.status = status
         if problems:
@@ -361,7 +278,7 @@ class ScheduleVersion(models.Model):
         self.status = self.Status.PUBLISHED
         self.published_by = user if getattr(user, "is_authenticated", False) else None
         self.published_at = timezone.now()
-        self._save_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
+        self.record_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
         return self
 
 

@@ -1,0 +1,117 @@
+"""The schedules' two-person reviews on the one mechanism (``cardroom.review``): a version's publication and an
+interpretation, as workflows (used by ``fees.services``) and as kinds the inbox lists and the emails announce
+(registered in ``FeesConfig.ready``)."""
+
+from django.urls import reverse
+
+from cardroom import inbox, review
+
+from .interpretations import InterpretationConflict
+from .models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
+
+Status = ScheduleVersion.Status
+
+PUBLICATION = review.Workflow(
+    states={Status.DRAFT: review.DRAFT, Status.IN_REVIEW: review.AWAITING, Status.PUBLISHED: review.APPROVED},
+    lands={review.REFUSE: Status.DRAFT, review.WITHDRAW: Status.DRAFT},  # refused or withdrawn: a draft again
+    asker=lambda version: version.review_requested_by_id,
+    makers=lambda version: version.editors(),  # whoever started or changed it, at any door (its history)
+    label=lambda status: str(Status(status).label).lower(),
+    conflict=VersionStateError,
+)
+
+INTERPRETATION = review.Workflow(
+    states={Interpretation.Status.PROPOSED: review.AWAITING, Interpretation.Status.APPROVED: review.APPROVED,
+            Interpretation.Status.REFUSED: review.REFUSED, Interpretation.Status.WITHDRAWN: review.WITHDRAWN},
+    also={review.WITHDRAW: frozenset({review.APPROVED})},  # an approved reading is retired by withdrawing it
+    asker=lambda reading: reading.recorded_by_id,
+    label=lambda status: str(Interpretation.Status(status).label).split(":")[0].lower(),
+    conflict=InterpretationConflict,
+)
+
+
+# -- as the inbox and the emails see them ----------------------------------------------------------------------------
+
+
+def _role(document):
+    return (f"a second compliance officer of {document.establishment.name}" if document.establishment_id
+            else "an administrator")
+
+
+def _version_path(version, scope=None, establishment=None):
+    slug = inbox.room_slug(version.document, scope or inbox.Scope(None), establishment)
+    return reverse("console:compliance-publish", args=[slug, version.document.code, version.number]) if slug else ""
+
+
+def _reading_path(reading, scope=None, establishment=None):
+    document = reading.version.document
+    slug = inbox.room_slug(document, scope or inbox.Scope(None), establishment)
+    return (reverse("console:compliance-interpretations", args=[slug, document.code, reading.version.number])
+            if slug else "")
+
+
+def _waiting_versions(user, scope, establishment):
+    return (ScheduleVersion.objects.filter(inbox.approvable(scope, establishment, "document__"),
+                                           status=Status.IN_REVIEW).exclude(review_requested_by=user))
+
+
+def _version_items(pks, user, scope, establishment):
+    items = []
+    for v in ScheduleVersion.objects.filter(pk__in=pks).select_related("document__establishment",
+                                                                       "review_requested_by"):
+        if user.pk in v.editors():  # whoever started or changed it may not approve it
+            continue
+        path = _version_path(v, scope, establishment)
+        if path:
+            items.append(inbox.Awaiting("schedule", f"{v.document.code} v{v.number}: {v.document.title}",
+                                        v.review_requested_by.get_username() if v.review_requested_by else "",
+                                        v.review_requested_at or v.created_at, path, v.document.establishment_id))
+    return items
+
+
+def _last_answer(version):
+    step = version.reviews.filter(step__in=[VersionReview.Step.APPROVED, VersionReview.Step.REFUSED]).last()
+    return (step.by, step.reason) if step else (None, "")
+
+
+def _publication(version):
+    return f"Publication of {version.document.code} v{version.number} ({version.document.title})"
+
+
+def _waiting_readings(user, scope, establishment):
+    return (Interpretation.objects.filter(inbox.approvable(scope, establishment, "version__document__"),
+                                          status=Interpretation.Status.PROPOSED).exclude(recorded_by=user))
+
+
+def _reading_items(pks, user, scope, establishment):
+    items = []
+    for r in Interpretation.objects.filter(pk__in=pks).select_related("version__document__establishment",
+                                                                      "recorded_by"):
+        path = _reading_path(r, scope, establishment)
+        if path:
+            items.append(inbox.Awaiting("interpretation", str(r),
+                                        r.recorded_by.get_username() if r.recorded_by else "", r.recorded_at, path,
+                                        r.version.document.establishment_id))
+    return items
+
+
+SCHEDULE_KIND = review.Kind(
+    name="schedule", label="Publication of a schedule version", waiting=_waiting_versions, items=_version_items,
+    what=_publication, path=_version_path, role=lambda v: _role(v.document),
+    approvers=lambda v: inbox.schedule_approvers(v.document, exclude=v.editors() | {v.review_requested_by_id}),
+    asked=lambda v: (v.review_requested_by, v.publication_reason), answered=_last_answer,
+    outcomes=("approved: it is published", "refused: it is a draft again"),
+)
+
+INTERPRETATION_KIND = review.Kind(
+    name="interpretation", label="Interpretation of a schedule", waiting=_waiting_readings, items=_reading_items,
+    what=lambda r: f"Interpretation #{r.pk}: {r}", path=_reading_path, role=lambda r: _role(r.version.document),
+    approvers=lambda r: inbox.schedule_approvers(r.version.document, exclude={r.recorded_by_id}),
+    asked=lambda r: (r.recorded_by, r.statement), answered=lambda r: (r.reviewed_by, r.review_reason),
+    outcomes=("approved: it is in use", "refused"),
+)
+
+
+def register():
+    review.register_kind(SCHEDULE_KIND)
+    review.register_kind(INTERPRETATION_KIND)
