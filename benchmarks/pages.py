@@ -1,80 +1,170 @@
-"""Role pages: server time (p50/p95) and query count of every page, with the demo month and a 200-table floor.
+"""Role pages: server time (p50/p95/max) and queries per request of every page, on a 20-table and a 200-table floor.
 
-    .venv/bin/python benchmarks/pages.py [--tables 200] [--repeat 30]
+    .venv/bin/python benchmarks/pages.py [--repeat 30] [--fresh]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench_pages .venv/bin/python benchmarks/pages.py
+    .venv/bin/python benchmarks/pages.py --profile "regulator room"     # where one page's time and queries go
 
-Uses DATABASE_URL when set; otherwise a throw-away SQLite database. Migrates, loads the seed and the demo (a
-month of play at Casino Marysville), adds a 200-table floor at a benchmark establishment in California, then asks
-each page ``--repeat`` times through Django's test client (the whole request: middleware, session, view,
-template) as the role that uses it, for the demo floor and for the 200-table floor. Prints p50 and p95 server
-time and the queries per request for both; the query count must not grow with the number of tables.
+Uses DATABASE_URL when set, else its own SQLite file, var/bench-pages.sqlite3 (never the dev database). The first
+run migrates, loads the seed and the demo (``load_seed_data``, ``load_demo``) and adds two California rooms,
+``bench-20`` and ``bench-200``, built the same way: their tables posted through ``signage.postings.post_table`` on
+GEGA-002888 (its options in turn; a table whose posting has error findings prints under an approved override),
+a month of recorded play (``demo.play.record_month``: rounds, collections, corrections, nightly
+reconciliations) and a whole-floor sign batch (the print job page). Later runs reuse all of it (``--fresh``
+starts again). Each page is asked ``--repeat`` times through Django's test client (the whole request: middleware,
+session, view, template), ``DEBUG`` off as in production, as the role that uses it; the queries are counted on one
+more request. The regulator's home lists the whole jurisdiction, so it is the same page in both columns.
 
-Target (issue 11): every page under 100 ms p95, and the same queries for 14 tables as for 200. Exit status 0
-when met.
+Target (issue 25): every page under 50 ms p95 on the 200-table floor, and the same queries for 20 tables as for
+200. Exit status 0 when met.
 """
 
 import argparse
+import cProfile
 import datetime
 import os
+import pstats
+import re
+import secrets
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-TARGET_MS = 100
-# Pages that list every table (or every finding or posting): their queries must not grow with the floor.
-LISTS = {"floor", "compliance home", "findings", "postings", "regulator room"}
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+TARGET_MS = 50
+ROOMS = (20, 200)
+SQLITE_FILE = ROOT / "var" / "bench-pages.sqlite3"
+# GEGA-002888 options whose player-dealer fee stops at $300-$400 of table action: the demo's play goes past that
+# at a $500 table, which the ledger refuses. The tables are posted on the other 44 options in turn.
+CAPPED_OPTIONS = {43, 44, 45, 48, 49}
+OPTIONS = [number for number in range(1, 50) if number not in CAPPED_OPTIONS]
 
 
-def setup():
-    from support import setup_django
+def setup(fresh):
+    """Django on the benchmark's database, configured as production runs it; migrated."""
+    from support import ensure_postgres_database
 
-    os.environ.setdefault("ALLOWED_HOSTS", "testserver")
-    setup_django(demo=True)
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        SQLITE_FILE.parent.mkdir(exist_ok=True)
+        if fresh:
+            SQLITE_FILE.unlink(missing_ok=True)
+        os.environ["DATABASE_URL"] = f"sqlite:///{SQLITE_FILE}"
+    elif url.startswith("postgres"):
+        if fresh:
+            drop_postgres_database(url)
+        ensure_postgres_database(url)
+    os.environ.setdefault("MEDIA_ROOT", str(ROOT / "var" / "bench-pages-media"))
+    # The pages as production serves them: DEBUG off (cached templates, no query log), a strong key, plain HTTP.
+    os.environ.update(DEBUG="False", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="False",
+                      ALLOWED_HOSTS="testserver", LOG_LEVEL="ERROR")
+    os.environ.pop("CELERY_BROKER_URL", None)  # the sign batch runs in-process: no worker to wait for
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
 
 
-def big_floor(n):
-    """A California room of ``n`` posted tables (GEGA-002888, every option in turn), with its own floor
-    supervisor and compliance officer."""
+def drop_postgres_database(url):
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def room(n):
+    """The California room ``bench-<n>``: ``n`` posted tables, a month of play and a whole-floor batch printed.
+    Each step is skipped when already done, so a later run reuses the room. Returns (room, floor supervisor,
+    compliance officer, the batch's job)."""
     from django.contrib.auth import get_user_model
+    from django.db import transaction
 
-    from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
+    from cardroom.models import Establishment, Game, Job, Jurisdiction, Role
     from cardroom.roles import appoint
-    from fees.models import ScheduleDocument
-    from signage.postings import post_table
+    from demo import play as demo_play
+    from fees.models import Reconciliation, ScheduleDocument
+    from signage.tasks import start_batch
 
     place, _ = Establishment.objects.get_or_create(
-        slug="bench-200", defaults={"name": "Benchmark 200", "kind": "card_room", "is_demo": True,
-                                    "jurisdiction": Jurisdiction.objects.get(code="CA")})
+        slug=f"bench-{n}", defaults={"name": f"Benchmark {n} tables", "kind": "card_room", "is_demo": True,
+                                     "jurisdiction": Jurisdiction.objects.get(code="CA")})
     users = get_user_model().objects
-    floor, _ = users.get_or_create(username="bench-floor")
-    officer, _ = users.get_or_create(username="bench-compliance")
+    floor, _ = users.get_or_create(username=f"bench-floor-{n}")
+    officer, _ = users.get_or_create(username=f"bench-compliance-{n}")
     appoint(floor, Role.FLOOR_SUPERVISOR, establishment=place)
     appoint(officer, Role.COMPLIANCE_OFFICER, establishment=place)
     gega = ScheduleDocument.objects.get(code="GEGA-002888")
-    games = list(Game.objects.filter(schedules=gega))
-    start = datetime.datetime(2026, 1, 1, 8, tzinfo=datetime.timezone.utc)
+    games = list(Game.objects.filter(schedules=gega).order_by("slug"))
+    posted_from = datetime.datetime(2026, 1, 1, 8, tzinfo=datetime.UTC)
     for i in range(n):
-        table, created = Table.objects.get_or_create(establishment=place, label=str(i + 1),
-                                                     defaults={"seats": 7, "game": games[i % len(games)]})
-        if created:
-            post_table({"table": table, "game": table.game, "schedule": gega, "option_number": 1 + i % 49,
-                        "min_wager": 5, "max_wager": 500, "seats": 7, "effective_from": start},
-                       actor_label="benchmark")
-    return place, floor, officer
+        with transaction.atomic():  # a table with its posting, or neither (a run may be stopped)
+            add_table(place, i, games, gega, officer, posted_from)
+    # The month's last nightly reconciliation is its last step; a run stopped before it is taken up where it
+    # stopped (record_month adds only what is missing).
+    last_day = demo_play.MONTH_START + datetime.timedelta(days=demo_play.MONTH_DAYS - 1)
+    if not Reconciliation.objects.filter(establishment=place, gaming_day=last_day).exists():
+        started = time.perf_counter()
+        play = demo_play.record_month(place, recorder=floor, corrector=officer)
+        print(f"  bench-{n}: a month of play recorded, {play.rounds_created} rounds at {len(play.tables_played)} "
+              f"tables ({time.perf_counter() - started:.0f} s)")
+    batch = (Job.objects.filter(establishment=place, kind=Job.Kind.SIGNAGE_BATCH, status=Job.Status.DONE)
+             .order_by("-id").first())
+    if batch is None:
+        started = time.perf_counter()
+        batch = start_batch(place, layout="letter", tables=None, user=floor)
+        print(f"  bench-{n}: the whole floor printed, job {batch.status} ({time.perf_counter() - started:.0f} s)")
+    return place, floor, officer, batch
 
 
-def pages(slug, floor, officer, regulator):
-    """(label, user, url) of every role page for the establishment ``slug``."""
+def add_table(place, i, games, gega, officer, posted_from):
+    """Table ``i + 1`` of the room, posted on the next GEGA-002888 option (nothing when it exists)."""
     from cardroom.models import Table
+    from signage.models import PrintOverride
+    from signage.postings import post_table
 
-    table = Table.objects.filter(establishment__slug=slug).order_by("pk").first()
+    table, created = Table.objects.get_or_create(establishment=place, label=str(i + 1),
+                                                 defaults={"seats": 7, "game": games[i % len(games)]})
+    if created:
+        posting, run = post_table({"table": table, "game": table.game, "schedule": gega,
+                                   "option_number": OPTIONS[i % len(OPTIONS)], "min_wager": 5,
+                                   "max_wager": 500, "seats": 7, "effective_from": posted_from},
+                                  actor_label="benchmark")
+        if run.errors:  # the games are not approved in this room: printed after review, as an officer would
+            PrintOverride.objects.create(posting=posting, requested_by=officer, reason="benchmark",
+                                         status=PrintOverride.Status.APPROVED, decided_by=officer,
+                                         decided_at=posted_from, decision_reason="benchmark")
+
+
+def prepare():
+    from django.core.management import call_command
+
+    from cardroom.models import Establishment
+    from support import analyze
+
+    if not Establishment.objects.filter(slug="casino-marysville", tables__isnull=False).exists():
+        call_command("load_seed_data", verbosity=0)
+        call_command("load_demo", force=True, verbosity=0)
+    rooms = {n: room(n) for n in ROOMS}
+    analyze()
+    return rooms
+
+
+def pages(place, floor, officer, batch, regulator):
+    """(label, user, url) of every role page for one room."""
+    table = place.tables.order_by("pk").first()
+    slug = place.slug
     return [
         ("floor", floor, f"/floor/{slug}/"),
         ("floor table", floor, f"/floor/{slug}/tables/{table.pk}/"),
         ("posted at", floor, f"/floor/{slug}/posted/?table={table.pk}&day=2026-10-15&time=02:30"),
+        ("print job", floor, f"/jobs/{batch.uuid}/"),
         ("compliance home", officer, f"/compliance/{slug}/"),
         ("findings", officer, f"/compliance/{slug}/findings/"),
         ("schedules", officer, f"/compliance/{slug}/schedules/"),
@@ -82,71 +172,105 @@ def pages(slug, floor, officer, regulator):
         ("postings", officer, f"/compliance/{slug}/postings/"),
         ("approvals", officer, f"/compliance/{slug}/approvals/"),
         ("regulator home", regulator, "/regulator/"),
-        ("regulator room", regulator, f"/regulator/{slug}/?month=2026-10"),
+        ("regulator room", regulator, f"/regulator/{slug}/"),
         ("audit log", regulator, f"/regulator/{slug}/audit-log/"),
         ("export form", regulator, "/regulator/export/"),
     ]
 
 
-def measure(client, user, url, repeat):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
+def first_answer(client, user, url):
+    """Log in as ``user`` and ask once (a page's first look may do work the next ones reuse, e.g. the inbox)."""
     client.force_login(user)
     answer = client.get(url)
     if answer.status_code != 200:
         raise SystemExit(f"{url} answered {answer.status_code} for {user}")
-    times, cpu = [], []
+
+
+def queries_of(client, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        client.get(url)
+    return captured.captured_queries
+
+
+def measure(client, user, url, repeat):
+    """Over ``repeat`` requests: p50, p95 and max server time (ms, on the clock), p95 of this thread's processor
+    time (on SQLite the whole request, database included, and unaffected by other processes sharing the cores), and
+    the queries of one more request."""
+    first_answer(client, user, url)
+    wall, cpu = [], []
     for _ in range(repeat):
-        with CaptureQueriesContext(connection) as queries:
-            started, started_cpu = time.perf_counter(), time.thread_time()
-            client.get(url)
-            times.append((time.perf_counter() - started) * 1000)
-            cpu.append((time.thread_time() - started_cpu) * 1000)
-    return statistics.median(times), p95(times), p95(cpu), len(queries.captured_queries)
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        client.get(url)
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.thread_time() - started_cpu) * 1000)
+    return statistics.median(wall), p95(wall), max(wall), p95(cpu), len(queries_of(client, url))
 
 
 def p95(values):
     values = sorted(values)
-    return values[max(0, int(len(values) * 0.95) - 1)]
+    return values[max(0, round(len(values) * 0.95) - 1)]
+
+
+def profile(client, user, url, repeat):
+    """Where one page's time goes: its queries grouped by shape (numbers stripped), then cProfile's heaviest
+    functions over ``repeat`` requests."""
+    first_answer(client, user, url)
+    captured = queries_of(client, url)
+    shapes = Counter(re.sub(r"\b\d+\b|'[^']*'", "?", q["sql"])[:160] for q in captured)
+    spent = sum(float(q["time"]) for q in captured) * 1000
+    print(f"{url}: {len(captured)} queries, {spent:.1f} ms in the database")
+    for shape, count in shapes.most_common():
+        print(f"  {count:>4} x {shape}")
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(repeat):
+        client.get(url)
+    profiler.disable()
+    print(f"cProfile over {repeat} requests (cumulative):")
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(r"cardroom|compliance|console|exports|fees|signage"
+                                                                r"|template|db/models", 45)
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--fresh", action="store_true", help="build the database again from nothing")
+    parser.add_argument("--setup-only", action="store_true", help="build (or check) the database, measure nothing")
+    parser.add_argument("--profile", metavar="PAGE", help="profile one page (a label of the table) at 200 tables")
     args = parser.parse_args()
-    setup()
+    setup(args.fresh)
     from django.contrib.auth import get_user_model
+    from django.db import connection
     from django.test import Client
 
-    _, big_floor_user, big_officer = big_floor(args.tables)
-    from support import analyze
-
-    analyze()
-    users = get_user_model().objects
-    regulator = users.get(username="regulator-ca")
-    demo = pages("casino-marysville", users.get(username="floor"), users.get(username="compliance"), regulator)
-    big = pages("bench-200", big_floor_user, big_officer, regulator)
+    rooms = prepare()
+    if args.setup_only:
+        return 0
+    regulator = get_user_model().objects.get(username="regulator-ca")
+    small, big = (pages(*rooms[n], regulator) for n in ROOMS)
     client = Client()
-    print(f"Role pages, {args.repeat} requests each (server time through Django's test client), "
-          f"database {os.environ['DATABASE_URL'].split(':')[0]}")
-    print("wall: the request's time on the clock; cpu: the time this thread spent on the processor (on SQLite the\n"
-          "whole request, database included, and unaffected by other processes sharing the cores)")
-    print(f"{'page':<18} {'demo p50':>9} {'p95':>7} {'cpu p95':>8} {'queries':>8} | {args.tables}-table p50 "
-          f"{'p95':>7} {'cpu p95':>8} {'queries':>8}")
-    worst, growing = 0.0, []
-    for (label, user, url), (_, big_user, big_url) in zip(demo, big):
-        p50, wall95, cpu95, queries = measure(client, user, url, args.repeat)
-        big_p50, big_wall95, big_cpu95, big_queries = measure(client, big_user, big_url, args.repeat)
-        worst = max(worst, wall95, big_wall95)
-        if label in LISTS and big_queries > queries:
-            growing.append(label)
-        print(f"{label:<18} {p50:>7.1f}ms {wall95:>5.1f}ms {cpu95:>6.1f}ms {queries:>8} | {big_p50:>14.1f}ms "
-              f"{big_wall95:>5.1f}ms {big_cpu95:>6.1f}ms {big_queries:>8}")
-    print(f"Worst p95 {worst:.1f} ms (target under {TARGET_MS} ms); queries growing with the tables: "
-          f"{', '.join(growing) or 'none'}")
-    return 0 if worst < TARGET_MS and not growing else 1
+    if args.profile:
+        label, user, url = next(page for page in big if page[0] == args.profile)
+        profile(client, user, url, args.repeat)
+        return 0
+    print(f"Role pages, {args.repeat} requests each (server time through Django's test client, DEBUG off), "
+          f"{connection.vendor}; ms")
+    print(f"{'':<16} | {f'{ROOMS[0]} tables':^34} | {f'{ROOMS[1]} tables':^34}")
+    print(f"{'page':<16} |" + "    p50    p95    max cpu95 queries |" * 2)
+    worst, growing = (0.0, ""), []
+    for (label, user, url), (_, big_user, big_url) in zip(small, big):
+        figures = measure(client, user, url, args.repeat) + measure(client, big_user, big_url, args.repeat)
+        worst = max(worst, (figures[1], label), (figures[6], label))
+        if figures[4] != figures[9]:
+            growing.append(f"{label} ({figures[4]} -> {figures[9]})")
+        print(f"{label:<16} |" + " {:>6.1f} {:>6.1f} {:>6.1f} {:>5.1f} {:>7} |".format(*figures[:5])
+              + " {:>6.1f} {:>6.1f} {:>6.1f} {:>5.1f} {:>7} |".format(*figures[5:]))
+    print(f"Worst p95 {worst[0]:.1f} ms ({worst[1]}; target under {TARGET_MS} ms); queries that differ between "
+          f"{ROOMS[0]} and {ROOMS[1]} tables: {', '.join(growing) or 'none'}")
+    return 0 if worst[0] < TARGET_MS and not growing else 1
 
 
 if __name__ == "__main__":
