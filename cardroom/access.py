@@ -8,16 +8,43 @@
 - anyone else: nothing.
 """
 
+import itertools
+
 from django.db.models import Q
+from django.db.models.signals import post_delete, post_save
 
 from .models import Jurisdiction, Membership, Role
 
+# Bumped whenever a membership is saved or deleted: a Scope kept on a user object is recomputed after that, so a
+# test (or an admin request) that changes memberships between two questions never reads a stale answer.
+_generation = itertools.count()
+_current = next(_generation)
+
+
+def _memberships_changed(**kwargs):
+    global _current
+    _current = next(_generation)
+
+
+post_save.connect(_memberships_changed, sender=Membership, dispatch_uid="cardroom.access.memberships")
+post_delete.connect(_memberships_changed, sender=Membership, dispatch_uid="cardroom.access.memberships")
+
+
+def scope_for(user):
+    """``user``'s Scope, kept on the user object: one membership query per request (the request's user object
+    lives as long as the request), recomputed when memberships change or the user's own flags do."""
+    key = (_current, getattr(user, "pk", None), getattr(user, "is_active", False), getattr(user, "is_superuser", False))
+    cached = getattr(user, "_cardroom_scope", None)
+    if cached is None or cached[0] != key:
+        cached = (key, Scope(user))
+        if user is not None:
+            user._cardroom_scope = cached
+    return cached[1]
+
 
 def scope_of(request):
-    """The requesting user's Scope, computed once per request (admin and API alike)."""
-    if not hasattr(request, "_cardroom_scope"):
-        request._cardroom_scope = Scope(request.user)
-    return request._cardroom_scope
+    """The requesting user's Scope, computed once per request (admin, API, pages and the permission registry)."""
+    return scope_for(request.user)
 
 
 class Scope:
@@ -94,6 +121,8 @@ class Scope:
             | self.placed_q(f"{prefix}schedules__")
             | self.establishments_q(f"{prefix}tables__establishment__")
         )
+
+    # The schedule rules the registry's fees.* permissions stand on (cardroom.permissions): doors ask those names.
 
     def sees_drafts(self):
         return self.is_admin or bool(self.compliance_establishments)

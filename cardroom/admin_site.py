@@ -16,7 +16,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from . import changes
 from . import forms as strict
-from .access import scope_of
+from . import permissions
 
 REASON = "change_reason"
 
@@ -139,7 +139,7 @@ class AdminSite(admin.AdminSite):
     def has_permission(self, request):
         """Administrators only. A floor supervisor, compliance officer or regulator gets nothing here, not even a
         list filter: each works through the API and the pages made for their role."""
-        return request.user.is_active and scope_of(request).is_admin
+        return permissions.allowed(request.user, "cardroom.use_admin")
 
     def register(self, model_or_iterable, admin_class=None, **options):
         admin_class = admin_class or admin.ModelAdmin

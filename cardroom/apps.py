@@ -9,6 +9,7 @@ class CardroomConfig(AppConfig):
 
     def ready(self):
         from . import celery  # noqa: F401  (the app every @shared_task binds to)
+        from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
 
 
 class AdminConfig(admin_apps.AdminConfig):

@@ -38,13 +38,8 @@ class ConditionConflict(StateConflict):
     """The record asked for contradicts what is recorded now (met already, corrected already): a 409."""
 
 
-def may_record(scope):
-    """Compliance officers (of some establishment) and administrators record conditions met."""
-    return scope.is_admin or bool(scope.compliance_establishments)
-
-
 def recordable_establishments(scope):
-    """The establishments this user may record conditions met at."""
+    """The establishments this user may record conditions met at (``cardroom.record_condition``'s, as a query)."""
     qs = Establishment.objects.select_related("jurisdiction")
     return qs if scope.is_admin else qs.filter(pk__in=scope.compliance_establishments)
 

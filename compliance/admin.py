@@ -1,7 +1,6 @@
 from django.contrib import admin, messages
 
-from cardroom import values
-from cardroom.access import scope_of
+from cardroom import permissions, values
 from cardroom.admin_site import AuditedAdmin, ReadOnlyAdmin
 
 from . import findings
@@ -67,10 +66,12 @@ class FindingAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        return obj is None or obj.acknowledged_at is None
+        """Acknowledging is the one change: an unacknowledged finding, by who may acknowledge it."""
+        return (obj is None or obj.acknowledged_at is None) and permissions.allowed(
+            request.user, "compliance.acknowledge_finding", obj)
 
     def save_model(self, request, obj, form, change):
         try:
-            findings.acknowledge(obj, user=request.user, reason=obj.acknowledgement_reason, scope=scope_of(request))
+            findings.acknowledge(obj, user=request.user, reason=obj.acknowledgement_reason)
         except (values.Invalid, findings.AlreadyAcknowledged) as error:
             messages.error(request, f"Not acknowledged: {error}")

@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import values
+from cardroom import permissions, values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, TextField, WholeField
@@ -38,6 +38,8 @@ HOUSE_BANKED_EXAMPLE = {
 class CheckView(APIView):
     """Check a proposed table posting against the rules in force on ``as_of``. Nothing is saved."""
 
+    permission_names = {"post": "cardroom.view_records"}  # a question, not a change: whoever reads may ask
+
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT,
                    examples=[OpenApiExample("California posting", request_only=True, value=EXAMPLE),
                              OpenApiExample("Washington house-banked posting", request_only=True,
@@ -48,13 +50,6 @@ class CheckView(APIView):
         except checking.CheckError as exc:
             raise exceptions.ValidationError({"detail": str(exc)}) from None
         return Response(body)
-
-
-def may_run(scope, establishment=None):
-    """Compliance officers run validations for their establishment; administrators anywhere."""
-    if scope.is_admin:
-        return True
-    return establishment is not None and establishment.pk in scope.compliance_establishments
 
 
 class FindingSerializer(serializers.ModelSerializer):
@@ -121,6 +116,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
     queryset = ValidationRun.objects.select_related("establishment", "schedule_version__document")
     serializer_class = RunSerializer
     filterset_fields = ["kind", "trigger", "establishment__slug"]
+    permission_names = {"*": "cardroom.view_records", "run": "compliance.run_validation"}
 
     def scope_queryset(self, queryset, scope):
         return queryset.filter(runs_q(scope)).distinct()
@@ -139,8 +135,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
             establishment = qs.by_key(key)
             if establishment is None:
                 raise exceptions.ValidationError({"establishment": f"Unknown establishment {key!r}."})
-            if not may_run(scope, establishment):
-                raise exceptions.PermissionDenied("Only a compliance officer of this establishment may start a run.")
+            permissions.require(request.user, "compliance.run_validation", establishment)
             run = checking.run_establishment(establishment, as_of=as_of, user=request.user)
         elif values.get("schedule"):
             version = ScheduleVersion.objects.filter(
@@ -149,14 +144,10 @@ class RunViewSet(ScopedReadOnlyViewSet):
             ).filter(scope.placed_q("document__")).order_by("-number").first()
             if version is None:
                 raise exceptions.ValidationError({"schedule": f"Unknown published schedule {values['schedule']!r}."})
-            document = version.document
-            allowed = scope.is_admin or (scope.compliance_establishments and scope.may_edit_schedule(document))
-            if not allowed:
-                raise exceptions.PermissionDenied("Only compliance officers may start a run.")
+            permissions.require(request.user, "compliance.run_validation", version.document)
             run = checking.run_schedule(version, as_of=as_of, user=request.user)
         elif values.get("everything"):
-            if not scope.is_admin:
-                raise exceptions.PermissionDenied("Only an administrator may validate everything.")
+            permissions.require(request.user, "compliance.validate_everything")
             run = checking.run_everything(as_of=as_of, user=request.user)
         else:
             raise exceptions.ValidationError({"detail": "Say what to validate: establishment, schedule or everything."})
@@ -175,6 +166,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
     filterset_fields = {"run": ["exact"], "severity": ["exact"], "rule": ["exact"], "table": ["exact"],
                         "schedule__code": ["exact"], "establishment__slug": ["exact"],
                         "acknowledged_at": ["isnull"]}
+    permission_names = {"*": "cardroom.view_records", "acknowledge": "compliance.acknowledge_finding"}
 
     def scope_queryset(self, queryset, scope):
         if scope.is_admin:
@@ -192,10 +184,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
         data = AcknowledgeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"],
-                                           scope=scope_of(request))
-        except PermissionError as error:
-            raise exceptions.PermissionDenied(str(error)) from None
+            finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"])
         except values.Invalid as error:
             raise exceptions.ValidationError({"reason": str(error)}) from None
         return Response(FindingSerializer(finding).data)
@@ -214,6 +203,8 @@ class ParameterViewSet(ScopedReadOnlyViewSet):
 
 class LintView(APIView):
     """Schedule lint over every published version you may see (or ``?schedule=CODE``). Nothing is saved."""
+
+    permission_names = {"get": "cardroom.view_records"}
 
     @extend_schema(responses=OpenApiTypes.OBJECT, parameters=[OpenApiParameter(
         "schedule", str, description="Only the findings about this schedule (its code).")])

@@ -7,7 +7,7 @@ it, and the acknowledgement goes to the history and the hash-chained audit log.
 from django.db import transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import permissions, values
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 
@@ -18,20 +18,12 @@ class AlreadyAcknowledged(StateConflict):
     pass
 
 
-def may_acknowledge(scope, finding):
-    """Compliance officers of the finding's establishment (or of its jurisdiction, for jurisdiction-wide ones)."""
-    if scope.is_admin:
-        return True
-    if finding.establishment_id:
-        return finding.establishment_id in scope.compliance_establishments
-    return finding.jurisdiction_id in scope.compliance_jurisdictions
-
-
 @transaction.atomic
-def acknowledge(finding, *, user, reason, scope):
-    """Raises PermissionError, ValueError (``values.Invalid``: a missing or bad reason) or AlreadyAcknowledged."""
-    if not may_acknowledge(scope, finding):
-        raise PermissionError("Only a compliance officer of the finding's establishment may acknowledge it.")
+def acknowledge(finding, *, user, reason, scope=None):
+    """Raises NotAllowed (``compliance.acknowledge_finding``: compliance officers of the finding's establishment, or
+    of its jurisdiction for a jurisdiction-wide one), ValueError (``values.Invalid``: a missing or bad reason) or
+    AlreadyAcknowledged. ``scope`` is not read (the registry asks): it stays for old callers until they drop it."""
+    permissions.require(user, "compliance.acknowledge_finding", finding)
     reason = values.text(reason, max_length=2000, single_line=False)
     if len(reason) < 3:
         raise values.Invalid("must say how the finding was handled (3 characters or more).")

@@ -1,7 +1,10 @@
-"""Who reaches which page: the same Scope the API uses (cardroom.access), one place for the role pages.
+"""Who reaches which page: the named permissions (cardroom.permissions) on the same Scope the API uses, and the
+one place a page's errors become its answer.
 
-A page names the role it serves; a user without it gets 403 (or the login page when anonymous), and an
-establishment or jurisdiction outside the user's scope is a 404, exactly as in the API.
+A page names the permission it needs (``@requires("console.view_floor")``, or ``@page(role)`` for a role's pages);
+a user without it gets 403 (or the login page when anonymous), and an establishment or jurisdiction outside the
+user's scope is a 404, exactly as in the API. What a service raises and the view does not answer itself becomes:
+``BadInput`` a 400 page, ``NotAllowed`` the 403 page, ``StateConflict`` a 409 page, each with its message.
 """
 
 from functools import wraps
@@ -10,37 +13,60 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
+from cardroom import permissions
 from cardroom.access import scope_of
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import Establishment, Jurisdiction
+from cardroom.permissions import public  # noqa: F401  (the pages' public declaration, here with the rest)
+from cardroom.responses import error_response
 
 
 def roles_of(scope):
     """The homes a user may open, in the order the navigation shows them; the first is where a login lands."""
-    homes = []
-    if scope.compliance_establishments or scope.is_admin:
-        homes.append("compliance")
-    if scope.staff_establishments or scope.is_admin:
-        homes.append("floor")  # compliance officers work the floor too (they print and post)
-    if scope.regulated_jurisdictions or scope.is_admin:
-        homes.append("regulator")
-    if scope.is_admin:
-        homes.append("admin")
-    return homes
+    # Compliance officers work the floor too (they print and post): console.view_floor is theirs as well.
+    return [role for role in ("compliance", "floor", "regulator", "admin")
+            if permissions.allowed(scope.user, f"console.view_{role}")]
 
 
-def page(role):
-    """Decorate a view for one role ("any": every role): it receives the request's Scope as ``scope``."""
+def requires(name):
+    """Decorate a page that needs the named permission (held anywhere; the view asks again for the record it
+    shows): it receives the request's Scope as ``scope``. The view's ``permission_name`` says which, for the test
+    that walks every address (tests/test_permission_registry.py)."""
     def decorate(view):
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
-            scope = scope_of(request)
-            if not roles_of(scope) or (role != "any" and role not in roles_of(scope)):
-                raise PermissionDenied(f"This page is for the {role} role.")
-            return view(request, *args, scope=scope, **kwargs)
+            try:
+                permissions.require(request.user, name)
+                return view(request, *args, scope=scope_of(request), **kwargs)
+            except (BadInput, NotAllowed, StateConflict) as error:
+                return answer(request, error)
+        wrapped.permission_name = name
         return wrapped
     return decorate
+
+
+def page(role):
+    """Decorate a view for one role's pages ("any": every role's): ``requires("console.view_<role>")``."""
+    return requires("console.view_pages" if role == "any" else f"console.view_{role}")
+
+
+def asks(name):
+    """Declare a page that asks the registry for ``name`` itself (its refusal is a page of its own)."""
+    def decorate(view):
+        view.permission_name = name
+        return view
+    return decorate
+
+
+def answer(request, error):
+    """A service's error as the page's answer: 400 or 409 with its message, the 403 page for NotAllowed."""
+    if isinstance(error, NotAllowed):
+        raise PermissionDenied(str(error)) from None
+    if isinstance(error, StateConflict):
+        return error_response(request, 409, "conflict", str(error))
+    return error_response(request, 400, "error", str(error))
 
 
 def floor_establishments(scope):

@@ -12,6 +12,8 @@ from .requests import ExportInputError, read_request, start_export
 
 
 class ExportView(APIView):
+    permission_names = {"post": "exports.request_export"}  # and again for the place asked (exports.requests)
+
     @extend_schema(
         request=inline_serializer("ExportInput", {
             "establishment": serializers.CharField(required=False),
@@ -30,7 +32,5 @@ class ExportView(APIView):
             export_scope = read_request(request.data, scope=scope)
         except ExportInputError as error:
             raise exceptions.ValidationError(str(error)) from None
-        except PermissionError as error:
-            raise exceptions.PermissionDenied(str(error)) from None
         job = start_export(export_scope, user=request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

@@ -71,7 +71,62 @@ class TierForm(forms.ModelForm):
         return data
 
 
-class BaseTierFormSet(BaseModelFormSet):
+def band_problems(rows, currency):
+    """Overlapping or gapped bands among one option's tier rows (each with ``order``, ``fee_kind``, ``measure``,
+    ``lower`` and ``upper``), as the schedule lint finds them (``compliance.rules.lint.band_edges``): a sentence
+    each, none when the bands fit."""
+    kinds = {}
+    for row in rows:
+        kinds.setdefault(row.fee_kind, []).append(row)
+    problems = []
+    for kind, rows in kinds.items():
+        if not is_banded(rows):
+            continue
+        # Checked in order of the bands, whatever their row numbers (rows may be printed top band first).
+        rows.sort(key=lambda r: (Decimal("Infinity") if r.upper is None else r.upper,
+                                 Decimal("-Infinity") if r.lower is None else r.lower))
+        ordered, edges = band_edges(rows)
+        if ordered is None:  # two bands end at the same amount: they overlap
+            edges = [("overlap", a, b, None) for a, b in zip(rows, rows[1:]) if a.upper == b.upper]
+        name = KINDS.get(kind, kind)
+
+        def bounds(r):
+            return bounds_text(r.lower, r.upper, r.measure, currency)
+        for what, before, after, step in edges:
+            pair = f"rows {min(before.order, after.order)} and {max(before.order, after.order)}"
+            if what == "overlap":
+                problems.append(f"The {name} {pair} overlap: {bounds(before)} and {bounds(after)}.")
+            else:
+                gap = bounds_text(before.upper + step, after.lower - step, before.measure, currency)
+                problems.append(f"The {name} {pair} leave a gap: nothing covers {gap} (between {bounds(before)} "
+                                f"and {bounds(after)}).")
+    return problems
+
+
+class CheckedBands:
+    """A formset of one option's tier rows that refuses overlapping or gapped bands (``band_problems``): the grid
+    editor's and the admin's tier rows, so that both doors keep the same rule."""
+
+    def tier_option(self):
+        return self.form_kwargs.get("option") or getattr(self, "instance", None)
+
+    def _check_bands(self):
+        option = self.tier_option()
+        currency = option.version.document.currency if getattr(option, "version_id", None) else "USD"
+        rows = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or (self.can_delete and self._should_delete_form(form)) or (
+                    form.instance.pk is None and not form.has_changed()):
+                continue
+            rows.append(SimpleNamespace(**{name: data.get(name) for name in ("order", "fee_kind", "measure", "lower",
+                                                                             "upper")}))
+        problems = band_problems(rows, currency)
+        if problems:
+            raise forms.ValidationError(problems)
+
+
+class BaseTierFormSet(CheckedBands, BaseModelFormSet):
     def clean(self):
         super().clean()
         seen = {}
@@ -100,44 +155,6 @@ class BaseTierFormSet(BaseModelFormSet):
             if (i < initial and form.instance.pk is None) or (i >= initial and sent):
                 form.add_error(None, f"This row is not one of option {option.number}'s tiers (it may have been "
                                      "removed meanwhile, or the page is out of date): reload the page.")
-
-    def _check_bands(self):
-        """Overlapping or gapped bands, as the schedule lint finds them (``compliance.rules.lint.band_edges``)."""
-        option = self.form_kwargs.get("option")
-        currency = option.version.document.currency if option is not None else "USD"
-        kinds = {}
-        for form in self.forms:
-            data = getattr(form, "cleaned_data", None)
-            if not data or (self.can_delete and self._should_delete_form(form)) or (
-                    form.instance.pk is None and not form.has_changed()):
-                continue
-            kinds.setdefault(data["fee_kind"], []).append(SimpleNamespace(
-                **{name: data.get(name) for name in ("order", "fee_kind", "measure", "lower", "upper")}))
-        problems = []
-        for kind, rows in kinds.items():
-            if not is_banded(rows):
-                continue
-            # Checked in order of the bands, whatever their row numbers (rows may be printed top band first).
-            rows.sort(key=lambda r: (Decimal("Infinity") if r.upper is None else r.upper,
-                                     Decimal("-Infinity") if r.lower is None else r.lower))
-            ordered, edges = band_edges(rows)
-            if ordered is None:  # two bands end at the same amount: they overlap
-                edges = [("overlap", a, b, None) for a, b in zip(rows, rows[1:]) if a.upper == b.upper]
-            name = KINDS.get(kind, kind)
-
-            def bounds(r):
-                return bounds_text(r.lower, r.upper, r.measure, currency)
-            for what, before, after, step in edges:
-                pair = f"rows {min(before.order, after.order)} and {max(before.order, after.order)}"
-                if what == "overlap":
-                    problems.append(f"The {name} {pair} overlap: {bounds(before)} and {bounds(after)}.")
-                else:
-                    gap = bounds_text(before.upper + step, after.lower - step, before.measure, currency)
-                    problems.append(f"The {name} {pair} leave a gap: nothing covers {gap} (between {bounds(before)} "
-                                    f"and {bounds(after)}).")
-        if problems:
-            raise forms.ValidationError(problems)
-
 
 GRID_LABELS = {"order": "row number", "fee_kind": "fee", "payer": "paid by", "measure": "measured on", "lower": "from",
                "upper": "to", "fee": "amount", "taken": "taken", "printed_bounds": "bounds as printed",

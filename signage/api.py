@@ -18,7 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import values
+from cardroom import permissions, values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.jobs import JobSerializer
@@ -26,20 +26,16 @@ from cardroom.api.schema import may_conflict
 from cardroom.models import Establishment, Table
 from fees.models import TablePosting
 
-from . import content, printing, render, tasks
+from . import content, printing, render, services, tasks
 from .models import PrintOverride, SignPrint
 from .postings import (
     PostingInputError,
-    approve_override,
     at_moment,
     current_override,
     error_findings,
-    may_post,
     pending_override,
     post_table,
     read_posting,
-    refuse_override,
-    request_override,
     validation_run,
 )
 
@@ -204,12 +200,8 @@ def layout_param(request):
 def sign_response(request, posting):
     """``posting``'s sign: a GET never changes anything, so it answers a preview; a POST prints (and records)."""
     layout, preview = layout_param(request), request.method == "GET"
-    scope = scope_of(request)
-    if not preview and not may_post(scope, posting.table.establishment_id):
-        raise exceptions.PermissionDenied(
-            "Only floor supervisors and compliance officers of the table's establishment print signs; "
-            "GET the same address for a watermarked preview."
-        )
+    if not preview:
+        permissions.require(request.user, "signage.print_sign", posting.table)
     rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
                                        preview=preview)
     name = printing.filename(posting.table.establishment, [posting.table], layout)
@@ -224,6 +216,9 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     serializer_class = PostingSerializer
     filterset_class = PostingFilter
     ordering_fields = ["effective_from", "id"]
+    permission_names = {"*": "cardroom.view_records", "create": "signage.post_table",
+                        "signage:post": "signage.print_sign", "override": "signage.override_print",
+                        "override_approve": "signage.override_print", "override_refuse": "signage.override_print"}
 
     def scope_queryset(self, queryset, scope):
         return queryset.filter(scope.establishments_q("table__establishment__"))
@@ -267,9 +262,7 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     )
     def create(self, request, *args, **kwargs):
         """Post a table. It is validated as it is saved; the findings come back in ``validation``."""
-        scope = scope_of(request)
-        if not (scope.is_admin or scope.staff_establishments):
-            raise exceptions.PermissionDenied("Only floor supervisors and compliance officers post tables.")
+        scope = scope_of(request)  # signage.post_table held: asked by the view; the table's own, by read_posting
         try:
             fields = read_posting(request.data, scope=scope, now=timezone.now())
             posting, _ = post_table(fields, user=request.user)
@@ -284,12 +277,7 @@ class PostingViewSet(ScopedReadOnlyViewSet):
             body = values.obj(request.data, allowed=("reason",), required=("reason",))
         except values.Invalid as error:
             raise exceptions.ValidationError(str(error)) from None
-        try:
-            step(posting, user=request.user, reason=body["reason"], scope=scope_of(request))
-        except PermissionError as error:
-            raise exceptions.PermissionDenied(str(error)) from None
-        except PostingInputError as error:
-            raise bad_request(error) from None
+        step(request.user, posting, reason=body["reason"])  # BadInput, NotAllowed, StateConflict: cardroom.api.errors
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data, status=status_code)
 
     @extend_schema(request=OverrideReasonSerializer, responses={201: PostingSerializer})
@@ -298,7 +286,7 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     def override(self, request, pk=None):
         """Ask for a posting with error findings to be printed anyway (a compliance officer of the establishment,
         with the reason). It prints once a second officer approves (``override/approve``)."""
-        return self._override_step(request, request_override, status.HTTP_201_CREATED)
+        return self._override_step(request, services.request_override, status.HTTP_201_CREATED)
 
     @extend_schema(request=OverrideReasonSerializer, responses={200: PostingSerializer})
     @may_conflict("no override of the posting awaits a second officer.")
@@ -306,14 +294,14 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     def override_approve(self, request, pk=None):
         """Approve the override asked for, with the reason: the sign may then be printed. A second compliance
         officer of the establishment (or an administrator) only: whoever asked for it cannot (403)."""
-        return self._override_step(request, approve_override)
+        return self._override_step(request, services.approve_override)
 
     @extend_schema(request=OverrideReasonSerializer, responses={200: PostingSerializer})
     @may_conflict("no override of the posting awaits a second officer.")
     @action(detail=True, methods=["post"], url_path="override/refuse")
     def override_refuse(self, request, pk=None):
         """Refuse the override asked for, with the reason: the sign stays blocked. Not by whoever asked for it."""
-        return self._override_step(request, refuse_override)
+        return self._override_step(request, services.refuse_override)
 
     @extend_schema(parameters=[LAYOUT], request=None, responses=PDF, description=PREVIEW_DOC)
     @may_conflict(PRINT_CONFLICT, methods=["POST"])
@@ -330,6 +318,8 @@ def visible_table(request, pk):
 
 
 class TablePostingView(APIView):
+    permission_names = {"get": "cardroom.view_records"}
+
     @extend_schema(parameters=[AT], responses={200: PostingSerializer})
     def get(self, request, pk):
         """What table ``pk`` showed at moment ``at`` (default now): one query, one posting."""
@@ -345,6 +335,8 @@ class TablePostingView(APIView):
 
 
 class TableSignageView(APIView):
+    permission_names = {"get": "cardroom.view_records", "post": "signage.print_sign"}  # a preview, a print
+
     def sign(self, request, pk):
         table = visible_table(request, pk)
         posting = TablePosting.objects.in_force(table, timezone.now())
@@ -365,6 +357,8 @@ class TableSignageView(APIView):
 
 
 class BatchView(APIView):
+    permission_names = {"post": "signage.print_sign"}
+
     @extend_schema(
         request=inline_serializer("BatchInput", {
             "establishment": serializers.CharField(), "layout": serializers.ChoiceField(list(render.LAYOUTS)),
@@ -389,8 +383,7 @@ class BatchView(APIView):
             if isinstance(slug, str) else None
         if establishment is None:
             raise exceptions.ValidationError({"establishment": f"no establishment {slug!r} among those you may see."})
-        if not may_post(scope, establishment.pk):
-            raise exceptions.PermissionDenied("Only floor supervisors and compliance officers print signs.")
+        permissions.require(request.user, "signage.print_sign", establishment)
         layout = data.get("layout") or "letter"
         if layout not in render.LAYOUTS:
             raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})

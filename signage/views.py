@@ -7,12 +7,14 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils import timezone
 
+from cardroom.permissions import public
 from fees.models import TablePosting
 
 from . import content, printing
 from .render import limits_text, money
 
 
+@public  # a player's phone, with no account: the posting as posted
 def verify(request, token):
     posting = (TablePosting.objects.select_related("table__establishment", "game", "schedule")
                .filter(public_token=token).first() if len(token) <= 32 else None)

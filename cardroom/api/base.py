@@ -49,6 +49,9 @@ class ScopedReadOnlyViewSet(viewsets.ReadOnlyModelViewSet):
 
     # The largest request body accepted (cardroom.middleware); an action may raise it: @action(max_body_bytes=...).
     max_body_bytes = None
+    # Reading needs only a sign-in: the rows are the user's scope. A subclass that writes names each write's
+    # permission beside this (cardroom.api.permissions).
+    permission_names = {"*": "cardroom.view_records"}
 
     def __init_subclass__(cls, **kwargs):
         """A row id in the address is digits only (at most 18: a bigint). DRF's default, anything up to a slash

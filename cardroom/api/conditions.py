@@ -15,7 +15,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from cardroom import conditions
+from cardroom import conditions, permissions
 from cardroom.access import scope_of
 from cardroom.models import Approval, ConditionFulfilment
 
@@ -111,23 +111,18 @@ class FulfilmentViewSet(ScopedReadOnlyViewSet):
     filterset_class = FulfilmentFilter
     ordering_fields = ["id", "met_on", "recorded_at"]
     ordering = ["id"]
+    permission_names = {"*": "cardroom.view_records", "create": "cardroom.record_condition",
+                        "withdraw": "cardroom.record_condition"}
 
     def scope_queryset(self, queryset, scope):
         return queryset.filter(scope.establishments_q("establishment__"))
-
-    def _require_recorder(self, request):
-        scope = scope_of(request)
-        if not conditions.may_record(scope):
-            raise exceptions.PermissionDenied("Only compliance officers of the establishment record approval "
-                                              "conditions met.")
-        return scope
 
     @extend_schema(request=FulfilmentInputSerializer, responses={201: FulfilmentSerializer})
     @may_conflict("the condition is recorded as met already (name the record in corrects, with a reason), or the "
                   "record named has been corrected or withdrawn already.")
     def create(self, request, *args, **kwargs):
         """Record that an establishment met a condition of an approval (201)."""
-        scope = self._require_recorder(request)
+        scope = scope_of(request)
         data = FulfilmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
@@ -158,9 +153,7 @@ class FulfilmentViewSet(ScopedReadOnlyViewSet):
     def withdraw(self, request, pk=None):
         """Say, with a reason, that the condition is not met after all: a new record withdrawing this one (201)."""
         record = self.get_object()  # 404 for a record you may not see
-        scope = self._require_recorder(request)
-        if not scope.is_admin and record.establishment_id not in scope.compliance_establishments:
-            raise exceptions.PermissionDenied("Only compliance officers of the establishment withdraw its records.")
+        permissions.require(request.user, "cardroom.record_condition", record)
         data = WithdrawSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

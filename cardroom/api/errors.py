@@ -12,7 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.responses import error_response
 
 
@@ -42,11 +42,15 @@ def _message(detail):
 
 
 def _domain_error(exc):
-    """Map the domain's own exceptions onto API errors."""
+    """Map the domain's own exceptions onto API errors: the one place a service's BadInput, NotAllowed and
+    StateConflict become 400, 403 and 409."""
     if isinstance(exc, StateConflict):
         return Conflict(str(exc))
     if isinstance(exc, NotAllowed):
         return exceptions.PermissionDenied(str(exc))
+    if isinstance(exc, BadInput):  # the field it names, when it names one
+        field = getattr(exc, "field", None)
+        return exceptions.ValidationError({field: str(exc)} if field else {"detail": str(exc)})
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     # Django's own request limits, met while DRF reads a form or multipart body.

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.decorators import action
 
+from cardroom import permissions
 from cardroom.models import Job
 
 from .base import ScopedReadOnlyViewSet
@@ -64,6 +65,7 @@ class JobViewSet(ScopedReadOnlyViewSet):
     # A UUID as the API writes it: Python's UUID() would also take braces, "urn:uuid:" or no hyphens.
     lookup_value_regex = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     filterset_fields = {"kind": ["exact"], "status": ["exact"], "establishment__slug": ["exact"]}
+    permission_names = {"*": "cardroom.view_records", "download": "exports.download"}
 
     def scope_queryset(self, queryset, scope):
         return visible_jobs(scope)
@@ -76,6 +78,7 @@ class JobViewSet(ScopedReadOnlyViewSet):
     def download(self, request, uuid=None):
         """The job's file (a PDF of signs, a zip bundle), once the job is done."""
         job = self.get_object()
+        permissions.require(request.user, "exports.download", job)
         if job.status != Job.Status.DONE or not job.file:
             raise exceptions.NotFound(f"Job {job.uuid} has no file yet: it is {job.status} ({job.percent}% done).")
         name = job.file.name.rsplit("/", 1)[-1]

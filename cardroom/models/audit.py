@@ -105,7 +105,7 @@ class AuditChainHead(models.Model):
 class SigningKey(models.Model):
     """A public key the installation signs with (checkpoints, export manifests), and when.
 
-    The private key is configuration (``exports.keys``); this is its public half as the record knows it. Keys are
+    The private key is configuration (``cardroom.keys``); this is its public half as the record knows it. Keys are
     recorded by the database owner (``manage.py record_signing_key``; in the embedded default the first key is
     recorded the first time it signs): the first is the root of trust, which regulators keep; each later one
     carries the endorsement of the key it replaces, that key's signature over ``cardroom.tlog.endorsement_statement``,

@@ -2,10 +2,11 @@
 
 Scoped as the API: the establishment must be one of the user's compliance establishments (else 404); its
 schedules are its own and its jurisdiction's shared ones; drafts are seen and changed by those who may edit
-the schedule (``Scope.may_edit_schedule``). Every change goes through the services the API uses:
-``fees.editing`` (drafts, tiers, publishing), ``compliance.findings.acknowledge``,
-``compliance.checking.run_establishment`` / ``run_schedule``, ``signage.postings.request_override`` (and a second
-officer's ``approve_override`` / ``refuse_override``).
+the schedule (``fees.view_drafts``, ``fees.edit_schedule``: cardroom.permissions). Every change goes through the
+services the API uses: ``fees.services`` (drafts, publishing), ``fees.editing`` (tiers),
+``compliance.findings.acknowledge``, ``compliance.checking.run_establishment`` / ``run_schedule``,
+``signage.services.request_override`` (and a second officer's ``approve_override`` / ``refuse_override``, or the
+request withdrawn).
 """
 
 import datetime
@@ -23,30 +24,26 @@ from django.views.decorators.http import require_POST
 
 from cardroom import conditions as record_conditions
 from cardroom import forms as strict_forms
-from cardroom import values
+from cardroom import permissions, values
 from cardroom.conditions import conditions_at
-from cardroom.exceptions import NotAllowed, StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.inbox import awaiting
 from cardroom.models import Approval, ApprovalCondition, ConditionFulfilment, Table
 from cardroom.ordering import natural
 from compliance import checking, inbox
-from compliance.api import may_run
 from compliance.facts import APPROVAL_PREFETCH, approval_facts
-from compliance.findings import AlreadyAcknowledged, acknowledge, may_acknowledge
+from compliance.findings import AlreadyAcknowledged, acknowledge
 from compliance.models import Finding, ValidationRun
 from compliance.rules.postings import EXPIRING_WITHIN, approval_state
-from fees import diff, editing
+from fees import diff, editing, services
+from fees import drafts as fees_drafts
 from fees.forms import NewDraftForm, PublishForm, TierReasonForm, reason_field, tier_formset, too_many_rows
+from fees.in_force import among as in_force  # the version in force among versions in hand
 from fees.models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion, TablePosting
 from fees.option_label import option_label
+from fees.reviews import PUBLICATION
 from signage.models import PrintOverride
-from signage.postings import (
-    PostingInputError,
-    approve_override,
-    may_override,
-    refuse_override,
-    request_override,
-)
+from signage import services as signage_services
 
 from ..access import compliance_establishments, establishment_or_404, page
 
@@ -92,10 +89,10 @@ def establishment(request, establishment, scope):
     counts = inbox.standing_counts(inbox.standing(establishment, now), since=seen)
     documents = _documents(scope, establishment)
     drafts = []
-    if scope.sees_drafts():
+    if fees_drafts.sees_drafts(request.user):
         drafts = [v for v in ScheduleVersion.objects.filter(document__in=documents, status=ScheduleVersion.Status.DRAFT)
                   .select_related("document", "created_by").order_by("document__code", "number")
-                  if scope.may_edit_schedule(v.document)]
+                  if fees_drafts.sees_drafts(request.user, v.document)]
     postings = _posting_rows(establishment, now)
     approvals = _approval_rows(establishment, timezone.localdate())
     return _render(request, "home.html", establishment, {
@@ -106,7 +103,8 @@ def establishment(request, establishment, scope):
         "schedules": documents.count(), "drafts": drafts,
         "postings": len(postings), "blocked": [r for r in postings if r["blocked"]],
         "approvals": len(approvals), "approvals_attention": [r for r in approvals if r["attention"]],
-        "may_run": may_run(scope, establishment), "awaiting": awaiting(request.user, establishment, scope),
+        "may_run": permissions.allowed(request.user, "compliance.run_validation", establishment),
+        "awaiting": awaiting(request.user, establishment, scope),
     })
 
 
@@ -121,25 +119,9 @@ def _documents(scope, establishment):
             .select_related("jurisdiction", "establishment", "source"))
 
 
-def _sees_drafts(scope, document):
-    return scope.sees_drafts() and scope.may_edit_schedule(document)
-
-
 def _visible(scope, document, versions):
-    """A document's versions as the API shows them: drafts only to those who may edit it."""
-    if _sees_drafts(scope, document):
-        return versions
-    return [v for v in versions if v.is_published]
-
-
-def in_force(versions, day, known_at=None):
-    """``ScheduleDocument.version_as_of`` over versions already in hand."""
-    candidates = [v for v in versions if v.is_published and (v.effective_from is None or v.effective_from <= day)
-                  and (known_at is None or v.published_at <= known_at)]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda v: (v.effective_from is not None, v.effective_from or datetime.date.min,
-                                          v.number))
+    """A document's versions as the API shows them: drafts only to those who may see them (fees.drafts)."""
+    return fees_drafts.visible_versions(scope.user, document, versions)
 
 
 class TimelineForm(forms.Form):
@@ -266,15 +248,15 @@ def schedule(request, establishment, code, scope, number=None):
 def _schedule_context(scope, document, versions, version, current, option, tiers, today, options=()):
     options = list(options)
     at = next((i for i, o in enumerate(options) if option and o.pk == option.pk), None)
-    may_edit = scope.may_edit_schedule(document)
+    may_edit = permissions.allowed(scope.user, "fees.edit_schedule", document)
     return {
         "document": document, "versions": list(reversed(versions)), "version": version, "current": current,
         "option": option, "tiers": tiers, "options": options, "today": today,
         "previous": options[at - 1] if at else None,
         "next": options[at + 1] if at is not None and at + 1 < len(options) else None,
         "may_edit": may_edit, "editable": bool(version and not version.is_locked and may_edit),
-        "may_validate": bool(version and version.is_published and (scope.is_admin or (
-            scope.compliance_establishments and may_edit))),
+        "may_validate": bool(version and version.is_published
+                             and permissions.allowed(scope.user, "compliance.run_validation", document)),
         "compare": CompareForm(versions=versions, initial=_compare_defaults(version, versions)),
     }
 
@@ -348,7 +330,7 @@ def new_draft(request, establishment, code, number, scope):
     if request.method == "POST":
         if form.is_valid():
             try:
-                draft = editing.start_draft(document, based_on, user=request.user, **form.cleaned_data)
+                draft = services.start_draft(request.user, based_on, **form.cleaned_data)
             except StateConflict as error:
                 messages.error(request, str(error))
                 return _render(request, "new_draft.html", establishment,
@@ -421,8 +403,8 @@ def publish(request, establishment, code, number, scope):
         initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
                  "retroactive": version.retroactive, "retroactive_reason": version.retroactive_reason})
     review = ReviewForm(request.POST or None) if awaiting else None
-    involved = version.editors() | {version.review_requested_by_id}
-    may_approve = awaiting and scope.may_approve_schedule(document) and request.user.pk not in involved
+    may_approve = (awaiting and permissions.allowed(request.user, services.APPROVE, document)
+                   and request.user.pk not in PUBLICATION.involved(version))
     status = 200
     if request.method == "POST":
         step = request.POST.get("step", "request")
@@ -434,8 +416,10 @@ def publish(request, establishment, code, number, scope):
             except StateConflict as error:
                 target.add_error(None, str(error))
                 status = 409
-            except NotAllowed as error:
-                raise PermissionDenied(str(error)) from None
+            except BadInput as error:
+                target.add_error(getattr(error, "field", None) if getattr(error, "field", None) in target.fields
+                                 else None, str(error))
+                status = 400
             else:
                 messages.success(request, done)
                 return redirect("console:compliance-version", establishment.slug, document.code, version.number)
@@ -458,24 +442,23 @@ def publish(request, establishment, code, number, scope):
         "reviews": version.reviews.all(), "today": today}, status=status)
 
 
+PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, what is said once it is done)
+    "withdraw": (services.withdraw_publication, "the request is withdrawn; the draft can be edited again."),
+    "refuse": (services.refuse_publication, "refused and back to draft; your reason is recorded."),
+    "approve": (services.approve_publication, "published. It can no longer be changed."),
+}
+
+
 def _review_step(request, version, step, data, *, awaiting, scope):
-    """Take one step of the two-person publication; returns the message to show."""
+    """Take one step of the two-person publication (``fees.services``); returns the message to show."""
     user, label = request.user, f"{version.document.code} version {version.number}"
     if not awaiting:
-        editing.request_publication(version, user=user, reason=data["reason"], effective_from=data["effective_from"],
-                                    retroactive=data["retroactive"], retroactive_reason=data["retroactive_reason"])
+        services.request_publication(user, version, reason=data["reason"], effective_from=data["effective_from"],
+                                     retroactive=data["retroactive"], retroactive_reason=data["retroactive_reason"])
         return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
-    if step == "withdraw":
-        version.withdraw_publication_request(user=user, reason=data["reason"])
-        return f"{label}: the request is withdrawn; the draft can be edited again."
-    if not scope.may_approve_schedule(version.document):
-        raise PermissionDenied("Only a second compliance officer of the establishment (an administrator for a "
-                               "jurisdiction's shared schedule) may approve or refuse its publication.")
-    if step == "refuse":
-        version.refuse_publication(user=user, reason=data["reason"])
-        return f"{label} is refused and back to draft; your reason is recorded."
-    version.approve_publication(user=user, reason=data["reason"])
-    return f"{label} is published. It can no longer be changed."
+    service, done = PUBLICATION_STEPS.get(step, PUBLICATION_STEPS["approve"])
+    service(user, version, reason=data["reason"])
+    return f"{label}: {done}"
 
 
 def _split_known(findings, document, version, current):
@@ -501,7 +484,7 @@ def discard(request, establishment, code, number, scope):
         return _published_refusal(request, establishment, document, version)
     if request.method == "POST":
         try:
-            editing.discard_draft(version, user=request.user)
+            services.discard_draft(request.user, version)
         except StateConflict as error:
             messages.error(request, str(error))
             return redirect("console:compliance-version", establishment.slug, document.code, version.number)
@@ -519,8 +502,7 @@ def validate_version(request, establishment, code, number, scope):
     version = _version(versions, number)
     if not version.is_published:
         raise Http404("Only a published version is validated; a draft's findings are on its publish page.")
-    if not (scope.is_admin or (scope.compliance_establishments and scope.may_edit_schedule(document))):
-        raise PermissionDenied("Only compliance officers may start a run.")
+    permissions.require(request.user, "compliance.run_validation", document)
     run = checking.run_schedule(version, user=request.user)
     messages.success(request, f"{document.code} version {version.number} validated: {run.errors} error(s), "
                               f"{run.warnings} warning(s), {run.infos} note(s).")
@@ -561,7 +543,8 @@ def findings(request, establishment, scope):
     rows = inbox.shown(shown.object_list)
     for finding in rows:
         finding.is_new = seen is not None and finding.acknowledged_at is None and finding.found_at > seen
-        finding.may_acknowledge = finding.acknowledged_at is None and may_acknowledge(scope, finding)
+        finding.may_acknowledge = finding.acknowledged_at is None and permissions.allowed(
+            request.user, "compliance.acknowledge_finding", finding)
     if first_page:  # the later pages mark what was new when this look began
         request.session[PREVIOUS_KEY.format(establishment.pk)] = request.session.get(SEEN_KEY.format(establishment.pk))
         request.session[SEEN_KEY.format(establishment.pk)] = now.isoformat()
@@ -571,7 +554,8 @@ def findings(request, establishment, scope):
               for s, label in Finding.Severity.choices]
     return _render(request, "findings.html", establishment, {
         "form": form, "groups": [g for g in groups if g[3]], "rows": rows, "page": shown, "counts": counts,
-        "seen": seen, "show": show, "severity": severity, "may_run": may_run(scope, establishment),
+        "seen": seen, "show": show, "severity": severity,
+        "may_run": permissions.allowed(request.user, "compliance.run_validation", establishment),
         "last_run": ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)
         .select_related("started_by").first(),
     }, status=status)
@@ -595,9 +579,7 @@ def finding(request, establishment, finding, scope):
             status = 400
         else:
             try:
-                acknowledge(finding, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
-            except PermissionError as error:
-                raise PermissionDenied(str(error)) from None
+                acknowledge(finding, user=request.user, reason=form.cleaned_data["reason"])  # NotAllowed: 403
             except values.Invalid as error:
                 form.add_error("reason", str(error))
                 status = 400
@@ -612,7 +594,8 @@ def finding(request, establishment, finding, scope):
                 return redirect(back if back.startswith(inbox_url + "?") else inbox_url)
     return _render(request, "finding.html", establishment, {
         "finding": finding, "form": form,
-        "may_acknowledge": finding.acknowledged_at is None and may_acknowledge(scope, finding)}, status=status)
+        "may_acknowledge": finding.acknowledged_at is None and permissions.allowed(
+            request.user, "compliance.acknowledge_finding", finding)}, status=status)
 
 
 @require_POST
@@ -620,8 +603,7 @@ def finding(request, establishment, finding, scope):
 def run_now(request, establishment, scope):
     """Validate the establishment now (its postings in force, approvals, rounds): the API's run."""
     establishment = _room(scope, establishment)
-    if not may_run(scope, establishment):
-        raise PermissionDenied("Only a compliance officer of this establishment may start a run.")
+    permissions.require(request.user, "compliance.run_validation", establishment)
     run = checking.run_establishment(establishment, user=request.user)
     messages.success(request, f"Validation run {run.pk}: {run.postings_checked} posting(s) checked, {run.errors} "
                               f"error(s), {run.warnings} warning(s), {run.infos} note(s).")
@@ -677,8 +659,7 @@ class WithdrawMetForm(forms.Form):
 
 def _approvals_page(request, establishment, scope, forms_posted=None, status=200):
     today = timezone.localdate()
-    may_record = record_conditions.may_record(scope) and (scope.is_admin
-                                                          or establishment.pk in scope.compliance_establishments)
+    may_record = permissions.allowed(request.user, "cardroom.record_condition", establishment)
     rows = sorted(_approval_rows(establishment, today, forms_posted, may_record),
                   key=lambda r: not r["attention"])  # stable: by game after
     return _render(request, "approvals.html", establishment, {"rows": rows, "today": today,
@@ -703,8 +684,7 @@ def record_condition(request, establishment, condition, scope):
     """Record that this room met a condition of an approval (cardroom.conditions.record_met, as the API)."""
     establishment = _room(scope, establishment)
     condition = _condition(establishment, condition)
-    if not record_conditions.may_record(scope):
-        raise PermissionDenied("Only compliance officers of this establishment record approval conditions met.")
+    permissions.require(request.user, "cardroom.record_condition", establishment)
     form = ConditionMetForm(request.POST, prefix=f"c{condition.pk}")
     status = 400
     if form.is_valid():
@@ -730,8 +710,7 @@ def withdraw_condition(request, establishment, record, scope):
     establishment = _room(scope, establishment)
     record = get_object_or_404(ConditionFulfilment.objects.select_related("condition__approval"),
                                pk=record, establishment=establishment)
-    if not record_conditions.may_record(scope):
-        raise PermissionDenied("Only compliance officers of this establishment withdraw its records.")
+    permissions.require(request.user, "cardroom.record_condition", record)
     form = WithdrawMetForm(request.POST, prefix=f"w{record.pk}")
     status = 400
     if form.is_valid():
@@ -803,7 +782,7 @@ def postings(request, establishment, scope):
                                "decided_by")[:100])
     return _render(request, "postings.html", establishment, {
         "rows": rows, "pending": [r for r in rows if r["pending"]], "history": history, "now": now,
-        "may_override": may_override(scope, establishment.pk)})
+        "may_override": permissions.allowed(request.user, "signage.override_print", establishment)})
 
 
 class OverrideForm(forms.Form):
@@ -812,10 +791,14 @@ class OverrideForm(forms.Form):
 
 
 OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
-    "request": (request_override, "an override is asked for; the sign may be printed once a second compliance "
-                                  "officer approves it."),
-    "approve": (approve_override, "the override is approved: the sign may now be printed; your reason is recorded."),
-    "refuse": (refuse_override, "the override is refused: the sign stays blocked; your reason is recorded."),
+    "request": (signage_services.request_override, "an override is asked for; the sign may be printed once a "
+                                                   "second compliance officer approves it."),
+    "approve": (signage_services.approve_override, "the override is approved: the sign may now be printed; your "
+                                                   "reason is recorded."),
+    "refuse": (signage_services.refuse_override, "the override is refused: the sign stays blocked; your reason is "
+                                                 "recorded."),
+    "withdraw": (signage_services.withdraw_override, "the request is withdrawn: the sign stays blocked; your reason "
+                                                     "is recorded."),
 }
 
 
@@ -827,8 +810,7 @@ def override_posting(request, establishment, posting, scope):
     posting = get_object_or_404(TablePosting.objects.filter(table__establishment=establishment)
                                 .select_related("table__establishment__jurisdiction", "schedule", "rules", "game"),
                                 pk=posting)
-    if not may_override(scope, establishment.pk):
-        raise PermissionDenied("Only a compliance officer of the table's establishment may override a print block.")
+    permissions.require(request.user, signage_services.OVERRIDE_PRINT, establishment)
     form = OverrideForm(request.POST or None)
     status = 200
     if request.method == "POST":
@@ -838,11 +820,9 @@ def override_posting(request, establishment, posting, scope):
             status = 400
         elif form.is_valid():
             try:
-                service(posting, user=request.user, reason=form.cleaned_data["reason"], scope=scope)
-            except (PermissionError, NotAllowed) as error:
-                raise PermissionDenied(str(error)) from None
-            except PostingInputError as error:
-                form.add_error("reason" if "reason" in str(error) else None, str(error))
+                service(request.user, posting, reason=form.cleaned_data["reason"])
+            except BadInput as error:
+                form.add_error("reason" if getattr(error, "field", None) == "reason" else None, str(error))
                 status = 400
             except StateConflict as error:
                 form.add_error(None, str(error))

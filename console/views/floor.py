@@ -12,13 +12,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from cardroom import permissions
 from cardroom.exceptions import StateConflict
 from cardroom.ordering import natural
 from compliance.models import ValidationRun
 from fees.models import TablePosting
 from signage import content, printing, render as sign_render
 from signage.models import SignPrint
-from signage.postings import may_post
 from signage.tasks import BadSelection, start_batch
 
 from ..access import establishment_or_404, floor_establishments, page
@@ -67,7 +67,8 @@ def _floor_page(request, establishment, scope, print_error=None, ticked=(), stat
     rows = _floor_rows(establishment, now)
     return render(request, "console/floor/floor.html", {
         "section": "floor", "establishment": establishment, "rows": rows, "now": now,
-        "may_print": may_post(scope, establishment.pk), "layouts": sign_render.LAYOUTS,
+        "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
+        "layouts": sign_render.LAYOUTS,
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
         "unposted": [r for r in rows if r["posting"] is None],
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
@@ -129,7 +130,8 @@ def table(request, establishment, table, scope):
     return render(request, "console/floor/table.html", {
         "section": "floor", "establishment": establishment, "table": table, "posting": posting, "now": now,
         "detail": posting and _posting_detail(posting, now), "history": history,
-        "may_print": may_post(scope, establishment.pk), "layouts": sign_render.LAYOUTS,
+        "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
+        "layouts": sign_render.LAYOUTS,
         "sign": posting and printing.sign_states([posting], now)[posting.pk]})
 
 
@@ -151,9 +153,8 @@ def sign(request, establishment, table, scope):
     if posting is None:
         raise Http404(f"Table {table.label} has no posting in force.")
     preview = request.method != "POST"
-    if not preview and not may_post(scope, establishment.pk):
-        return HttpResponse("Only floor supervisors and compliance officers of this room print signs.",
-                            status=403, content_type="text/plain")
+    if not preview:
+        permissions.require(request.user, "signage.print_sign", establishment)  # NotAllowed: the 403 page
     try:
         rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
                                            preview=preview)
@@ -172,9 +173,7 @@ def print_floor(request, establishment, scope):
     """Start a batch of the tables ticked, or of the whole floor (its own button), as one PDF; the job page shows
     its progress. A selection with no table, or with ids that are not this room's, is refused on the floor page."""
     establishment = establishment_or_404(floor_establishments(scope), establishment)
-    if not may_post(scope, establishment.pk):
-        return HttpResponse("Only floor supervisors and compliance officers print signs.", status=403,
-                            content_type="text/plain")
+    permissions.require(request.user, "signage.print_sign", establishment)  # NotAllowed: the 403 page
     layout = _layout(request)
     wanted = request.POST.getlist("tables")
     if layout is None or not all(t.isascii() and t.isdigit() for t in wanted):

@@ -3,6 +3,7 @@
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, render
 
+from cardroom import permissions
 from cardroom.api.jobs import visible_jobs
 from cardroom.models import Job
 
@@ -24,6 +25,7 @@ def job(request, job, scope):
 @page("any")
 def job_file(request, job, scope):
     job = get_object_or_404(visible_jobs(scope), uuid=job)
+    permissions.require(request.user, "exports.download", job)
     if job.status != Job.Status.DONE or not job.file:
         raise Http404("This job has no file yet.")
     return FileResponse(job.file.open("rb"), as_attachment=True,

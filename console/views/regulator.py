@@ -17,7 +17,6 @@ from decimal import Decimal
 
 from django import forms
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Prefetch, Q
 from django.http import Http404
@@ -30,7 +29,9 @@ from cardroom import checkpoint, merkle, tlog, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.audit import chain_entries, chain_head, chain_name, verify_chains
 from cardroom.conditions import conditions_at
+from cardroom.exceptions import NotAllowed
 from cardroom.models import Approval, AuditLogEntry, ConditionFulfilment, Job
+from cardroom.money import format_difference
 from cardroom.ordering import natural
 from compliance import inbox
 from compliance.models import Finding
@@ -43,6 +44,7 @@ from ..access import (
     page,
     regulated_establishments,
     regulated_jurisdictions,
+    requires,
     roles_of,
 )
 from ..audit_words import describe as describe_action
@@ -185,9 +187,7 @@ def _chart(first, last, days, currency):
 
 def signed(amount, currency):
     """A difference as people write it: +$1.00, −$2.50 (a true minus sign), $0.00."""
-    if not amount:
-        return money(Decimal("0.00"), currency)
-    return ("+" if amount > 0 else "\u2212") + money(abs(amount), currency)
+    return format_difference(amount or Decimal("0.00"), currency)
 
 
 def _fees(establishment, tables, month_form):
@@ -467,7 +467,7 @@ def export(request, scope):
                 export_scope = read_request(form.request_data(), scope=scope)
             except ExportInputError as error:
                 form.add_error(None, str(error))
-            except PermissionError as error:
+            except NotAllowed as error:  # the form's own message, beside the choices
                 form.add_error(None, str(error))
                 status = 403
             else:
@@ -526,12 +526,10 @@ def _verify_job(request, scope, job_id):
     return context
 
 
-@page("any")
+@requires("exports.verify_bundle")
 def verify(request, scope):
     """Upload a bundle: it is checked in the background (every file's hash and size against the signed manifest,
     and the manifest's signature), and the page follows the check to its result (``?job=``)."""
-    if not verification.may_verify(scope):
-        raise PermissionDenied(verification.WHO_MAY_VERIFY)
     context = {"section": "regulator" if "regulator" in roles_of(scope) else "compliance",
                "limit": settings.EXPORT_VERIFY_MAX_BYTES}
     if request.method != "POST":

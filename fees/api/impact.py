@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from cardroom import values
 from cardroom.access import scope_of
 from cardroom.models import Establishment
-from fees import impact
+from fees import drafts, impact
 from fees.models import FeeTier, ScheduleDocument, ScheduleVersion
 
 from .ledger import ReconciliationSerializer
@@ -130,11 +130,6 @@ class ImpactSerializer(serializers.Serializer):
         "For a version not yet published dated before today: what publishing it reaches back to; else null."))
 
 
-def visible_versions(scope, document):
-    """As ``ScheduleViewSet.visible_versions``: drafts only for those who may edit the schedule."""
-    if scope.may_edit_schedule(document) and scope.sees_drafts():
-        return document.versions.all()
-    return document.versions.filter(status=ScheduleVersion.Status.PUBLISHED)
 
 
 def _day(request, name):
@@ -148,6 +143,8 @@ def _day(request, name):
 
 
 class ImpactView(APIView):
+    permission_names = {"get": "cardroom.view_records"}  # a draft's impact: fees.view_drafts (fees.drafts)
+
     @extend_schema(parameters=PARAMETERS, responses=ImpactSerializer)
     def get(self, request, code, number):
         """What this version would have collected over the rounds recorded at an establishment in a period, against
@@ -157,7 +154,8 @@ class ImpactView(APIView):
         document = get_object_or_404(ScheduleDocument.objects.filter(scope.placed_q()), code=code)
         if number > MAX_VERSION_NUMBER:
             raise exceptions.NotFound(f"{document.code} has no version {number}.")
-        version = visible_versions(scope, document).filter(number=number).select_related("document__source").first()
+        version = (drafts.visible_versions(request.user, document).filter(number=number)
+                   .select_related("document__source").first())
         if version is None:  # a draft the user may not see is answered as one that does not exist
             raise exceptions.NotFound(f"{document.code} has no version {number}.")
         slug = request.query_params.get("establishment")

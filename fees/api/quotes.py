@@ -39,6 +39,8 @@ class QuoteView(APIView):
     version and the schedule version with the hash of its content, hashed as a whole; ``python manage.py
     replay_receipt`` checks it later (docs/receipts.md)."""
 
+    permission_names = {"post": "cardroom.view_records"}  # a quote reads published schedules: anyone signed in
+
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, examples=EXAMPLES)
     def post(self, request):
         data = request.data

@@ -1,20 +1,18 @@
 from decimal import Decimal
 
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, status
 from rest_framework import serializers as fields
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from cardroom import changes, values
-from cardroom.access import scope_of
+from cardroom import changes, permissions, values
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, known_at_param
 from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
-from fees import diff, editing
+from fees import diff, drafts, services
 from fees.models import ScheduleDocument, ScheduleVersion
 
 from . import serializers
@@ -144,6 +142,11 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     filterset_fields = {"jurisdiction__code": ["exact"], "establishment__slug": ["exact", "isnull"],
                         "games__slug": ["exact"]}
     ordering_fields = ["code"]
+    # Held anywhere to try; the schedule's own is asked again once it is found (a schedule you may not see: 404).
+    permission_names = {"*": "cardroom.view_records", "update_version": "fees.edit_schedule",
+                        "delete_version": "fees.edit_schedule", "new_draft": "fees.edit_schedule",
+                        "request_publication": "fees.edit_schedule", "withdraw": "fees.edit_schedule",
+                        "approve": "fees.approve_schedule", "refuse": "fees.approve_schedule"}
 
     def scope_queryset(self, queryset, scope):
         return queryset.filter(scope.placed_q()).distinct()
@@ -151,10 +154,8 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     # -- helpers ---------------------------------------------------------------------------------------------
 
     def visible_versions(self, document):
-        versions = document.versions.select_related("published_by", "created_by", "based_on", "review_requested_by")
-        if scope_of(self.request).may_edit_schedule(document) and scope_of(self.request).sees_drafts():
-            return versions
-        return versions.filter(status=ScheduleVersion.Status.PUBLISHED)
+        return drafts.visible_versions(self.request.user, document, document.versions.select_related(
+            "published_by", "created_by", "based_on", "review_requested_by"))
 
     def version_in_force(self, document):
         as_of, known_at = as_of_param(self.request), known_at_param(self.request)
@@ -170,8 +171,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
 
     def editable_document(self):
         document = self.get_object()
-        if not scope_of(self.request).may_edit_schedule(document):
-            raise exceptions.PermissionDenied("Only a compliance officer responsible for this schedule may change it.")
+        permissions.require(self.request.user, "fees.edit_schedule", document)
         return document
 
     def context_for(self, document, **extra):
@@ -297,27 +297,27 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     @version.mapping.delete
     def delete_version(self, request, code=None, number=None):
         """Discard a draft. A published version answers 409."""
-        document = self.editable_document()
-        editing.discard_draft(self.get_version(document, number), user=request.user)
+        document = self.editable()
+        services.discard_draft(request.user, self.get_version(document, number))
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-    def reviewable_version(self, number):
-        document = self.get_object()
-        if not scope_of(self.request).may_approve_schedule(document):
-            raise exceptions.PermissionDenied(
-                "Only a second compliance officer of the establishment (an administrator for a jurisdiction's shared "
-                "schedule) may approve or refuse its publication.")
-        return document, self.get_version(document, number)
 
     def _answer(self, document, version):
         version = self.get_version(document, version.number)  # fresh, with who and when
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
-    def _step(self, document, version, step):
-        """Take ``step`` (a ScheduleVersion method) with the body's reason; answer with the version."""
+    def editable(self, permission=services.EDIT):
+        """The schedule, when the user holds ``permission`` on it (asked before its versions are looked up)."""
+        document = self.get_object()
+        permissions.require(self.request.user, permission, document)
+        return document
+
+    def _step(self, number, step, permission=services.EDIT):
+        """Take ``step`` (a ``fees.services`` publication step) with the body's reason; answer with the version."""
+        document = self.editable(permission)
+        version = self.get_version(document, number)
         serializer = serializers.ReviewSerializer(data=self.request.data)
         serializer.is_valid(raise_exception=True)
-        step(version, user=self.request.user, **serializer.validated_data)
+        step(self.request.user, version, **serializer.validated_data)
         return self._answer(document, version)
 
     @extend_schema(request=serializers.PublicationRequestSerializer, responses=serializers.VersionDetailSerializer)
@@ -326,16 +326,15 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def request_publication(self, request, code=None, number=None):
         """Ask for a draft to be published. It is checked as publishing would check it (a version dated before
         today needs ``retroactive`` and its reason), then frozen until a second officer approves or refuses it."""
-        document = self.editable_document()
+        document = self.editable()
         serializer = serializers.PublicationRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        version = self.get_version(document, number)
-        mismatch = editing.retroactive_problem(
-            version.effective_from, serializer.validated_data.get("retroactive", version.retroactive),
-            timezone.localdate())
-        if mismatch:
-            raise exceptions.ValidationError({"retroactive": mismatch})
-        version.request_publication(user=request.user, **serializer.validated_data)
+        version, given = self.get_version(document, number), serializer.validated_data
+        # The effective date is the draft's (PATCH sets it); the retroactive confirmation, as stored unless given.
+        services.request_publication(
+            request.user, version, reason=given["reason"], effective_from=version.effective_from,
+            retroactive=given.get("retroactive", version.retroactive),
+            retroactive_reason=given.get("retroactive_reason", version.retroactive_reason))
         return self._answer(document, version)
 
     @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
@@ -344,33 +343,31 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def approve(self, request, code=None, number=None):
         """Publish a version awaiting a second officer. Whoever asked for it, started it or changed it cannot
         (403); it becomes immutable."""
-        return self._step(*self.reviewable_version(number), ScheduleVersion.approve_publication)
+        return self._step(number, services.approve_publication, services.APPROVE)
 
     @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
     @may_conflict("the version is not awaiting a second officer.")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/refuse")
     def refuse(self, request, code=None, number=None):
         """Send a version awaiting a second officer back to draft, with the reason (not by whoever asked)."""
-        return self._step(*self.reviewable_version(number), ScheduleVersion.refuse_publication)
+        return self._step(number, services.refuse_publication, services.APPROVE)
 
     @extend_schema(request=serializers.ReviewSerializer, responses=serializers.VersionDetailSerializer)
     @may_conflict("the version is not awaiting a second officer.")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/withdraw")
     def withdraw(self, request, code=None, number=None):
         """Take back a request for publication, so that the draft can be edited again."""
-        document = self.editable_document()
-        return self._step(document, self.get_version(document, number), ScheduleVersion.withdraw_publication_request)
+        return self._step(number, services.withdraw_publication)
 
     @extend_schema(request=serializers.NewDraftSerializer, responses={201: serializers.VersionDetailSerializer})
     @may_conflict("a draft cannot be started from this version now (the message says why).")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/drafts")
     def new_draft(self, request, code=None, number=None):
         """Start a new draft version as a copy of this one, to be edited and then published."""
-        document = self.editable_document()
+        document = self.editable()
         serializer = serializers.NewDraftSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        draft = editing.start_draft(document, self.get_version(document, number), user=request.user,
-                                    **serializer.validated_data)
+        draft = services.start_draft(request.user, self.get_version(document, number), **serializer.validated_data)
         return Response(serializers.VersionDetailSerializer(draft, context=self.context_for(document)).data,
                         status=status.HTTP_201_CREATED)
 
