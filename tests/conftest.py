@@ -4,6 +4,8 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from . import factories
+
 
 def pytest_sessionstart(session):
     """When the run is meant for the real services (bin/test's second pass, CI), refuse anything else."""
@@ -81,6 +83,18 @@ class People:
 @pytest.fixture
 def people(db):
     return People()
+
+
+@pytest.fixture
+def table(people):
+    """Table 7 at Casino Marysville: seven seats of Face Up Pai Gow Poker, nothing posted yet."""
+    return factories.make_table(people.marysville)
+
+
+@pytest.fixture
+def draft(people):
+    """A draft v2 of GEGA-002888 from v1, started by the compliance officer, effective 1 January 2030."""
+    return factories.make_draft(user=people.compliance)
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from decimal import Decimal as D
 import pytest
 
 from fees import diff
-from fees.models import FeeOption, FeeTier, ScheduleDocument
+from fees.models import FeeOption, FeeTier
+from tests.factories import make_draft
 
 pytestmark = pytest.mark.django_db
 
@@ -19,9 +20,7 @@ def draft(people):
     """v2 of GEGA-002888, a draft: option 43's $101-$200 player fee $2 -> $2.50 (printed too), option 26's second
     player-dealer row $5 -> $8 with its bounds moved, option 1's flat player row removed, a row added to option 2,
     option 3's label changed, option 49 removed and an option 50 added."""
-    document = ScheduleDocument.objects.get(code="GEGA-002888")
-    draft = document.new_draft(based_on=document.versions.get(number=1), reason="Diff test", user=people.compliance,
-                               effective_from=datetime.date(2027, 6, 1))
+    draft = make_draft(user=people.compliance, reason="Diff test", effective_from=datetime.date(2027, 6, 1))
     options = {o.number: o for o in draft.options.all()}
     tier = FeeTier.objects.get(option=options[43], fee_kind="player", order=2)
     tier.fee, tier.printed_fee = D("2.50"), "$2.50"

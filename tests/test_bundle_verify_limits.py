@@ -14,8 +14,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 
+from cardroom import bundle, keys
 from cardroom.models import Job
-from exports import bundle, keys, verification
+from exports import verification
 
 GIB = 1 << 30
 

@@ -9,11 +9,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cardroom.models import Game, Table
-from compliance import checking, identity
+from compliance import identity
 from compliance.models import Finding, RuleParameter
 from compliance.tasks import validate_everything
-from fees.models import ScheduleDocument
-from signage.postings import post_table
+from tests.factories import make_table, post_fields
 
 pytestmark = pytest.mark.django_db
 ROOM = "casino-marysville"
@@ -26,12 +25,8 @@ def url(name, *args):
 
 
 def post(table, game, schedule, low, high, day):
-    posting, _ = post_table({"table": table, "game": Game.objects.get(slug=game),
-                             "schedule": ScheduleDocument.objects.get(code=schedule), "option_number": 1,
-                             "min_wager": low, "max_wager": high, "seats": 6,
-                             "effective_from": timezone.make_aware(datetime.datetime(2026, 3, day, 8))},
-                            actor_label="test")
-    return posting
+    return post_fields(table, game=game, schedule=schedule, low=low, high=high, seats=6,
+                       effective_from=timezone.make_aware(datetime.datetime(2026, 3, day, 8)))[0]
 
 
 @pytest.fixture
@@ -43,8 +38,7 @@ def officer(client, people):
 @pytest.fixture
 def table(people):
     """Table T-2 posted with no maximum: a warning."""
-    table = Table.objects.create(establishment=people.marysville, label="T-2", seats=6,
-                                 game=Game.objects.get(slug=PAI_GOW))
+    table = make_table(people.marysville, label="T-2", seats=6, game=PAI_GOW)
     post(table, PAI_GOW, "GEGA-002888", 5, None, day=1)
     return table
 

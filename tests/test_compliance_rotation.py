@@ -7,13 +7,12 @@ from decimal import Decimal as D
 import pytest
 from django.core.management import call_command
 
-from cardroom.models import Establishment, Game, Table
 from compliance import checking
 from compliance.models import Finding as StoredFinding
 from compliance.rules import ERROR, INFO, WARNING, Parameter, ParameterSet, TableRounds
 from compliance.rules.rounds import RULE, rule_player_dealer_rotation
 from fees import ledger
-from fees.models import ScheduleDocument, TablePosting
+from tests.factories import make_posted_table
 
 PACIFIC = datetime.timezone(datetime.timedelta(hours=-8))
 DAY = datetime.date(2026, 3, 3)
@@ -114,13 +113,7 @@ WAGERS = [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "p1", "base
 
 @pytest.fixture
 def table(db):
-    marysville = Establishment.objects.get(slug="casino-marysville")
-    game = Game.objects.get(slug="face-up-pai-gow-poker")
-    table = Table.objects.create(establishment=marysville, label="R-7", seats=7, game=game)
-    TablePosting.objects.create(table=table, game=game, schedule=ScheduleDocument.objects.get(code="GEGA-002888"),
-                                option_number=43, seats=7,
-                                effective_from=datetime.datetime(2026, 3, 1, 6, 0, tzinfo=PACIFIC))
-    return table
+    return make_posted_table(label="R-7", effective_from=datetime.datetime(2026, 3, 1, 6, 0, tzinfo=PACIFIC))
 
 
 def record(table, dealers):

@@ -24,6 +24,7 @@ from fees import diff
 from fees.models import FeeTier, ScheduleDocument, ScheduleVersion
 from signage.models import PrintOverride
 from signage.postings import post_table
+from tests.factories import make_table, post_fields
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
@@ -42,29 +43,17 @@ def officer(client, people):
 
 
 def post(table, game, schedule, option=1, low=5, high=500, day=1):
-    posting, _ = post_table({"table": table, "game": Game.objects.get(slug=game),
-                             "schedule": ScheduleDocument.objects.get(code=schedule), "option_number": option,
-                             "min_wager": low, "max_wager": high, "seats": 6,
-                             "effective_from": datetime.datetime(2026, 3, day, 8, tzinfo=LA)}, actor_label="test")
-    return posting
+    return post_fields(table, game=game, schedule=schedule, option=option, low=low, high=high, seats=6,
+                       effective_from=datetime.datetime(2026, 3, day, 8, tzinfo=LA))[0]
 
 
 @pytest.fixture
 def floor(people):
     """Two tables at Casino Marysville: one posted cleanly, one whose posting has an error finding."""
-    clean = Table.objects.create(establishment=people.marysville, label="T-2", seats=6,
-                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    broken = Table.objects.create(establishment=people.marysville, label="T-10", seats=6,
-                                  game=Game.objects.get(slug="no-bust-21st-century-blackjack"))
+    clean = make_table(people.marysville, label="T-2", seats=6)
+    broken = make_table(people.marysville, label="T-10", seats=6, game="no-bust-21st-century-blackjack")
     return {"clean": post(clean, "face-up-pai-gow-poker", GEGA),
             "broken": post(broken, "no-bust-21st-century-blackjack", "CMV-CA-TABLE-ACTION")}
-
-
-@pytest.fixture
-def draft(people):
-    document = ScheduleDocument.objects.get(code=GEGA)
-    return document.new_draft(based_on=document.versions.get(number=1), user=people.compliance,
-                              reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
 
 
 def grid_data(response, **changes):

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from cardroom import bundle, keys
 from cardroom import chain as chain_module
 from cardroom.access import Scope
 from cardroom.audit import log_action
@@ -27,10 +28,9 @@ from compliance.checking import run_establishment, run_everything
 from compliance.findings import acknowledge
 from compliance.models import Finding
 from console.views import regulator
-from exports import bundle, keys
 from fees.ledger import reconcile
-from fees.models import CollectionEntry, RoundOfPlay, ScheduleDocument
-from signage.postings import post_table
+from fees.models import CollectionEntry, RoundOfPlay
+from tests.factories import post_fields
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
@@ -51,10 +51,8 @@ def log_of(slug):
 
 
 def post(table, schedule, option=1, minimum=5, maximum=500):
-    posting, run = post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(
-        code=schedule), "option_number": option, "min_wager": minimum, "max_wager": maximum, "seats": table.seats,
-        "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
-    return posting
+    return post_fields(table, schedule=schedule, option=option, low=minimum, high=maximum,
+                       effective_from=datetime.datetime(2026, 3, 1, 8, tzinfo=LA))[0]
 
 
 def played(table, posting, reference, expected, collected, day=DAY):

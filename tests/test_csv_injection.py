@@ -12,7 +12,8 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from exports import build, bundle, collect, keys
+from cardroom import bundle, keys
+from exports import build, collect
 from fees.models import CollectionEntry, RoundOfPlay
 
 from .test_export_json_stream import _Zip

@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 from django.test import TestCase
 
-from exports import bundle, keys
+from cardroom import bundle, keys
 
 PERIOD = {"from": "2026-10-01", "to": "2026-10-31"}
 CHAINS = [{"chain": "establishment:casino-marysville", "sequence": 41, "entry_hash": "ab" * 32},
@@ -166,10 +166,15 @@ def test_writer_streams_into_a_file_object_and_leaves_it_open(key):
         {"name": "a.csv", "sha256": hashlib.sha256(b"a\n1\n").hexdigest(), "bytes": 4, "rows": 1}]
 
 
-@pytest.mark.parametrize("name", ["manifest.json", "manifest.sig", "", "/etc/passwd", "a/../b", "a\\b", "dir/"])
+REFUSED_NAMES = {"manifest.json": "the bundle's own file", "manifest.sig": "the bundle's own file",
+                 "": "needs a non-empty name", "/etc/passwd": "not a usable file name",
+                 "a/../b": "not a usable file name", "a\\b": "not a usable file name", "dir/": "not a usable file name"}
+
+
+@pytest.mark.parametrize("name", list(REFUSED_NAMES))
 def test_writer_refuses_reserved_and_unusable_names(tmp_path, name):
     with bundle.BundleWriter(tmp_path / "b.zip") as writer:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=REFUSED_NAMES[name]):
             writer.add_bytes(name, b"x")
         writer.close()
 
@@ -181,11 +186,11 @@ def test_writer_refuses_a_name_twice_and_manifest_keys_it_writes_itself(tmp_path
         writer.add_bytes("a.csv", b"2")
     with pytest.raises(ValueError, match="files"):
         writer.finish({"files": []}, key)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="signed with an Ed25519 private key"):
         writer.finish({}, key.public_key())
     writer.finish({}, key)
     assert bundle.verify(tmp_path / "b.zip", key).ok
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="the bundle is finished"):
         writer.add_bytes("late.csv", b"1")
 
 
@@ -204,7 +209,7 @@ def test_a_failed_file_or_a_missing_finish_never_yields_a_signed_bundle(tmp_path
         assert any("manifest.json: missing" in p for p in result.problems)
 
     writer = bundle.BundleWriter(tmp_path / "broken.zip")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the data could not be read"):  # the writer's caller's own error
         with writer.open("a.csv") as handle:
             raise ValueError("the data could not be read")
     with pytest.raises(RuntimeError, match="failed"):
@@ -357,9 +362,9 @@ def test_key_helpers_round_trip_and_fingerprint(key):
 
 @pytest.mark.parametrize("text", ["", "hello", base64.b64encode(b"short").decode(), "-----BEGIN PUBLIC KEY-----\nxx"])
 def test_unusable_keys_are_value_errors(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="public key"):
         bundle.load_public_key(text)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="private key"):
         bundle.load_private_key(text)
 
 

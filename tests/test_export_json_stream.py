@@ -78,7 +78,7 @@ def test_an_empty_kind_is_an_empty_array_either_way(people, monkeypatch):
 
 def test_a_whole_bundle_from_postgresql_verifies(people, month, tmp_path):  # noqa: F811
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
-    from exports import bundle, keys
+    from cardroom import bundle, keys
 
     scope = collect.ExportScope(establishments=[people.marysville], start=datetime.date(2026, 3, 1),
                                 end=datetime.date(2026, 3, 31))

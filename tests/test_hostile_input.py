@@ -34,6 +34,7 @@ from fees.models import (
 )
 from signage.models import PrintOverride
 from signage.postings import post_table
+from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
 
@@ -45,8 +46,7 @@ SCHEDULE = "/api/v1/schedules/GEGA-002888/"
 
 @pytest.fixture
 def table(people):
-    return Table.objects.create(establishment=people.marysville, label="H-1", seats=7,
-                                game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    return make_table(people.marysville, label="H-1")
 
 
 def entry(at, key="k-1", **changes):

@@ -16,7 +16,6 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from cardroom.access import Scope
 from cardroom.models import (
     ApprovalCondition,
     AuditLogEntry,
@@ -46,7 +45,8 @@ from fees.models import (
     TablePosting,
 )
 from signage import content, printing
-from signage.postings import PrintBlocked, post_table, read_posting
+from signage.postings import PrintBlocked
+from tests.factories import make_table, post_as
 
 from . import signs
 
@@ -75,7 +75,7 @@ def table(people, ofm):
 
     condition = ApprovalCondition.objects.get(approval__key="one-for-the-money-wa-2014", order=2)
     record_met(condition, people.wa_room, met_on="2014-03-01", evidence="TEST-IC-1", user=people.compliance_wa)
-    return Table.objects.create(establishment=people.wa_room, label="OFM-1", seats=6, game=ofm)
+    return make_table(people.wa_room, label="OFM-1", seats=6, game=ofm)
 
 
 def body(tbl, **changes):
@@ -87,10 +87,8 @@ def body(tbl, **changes):
 
 
 def post(table, user, **changes):
-    """Post through the service, a minute before the posting takes effect."""
-    data = body(table, **changes)
-    now = datetime.datetime.fromisoformat(data["effective_from"]) - datetime.timedelta(minutes=1)
-    return post_table(read_posting(data, scope=Scope(user), now=now), user=user)
+    """Post through the service, a minute before the posting takes effect: the posting and its run."""
+    return post_as(user, body(table, **changes))
 
 
 def paytable(game, bet, number):
@@ -515,7 +513,7 @@ def test_the_demo_posts_the_washington_tables_and_every_demo_table_prints_a_sign
     tables = list(Table.objects.filter(establishment__slug__in=["casino-marysville", "demo-evergreen-card-room"]))
     wa = [t for t in tables if t.establishment.slug == "demo-evergreen-card-room"]
     assert sorted(t.label for t in wa) == ["OFM-1", "OFM-2"]
-    from cardroom.management.commands.load_demo import DEMO_POSTED_FROM
+    from demo.management.commands.load_demo import DEMO_POSTED_FROM
 
     in_force = printing.postings_in_force(tables, DEMO_POSTED_FROM)
     assert set(in_force) == {t.pk for t in tables}

@@ -14,9 +14,10 @@ from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
-from cardroom import demo_play
+from demo import play as demo_play
 from fees import impact, quoting
 from fees.models import FeeTier, Reconciliation, RoundOfPlay, ScheduleDocument, TablePosting
+from tests.factories import make_draft
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +44,8 @@ def marysville(people):
 
 def draft(people, effective_from=LATER):
     document = ScheduleDocument.objects.get(code=CODE)
-    return document.new_draft(based_on=document.version_as_of(OCTOBER[1]), user=people.compliance,
-                              reason="Impact test", effective_from=effective_from)
+    return make_draft(document, based_on=document.version_as_of(OCTOBER[1]), user=people.compliance,
+                      reason="Impact test", effective_from=effective_from)
 
 
 def raise_tier(version):

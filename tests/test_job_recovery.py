@@ -4,7 +4,6 @@ back; tasks are acknowledged late (issue 23). The real worker killed mid-job is 
 import datetime
 
 import pytest
-from django.utils import timezone
 
 from cardroom import jobs
 from cardroom.celery import app

@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from cardroom import demo_play
-from cardroom.management.commands.load_demo import DEMO_POSTED_FROM, DEMO_USERS, Command
 from cardroom.models import AuditLogEntry, Establishment, Membership, Role, Table
+from demo import play as demo_play
+from demo.management.commands.load_demo import DEMO_POSTED_FROM, DEMO_USERS, Command
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting
 from signage.models import PrintOverride
 

@@ -8,9 +8,9 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from cardroom.models import Game, Table
 from fees import ledger, partitions, tasks
-from fees.models import RoundOfPlay, ScheduleDocument, TablePosting
+from fees.models import RoundOfPlay
+from tests.factories import make_posted_table
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]
 ROUND = {"wagers": [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "p2", "base": "40"}]}
@@ -19,13 +19,8 @@ ROUND = {"wagers": [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "
 @pytest.fixture
 def table(people):
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
-    table = Table.objects.create(establishment=people.marysville, label="PART-1", seats=7,
-                                 game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    TablePosting.objects.create(
-        table=table, game=table.game, schedule=ScheduleDocument.objects.get(code="GEGA-002888"), option_number=43,
-        seats=7, effective_from=datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc),
-    )
-    return table
+    return make_posted_table(people.marysville, label="PART-1",
+                             effective_from=datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc))
 
 
 def partition_of(round_):

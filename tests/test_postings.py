@@ -5,23 +5,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from cardroom.models import Game, Table
-from fees.models import PostingImmutableError, ScheduleDocument, TablePosting
+from fees.models import PostingImmutableError, TablePosting
+from tests.factories import store_posting
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
 
 
-@pytest.fixture
-def table(people):
-    return Table.objects.create(establishment=people.marysville, label="7", seats=7,
-                                game=Game.objects.get(slug="face-up-pai-gow-poker"))
-
-
 def post(table, option, when):
-    return TablePosting.objects.create(table=table, game=table.game, option_number=option, seats=7,
-                                       schedule=ScheduleDocument.objects.get(code="GEGA-002888"),
-                                       min_wager="5", max_wager="500", effective_from=when)
+    return store_posting(table, option=option, effective_from=when, min_wager="5", max_wager="500")
 
 
 def test_what_was_posted_at_a_moment(table):

@@ -8,13 +8,14 @@ import pytest
 from django.urls import reverse
 
 from cardroom.access import Scope
-from cardroom.models import Game, Table
+from cardroom.models import Table
 from fees.models import TablePosting
 from signage import content, printing, render
 from signage.models import SignPrint
 from signage.postings import post_table, read_posting
 
 from . import signs
+from tests.factories import make_table
 from .test_signage import MARCH_1, body, post
 
 pytestmark = pytest.mark.django_db
@@ -24,14 +25,7 @@ NOTES = ("Ask the floor supervisor for the house rules and for the payouts of ea
 
 @pytest.fixture
 def long_table(people):
-    return Table.objects.create(establishment=people.marysville, label="9", seats=7,
-                                game=Game.objects.get(slug="one-for-the-money"))
-
-
-@pytest.fixture
-def table(people):
-    return Table.objects.create(establishment=people.marysville, label="7", seats=7,
-                                game=Game.objects.get(slug="face-up-pai-gow-poker"))
+    return make_table(people.marysville, label="9", game="one-for-the-money")
 
 
 LONG = " ".join(["Ask about the house rules."] * 150)  # 4,049 characters: no sign has room for them

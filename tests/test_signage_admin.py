@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.urls import reverse
 
-from cardroom.models import AuditLogEntry, Game, Job, Table
+from cardroom.models import AuditLogEntry, Job, Table
 from fees.models import TablePosting
 from signage.models import PrintOverride, SignPrint
 
@@ -21,12 +21,6 @@ def administrator(client, people, clock):
     clock(datetime.datetime(2026, 3, 1, 7, 0, tzinfo=ZoneInfo("America/Los_Angeles")))  # before the posting
     client.force_login(people.admin)
     return client
-
-
-@pytest.fixture
-def table(people):
-    return Table.objects.create(establishment=people.marysville, label="7", seats=7,
-                                game=Game.objects.get(slug="face-up-pai-gow-poker"))
 
 
 def posting_form(table, **changes):

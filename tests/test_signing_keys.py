@@ -14,10 +14,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from cardroom import checkpoint, tlog, transparency
+from cardroom import bundle, checkpoint, keys, tlog, transparency
 from cardroom.exceptions import StateConflict
 from cardroom.models import SigningKey
-from exports import bundle, keys, verification
+from exports import verification
 from tests.test_transparency import check, export, keys_file, regulator, room, rotate  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db

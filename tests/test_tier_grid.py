@@ -1,7 +1,6 @@
 """The tier grid refuses what the schedule lint calls wrong, rows of other options and absurd row counts (issue 25);
 the option picker says what tells the options apart."""
 
-import datetime
 import time
 from decimal import Decimal
 
@@ -20,13 +19,6 @@ pytestmark = pytest.mark.django_db
 def officer(client, people):
     client.force_login(people.compliance)
     return client
-
-
-@pytest.fixture
-def draft(people):
-    document = ScheduleDocument.objects.get(code=GEGA)
-    return document.new_draft(based_on=document.versions.get(number=1), user=people.compliance,
-                              reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
 
 
 def stored(draft):

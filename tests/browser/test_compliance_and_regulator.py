@@ -164,7 +164,7 @@ def test_a_compliance_officer_verifies_a_bundle_and_the_page_follows_the_check(l
     """From the compliance pages' link: the upload is checked in the background and the page shows the result; a
     check still running shows its progress, and its result in place once done."""
     from cardroom.models import Job
-    from exports import bundle, keys
+    from cardroom import bundle, keys
 
     march = tmp_path / "march.zip"
     with bundle.BundleWriter(march) as writer:

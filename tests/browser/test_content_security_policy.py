@@ -14,7 +14,6 @@ from cardroom.models import Game, Table
 from fees.models import CollectionEntry, RoundOfPlay
 from signage.postings import post_table, read_posting
 
-from .conftest import PASSWORD
 
 LA = ZoneInfo("America/Los_Angeles")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from cardroom.management.commands.load_demo import DEMO_USERS
+from demo.management.commands.load_demo import DEMO_USERS
 
 HERE = Path(__file__).parent
 

@@ -30,7 +30,7 @@ import secrets
 import time
 import uuid
 from html.parser import HTMLParser
-from urllib.parse import parse_qsl, quote, quote_from_bytes, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, quote_from_bytes, urlsplit
 
 import psycopg
 from hypothesis import HealthCheck, Phase, given, settings
