@@ -17,7 +17,7 @@ def _steps(site, count):
 
 
 def test_a_regulator_checks_the_log_against_a_checkpoint_they_kept(login, site, tmp_path):
-    from tests.test_transparency import forget_checkpoints, rewrite_tail
+    from tests.cardroom.test_transparency import forget_checkpoints, rewrite_tail
 
     _steps(site, 5)
     page = login(site.regulator_ca)

@@ -13,8 +13,8 @@ from exports import build, collect
 from fees.models import ScheduleDocument
 from signage.postings import post_table
 
-from .test_export_json_stream import _Zip
-from .test_exports import LA, ROUND
+from tests.exports.test_export_json_stream import _Zip
+from tests.exports.test_exports import LA, ROUND
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 

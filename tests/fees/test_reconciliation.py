@@ -227,7 +227,7 @@ def test_reconciling_many_tables_and_days_at_once(api, people, table):
 
 @pytest.fixture
 def seeded():
-    """The seed data, committed: a transactional test before this one (tests/test_celery_worker.py) ends with
+    """The seed data, committed: a transactional test before this one (tests/cardroom/test_celery_worker.py) ends with
     a flush that empties the database."""
     call_command("load_seed_data", verbosity=0)
 

@@ -14,9 +14,9 @@ from signage import content, printing, render
 from signage.models import SignPrint
 from signage.postings import post_table, read_posting
 
-from . import signs
+from tests import signs
 from tests.factories import make_table
-from .test_signage import MARCH_1, body, post
+from tests.signage.test_signage import MARCH_1, body, post
 
 pytestmark = pytest.mark.django_db
 # One for the Money's sign is the longest (its payouts): 976 characters of notes do not fit either layout.

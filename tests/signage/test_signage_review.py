@@ -18,7 +18,7 @@ from signage.postings import PrintBlocked, print_permission
 from signage.services import OverrideStateError
 from tests.factories import make_table, post_as
 
-from .publishing import publish
+from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

@@ -48,7 +48,7 @@ from signage import content, printing
 from signage.postings import PrintBlocked
 from tests.factories import make_table, post_as
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

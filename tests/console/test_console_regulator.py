@@ -567,7 +567,7 @@ def test_the_audit_log_page_says_whether_the_chain_still_agrees_with_its_signed_
     assert f"sequence={signed.size}" in cell(html, "audit-table")
 
     # The last entry rewritten with a recomputed hash and head: the chain walks clean; the checkpoint tells.
-    from tests.test_audit_chain import fields_of, raw_sql
+    from tests.cardroom.test_audit_chain import fields_of, raw_sql
 
     last = AuditLogEntry.objects.get(chain=chain, sequence=signed.size)
     rehashed = chain_module.entry_hash(fields_of(last, action="test.rewritten"))
@@ -603,7 +603,7 @@ def _steps(establishment, count):
 
 def test_a_kept_checkpoint_reads_consistent_after_the_stored_ones_were_deleted(client, people, room, monkeypatch):
     from cardroom.audit import chain_name
-    from tests.test_transparency import forget_checkpoints
+    from tests.cardroom.test_transparency import forget_checkpoints
 
     _steps(people.marysville, 4)
     chain = chain_name(people.marysville)
@@ -635,7 +635,7 @@ def test_a_kept_checkpoint_reads_not_consistent_after_the_tail_was_rewritten(cli
     from types import SimpleNamespace
 
     from cardroom.audit import chain_name
-    from tests.test_transparency import forget_checkpoints, rewrite_tail
+    from tests.cardroom.test_transparency import forget_checkpoints, rewrite_tail
 
     _steps(people.marysville, 6)
     chain = chain_name(people.marysville)

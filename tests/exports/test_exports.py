@@ -21,7 +21,7 @@ from signage import printing
 from signage.models import SignPrint
 from signage.postings import post_table
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

@@ -19,7 +19,7 @@ from fees.models import FeeOption, FeeTier, Interpretation, ScheduleDocument, Sc
 from signage import content, render
 from signage.postings import post_table, read_posting
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

@@ -11,7 +11,7 @@ from cardroom.models import AuditLogEntry, Game, Job, Table
 from signage.models import SignPrint
 from signage.postings import post_table, read_posting
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

@@ -1,7 +1,7 @@
 """Outsiders check the audit log: signed checkpoints, inclusion and consistency proofs, exports, key rotation.
 
 The verifier is ``cardroom.tlog`` run as a regulator would, from files, against the keys file the service publishes;
-the attacker has the database owner's rights (``tests.test_audit_chain.tamper``) and, where said, deletes the
+the attacker has the database owner's rights (``tests.cardroom.test_audit_chain.tamper``) and, where said, deletes the
 service's stored checkpoints too.
 """
 
@@ -20,7 +20,7 @@ from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, Sign
 from cardroom.tasks import sign_checkpoints
 from exports.build import build
 from exports.collect import ExportScope
-from tests.test_audit_chain import fields_of, raw_sql, tamper
+from tests.cardroom.test_audit_chain import fields_of, raw_sql, tamper
 
 pytestmark = pytest.mark.django_db
 

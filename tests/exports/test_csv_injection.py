@@ -16,8 +16,8 @@ from cardroom import bundle, keys
 from exports import build, collect
 from fees.models import CollectionEntry, RoundOfPlay
 
-from .test_export_json_stream import _Zip
-from .test_exports import month  # noqa: F401  (the fixture)
+from tests.exports.test_export_json_stream import _Zip
+from tests.exports.test_exports import month  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 ENTRIES = "/api/v1/ledger/entries/"

@@ -10,7 +10,7 @@ from django.db import connection
 from exports import build, collect
 from fees.models import CollectionEntry
 
-from .test_exports import month  # noqa: F401  (the fixture)
+from tests.exports.test_exports import month  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 NASTY = 'a "quoted" back\\slash\nnew line\ttab\r\x01\x1f é 中 \u2028 end '

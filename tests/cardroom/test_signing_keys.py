@@ -18,7 +18,7 @@ from cardroom import bundle, checkpoint, keys, tlog, transparency
 from cardroom.exceptions import StateConflict
 from cardroom.models import SigningKey
 from exports import verification
-from tests.test_transparency import check, export, keys_file, regulator, room, rotate  # noqa: F401 (fixtures)
+from tests.cardroom.test_transparency import check, export, keys_file, regulator, room, rotate  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from cardroom.models import AuditLogEntry, Job, Table
 from fees.models import TablePosting
 from signage.models import PrintOverride, SignPrint
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 

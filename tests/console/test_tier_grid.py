@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from fees.models import FeeOption, FeeTier, ScheduleDocument
 from fees.option_label import option_label
-from tests.test_console_compliance import GEGA, grid_data, url
+from tests.console.test_console_compliance import GEGA, grid_data, url
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from signage import services as signage_services
 from signage.models import PrintOverride
 from signage.services import OverrideStateError
 
-from .factories import make_table, post_as
-from .publishing import publish
+from tests.factories import make_table, post_as
+from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")

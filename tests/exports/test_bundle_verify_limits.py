@@ -210,7 +210,7 @@ def test_the_services_limits_are_its_settings(api, people, settings, tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_checks_an_upload_and_removes_it(reseed, api, people, key):
     """With a broker the API answers at once (queued) and a worker, another process, checks the kept upload."""
-    from .test_celery_worker import start_worker, stop
+    from tests.cardroom.test_celery_worker import start_worker, stop
 
     out = io.BytesIO()
     with bundle.BundleWriter(out) as writer:

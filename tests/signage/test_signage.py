@@ -14,7 +14,7 @@ from signage import content, printing, render
 from signage.models import SignPrint
 from signage.postings import PrintBlocked
 
-from . import signs
+from tests import signs
 from tests.factories import post_as
 
 pytestmark = pytest.mark.django_db

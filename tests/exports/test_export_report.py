@@ -23,7 +23,7 @@ from signage.models import SignPrint
 from signage.postings import post_table
 from tests.publishing import publish
 
-from . import signs
+from tests import signs
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
