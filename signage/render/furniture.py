@@ -1,0 +1,59 @@
+"""Page furniture around the body: the QR code the verification page opens, and the footer that says where the
+sign's fees come from, when it was posted and how to check it is current."""
+
+from __future__ import annotations
+
+import functools
+from xml.sax.saxutils import escape
+
+import segno
+from reportlab.lib import colors
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.platypus import Paragraph
+
+from .styles import INK, RULE, _paragraph_block
+
+
+@functools.lru_cache(maxsize=512)
+def _qr_matrix(url):
+    """The QR code's modules; choosing the mask is the slow part, and a tent draws the same code twice."""
+    return tuple(tuple(bool(m) for m in row) for row in segno.make(url, error="m").matrix)
+
+
+def _qr(canvas, url, x, y, size):
+    matrix = _qr_matrix(url)
+    modules = len(matrix) + 8  # four modules of quiet zone each side
+    unit = size / modules
+    canvas.setFillColor(colors.white)
+    canvas.rect(x, y, size, size, stroke=0, fill=1)
+    canvas.setFillColor(colors.black)
+    path = canvas.beginPath()
+    for r, row in enumerate(matrix):
+        top = y + size - (r + 4 + 1) * unit
+        c = 0
+        while c < len(row):
+            if row[c]:
+                start = c
+                while c < len(row) and row[c]:
+                    c += 1
+                path.rect(x + (start + 4) * unit, top, (c - start) * unit + 0.01, unit + 0.01)
+            else:
+                c += 1
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+def _footer(canvas, sign, x, y, width, height, qr_size, size):
+    canvas.setStrokeColor(RULE)
+    canvas.setLineWidth(0.6)
+    canvas.line(x, y + height - 4, x + width, y + height - 4)
+    _qr(canvas, sign.verify_url, x + width - qr_size, y, qr_size)
+    style = ParagraphStyle("footer", fontName="Vera", fontSize=size, leading=size * 1.3, textColor=INK)
+    bold = ParagraphStyle("footer_bold", parent=style, fontName="Vera-Bold")
+    lines = [
+        Paragraph(escape(sign.source_line()), bold),
+        Paragraph(escape(f"Posted at this table from {sign.posted_from}. Seats: {sign.seats}."), style),
+        Paragraph(escape(f"Check this sign is current: scan the code or open {sign.verify_url}"), style),
+    ]
+    if sign.stamp:
+        lines.append(Paragraph(escape(sign.stamp), style))
+    _paragraph_block(canvas, lines, x, y + height - 10, width - qr_size - 12)

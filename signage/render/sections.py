@@ -1,0 +1,101 @@
+"""The body of a sign as sections (lists of flowables kept together in a column): fee tables, bonus limits, the
+house-banked approval and limits, payouts and notices, in the order a sign prints them."""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape
+
+from reportlab.platypus import Paragraph
+
+from .sign import FeeTable, Sign, money
+from .styles import _grid, _p, _Styles
+
+
+def _fee_section(fee_table: FeeTable, sign: Sign, width, styles: _Styles):
+    parts = [_p(f"{fee_table.title}. {fee_table.payer}.", styles.fee_title)]
+    rows = [[_p(fee_table.measured_on, styles.cell_head), _p("Fee", styles.cell_head_right)]]
+    rows += [[_p(row.bounds, styles.cell), _p(money(row.fee, sign.currency), styles.cell_right)]
+             for row in fee_table.rows]
+    parts.append(_grid(rows, [width * 0.68, width * 0.32], styles))
+    if fee_table.note:
+        parts.append(_p(fee_table.note, styles.note))
+    return parts
+
+
+def _bonus_section(sign: Sign, width, styles: _Styles):
+    rows = [[_p("Bonus bet", styles.cell_head), _p("Minimum", styles.cell_head_right),
+             _p("Maximum", styles.cell_head_right)]]
+    rows += [[_p(b.bet, styles.cell), _p(money(b.minimum, sign.currency), styles.cell_right),
+              _p(money(b.maximum, sign.currency), styles.cell_right)] for b in sign.bonus_limits]
+    return [_p("Bonus bet limits", styles.heading), _grid(rows, [width * 0.5, width * 0.25, width * 0.25], styles)]
+
+
+def _house_banked_sections(sign: Sign, width, styles: _Styles):
+    """A house-banked posting: the approval and rules, the limits of every bet with the paytable it pays by, and
+    the aggregate payout limit where one is set."""
+    h = sign.house_banked
+    about = [_p("Approval and rules", styles.heading), _p(f"Approved: {h.approval}.", styles.cell),
+             _p(f"Rules of play: {h.rules}" + (f". Dealt from {h.decks} decks." if h.decks else "."), styles.note)]
+    rows = [[_p("Bet", styles.cell_head), _p("Minimum", styles.cell_head_right), _p("Maximum", styles.cell_head_right)],
+            [_p(h.main_bet, styles.cell), _p(money(sign.min_wager, sign.currency), styles.cell_right),
+             _p(money(sign.max_wager, sign.currency), styles.cell_right)]]
+    rows += [[[_p(b.bet, styles.cell), _p(f"paytable {b.paytable}", styles.small)] if b.paytable
+              else _p(b.bet, styles.cell),
+              _p(money(b.minimum, sign.currency), styles.cell_right),
+              _p(money(b.maximum, sign.currency), styles.cell_right)] for b in sign.bonus_limits]
+    limits = [_p("Wager limits", styles.heading), _grid(rows, [width * 0.44, width * 0.28, width * 0.28], styles)]
+    sections = [about, limits]
+    if h.aggregate_payout_limit is not None:
+        sections.append([
+            _p("Aggregate payout limit", styles.fee_title),
+            _p(f"{money(h.aggregate_payout_limit, sign.currency)}: the most paid in total on odds-based prizes in "
+               "one round, to all players together (WAC 230-15-490; WAC 230-15-060).", styles.cell),
+        ])
+    return sections
+
+
+def _payout_sections(sign: Sign, width, styles: _Styles):
+    sections = []
+    for payouts in sign.payouts:
+        numbered = payouts.paytable not in ("", "unnumbered")
+        title = f"{payouts.bet} (paytable {payouts.paytable})" if numbered else payouts.bet
+        rows = [[_p(hand, styles.payout), _p(paid, styles.payout_right)] for hand, paid in payouts.lines]
+        grid = _grid(rows, [width * 0.66, width * 0.34], styles, head=False)
+        sections.append([_p(f"Payouts: {title}", styles.fee_title), grid])
+    return sections
+
+
+def _notice_section(sign: Sign, styles: _Styles):
+    items = [_p("Notices", styles.heading)]
+    items += [Paragraph(escape(text), styles.notice, bulletText="\u2022") for text in sign.notices]
+    if sign.notes:
+        items.append(Paragraph(escape(sign.notes), styles.notice, bulletText="\u2022"))
+    return items
+
+
+def _fees(sign: Sign, width, styles: _Styles):
+    """The fee sections: the heading travels with the first fee table; a column may break between tables."""
+    head = [_p("Collection fees", styles.heading)]
+    if sign.option_label:
+        head.append(_p(f"Schedule {sign.schedule_code}, option {sign.option_number}: {sign.option_label}",
+                       styles.small))
+    if not sign.fee_tables:
+        return [head + [_p(sign.no_fees_note or "The schedule prints no fee for this option.", styles.cell)]]
+    sections = [_fee_section(t, sign, width, styles) for t in sign.fee_tables]
+    sections[0] = head + sections[0]
+    return sections
+
+
+def _body_sections(sign, col_width, styles):
+    if sign.house_banked is not None:
+        sections = _house_banked_sections(sign, col_width, styles)
+        sections += _payout_sections(sign, col_width, styles)
+        sections.append(_notice_section(sign, styles))
+        return sections
+    sections = []
+    if sign.bonus_limits:
+        sections.append(_bonus_section(sign, col_width, styles))
+    sections += _fees(sign, col_width, styles)
+    sections += _payout_sections(sign, col_width, styles)
+    sections.append(_notice_section(sign, styles))
+    return sections
