@@ -20,7 +20,7 @@ from cardroom.tasks import worker_health
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_worker(queue, **env):

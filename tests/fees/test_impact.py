@@ -5,7 +5,6 @@ draft's reach (the reconciliations and postings publishing it would change). Pag
 import datetime
 import io
 import json
-import time
 from collections import Counter, defaultdict
 from decimal import Decimal
 
@@ -131,7 +130,7 @@ def test_a_moved_band_edge_is_put_down_to_the_band_that_now_prices_the_rounds(pe
     assert report.figures.edges[0] is edges["$51-$120"] and report.figures.unattributed == 0
 
 
-def test_alike_rounds_are_priced_once_and_a_month_answers_quickly(people, marysville, monkeypatch):
+def test_alike_rounds_are_priced_once(people, marysville, monkeypatch):
     version = draft(people)
     raise_tier(version)
     calls = Counter()
@@ -142,13 +141,10 @@ def test_alike_rounds_are_priced_once_and_a_month_answers_quickly(people, marysv
         return price(schedule, option, facts)
 
     monkeypatch.setattr(quoting, "quote_facts", counted)
-    started = time.perf_counter()
     report = impact.impact(version, marysville, *OCTOBER)
-    elapsed = time.perf_counter() - started
     distinct = report.figures.distinct
     assert calls == {version.number: distinct, 1: distinct}  # once under the draft, once as priced under (edges)
-    assert report.figures.totals.rounds > distinct > 0
-    assert elapsed < 1.0, elapsed
+    assert report.figures.totals.rounds > distinct > 0  # what keeps a month quick (timed in benchmarks/, not here)
 
 
 def test_an_unchanged_draft_shows_no_difference(people, marysville):
