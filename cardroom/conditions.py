@@ -16,7 +16,7 @@ supervisors read (``cardroom.access.Scope``).
 from django.db import transaction
 from django.utils import timezone
 
-from . import values
+from . import permissions, values
 from .audit import log_action
 from .exceptions import StateConflict
 from .models import ApprovalCondition, ConditionFulfilment, Establishment
@@ -103,8 +103,9 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
     ``reason`` says why; after a withdrawal, a new record needs neither.
 
     Raises ConditionInputError (bad or missing values, a condition that does not apply there) or
-    ConditionConflict (met already and not corrected, or the record named is no longer the standing one).
-    The caller checks that the user may record at ``establishment``."""
+    ConditionConflict (met already and not corrected, or the record named is no longer the standing one), or
+    NotAllowed (``cardroom.record_condition`` at ``establishment``)."""
+    permissions.require(user, "cardroom.record_condition", establishment)
     condition = _locked(condition)
     problem = why_not_recordable(condition, establishment)
     if problem:
@@ -155,7 +156,8 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
 def withdraw(record, *, reason, user):
     """Say, with a reason, that the condition is not met at the record's establishment after all (the record was
     wrong, or the approval it relied on was withdrawn). Raises ConditionInputError (no reason) or
-    ConditionConflict (the record is not the one standing, or is a withdrawal itself)."""
+    ConditionConflict (the record is not the one standing, or is a withdrawal itself), or NotAllowed."""
+    permissions.require(user, "cardroom.record_condition", record)
     condition = _locked(record.condition)
     reason = _reason(reason)
     record = ConditionFulfilment.objects.select_related("establishment__jurisdiction").get(pk=record.pk)

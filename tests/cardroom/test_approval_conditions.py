@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from cardroom import conditions
 from cardroom.access import Scope
+from cardroom.exceptions import NotAllowed
 from cardroom.models import (
     Approval,
     ApprovalCondition,
@@ -185,9 +186,20 @@ def test_a_withdrawal_says_why_and_the_condition_can_be_met_again(people):
 ])
 def test_a_condition_is_recorded_only_where_and_as_it_applies(people, order, room, values, message):
     establishment = {"wa": people.wa_room, "ca": people.marysville, "tribal": tribal_casino(people)}[room]
-    with pytest.raises(conditions.ConditionInputError, match=message):
-        meet(people, order, establishment=establishment, **values)
+    with pytest.raises(conditions.ConditionInputError, match=message):  # an administrator may record anywhere
+        meet(people, order, establishment=establishment, user=people.admin, **values)
     assert not ConditionFulfilment.objects.exists()
+
+
+def test_a_condition_is_recorded_only_by_the_establishments_compliance_officers(people):
+    with pytest.raises(NotAllowed, match="Only compliance officers of the establishment record"):
+        meet(people, establishment=people.marysville)  # compliance_wa, at a California room
+    with pytest.raises(NotAllowed, match="Only compliance officers of the establishment record"):
+        meet(people, user=people.regulator_wa)  # a regulator reads, never records
+    record = meet(people)
+    with pytest.raises(NotAllowed, match="Only compliance officers of this establishment withdraw"):
+        conditions.withdraw(record, reason="Not ours to withdraw.", user=people.compliance)
+    assert ConditionFulfilment.objects.count() == 1
 
 
 def test_a_condition_the_source_records_as_not_applicable_is_outstanding_nowhere(people):
