@@ -70,7 +70,7 @@ def write(story, data, counts, generated_at, requested_by):
                       "key. Check the bundle yourself, offline, with the verifier: <i>python -m cardroom.tlog --keys "
                       "keys.json export bundle.zip</i> (add <i>--kept</i> with checkpoints you kept earlier). The "
                       "verifier is plain Python 3.11 with the <i>cryptography</i> package: cardroom/tlog.py, "
-                      "merkle.py, checkpoint.py, chain.py and bundle.py of the cardroom source "
+                      "tlog_*.py, merkle.py, checkpoint.py, chain.py, bundle.py and bundle_*.py of the cardroom source "
                       "(docs/audit.md); the keys file is the installation's GET /api/v1/audit/keys. Every row and "
                       "column is in the CSV and JSON files (columns.json describes them); the pages after this one "
                       "show them for reading.", NOTE))

@@ -1,0 +1,362 @@
+"""Checking an audit export bundle: ``verify`` and its ``Limits`` (what a bundle may claim before it is unpacked),
+reporting every problem by file in a ``Verification`` (the format: ``cardroom.bundle``). Plain Python (no Django)."""
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import re
+import struct
+import zipfile
+from dataclasses import dataclass, field
+
+from cryptography.exceptions import InvalidSignature
+
+from .bundle_format import (
+    CHUNK,
+    DIRECTORY_BYTES_PER_MEMBER,
+    FORMAT,
+    MANIFEST,
+    MAX_MANIFEST_BYTES,
+    MAX_SIGNATURE_BYTES,
+    RATIO_FROM_BYTES,
+    RESERVED,
+    SIGNATURE,
+    fingerprint,
+    load_public_key,
+)
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a bundle may claim to hold before a byte of it is unpacked (docs/exports.md, "Limits"). A real bundle
+    holds ~30 files (the kinds as CSV and JSON, columns.json, the report, a checkpoint or two per audit chain)."""
+
+    max_members: int = 1000
+    # All members unzipped, as their zip headers declare them; None: no cap (the service sets one).
+    max_total_bytes: int | None = None
+    # Unzipped to zipped, per member: level-1 deflate of the bundle's CSV and JSON stays under ~50:1; a zip bomb
+    # reaches ~1,000:1.
+    max_ratio: int = 200
+
+
+_END = struct.Struct("<4s4H2LH")  # end of central directory: signature, disks, entries (disk, total), size, offset
+_END64_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")  # zip64 end record: ..., entries (disk, total), size, offset
+
+
+def _end_record(fileobj):
+    """(members, central directory bytes, bundle bytes) as the zip's end record states them, read from the last
+    64 kB the way ``zipfile`` finds it; None when there is none (``zipfile`` then says it is not a zip)."""
+    fileobj.seek(0, os.SEEK_END)
+    size = fileobj.tell()
+    start = max(0, size - _END.size - 0xFFFF)  # the record, after a comment of up to 65,535 bytes
+    fileobj.seek(start)
+    tail = fileobj.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _END.size:
+        return None
+    members, directory = _END.unpack_from(tail, at)[4:6]
+    if members == 0xFFFF or directory == 0xFFFFFFFF:  # zip64: the real figures sit just before its locator
+        where = start + at - _END64_LOCATOR.size - _END64.size
+        if where >= 0:
+            fileobj.seek(where)
+            record = fileobj.read(_END64.size)
+            if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
+                members, directory = _END64.unpack(record)[7:9]
+    return members, directory, size
+
+
+def directory_problem(fileobj, limits) -> str | None:
+    """Why a bundle's zip directory is refused before it is read (``zipfile`` would build a record of every
+    member, ~1 kB each, whatever their number); None when it is within ``limits``. Leaves ``fileobj`` at 0."""
+    try:
+        found = _end_record(fileobj)
+    except (OSError, ValueError):
+        found = None  # zipfile says what is wrong
+    finally:
+        fileobj.seek(0)
+    if found is None:
+        return None
+    members, directory, _ = found
+    if members > limits.max_members:
+        return (f"the bundle holds {members:,} files, more than the {limits.max_members:,} a bundle may hold "
+                f"(not checked)")
+    most = limits.max_members * DIRECTORY_BYTES_PER_MEMBER
+    if directory > most:
+        return (f"the bundle's zip directory is {directory:,} bytes, more than the {most:,} of "
+                f"{limits.max_members:,} files (not checked)")
+    return None
+
+
+@dataclass
+class Verification:
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    # The manifest as read from the bundle (None when it could not be read). Trust it only when ok.
+    manifest: dict | None = None
+    # Every data file seen, listed or present, by name: "ok", "altered", "missing" (listed, not in the bundle),
+    # "added" (in the bundle, not listed, or a second entry under a listed name) or "unchecked" (no manifest
+    # to check it against, or past the ``Limits``: not unzipped).
+    files: dict = field(default_factory=dict)
+    # The manifest's signature: "valid", "invalid" (altered, or made by another key), "missing" (no
+    # manifest.sig) or "unchecked" (no manifest, or one that cannot be read).
+    signature: str = "unchecked"
+
+    def named(self, status):
+        """The files of one status, sorted by name."""
+        return sorted(name for name, seen in self.files.items() if seen == status)
+
+
+def _reason(error) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _read_small(archive, info, limit):
+    """(bytes, problem) of a small entry: the manifest or its signature."""
+    if info.file_size > limit:
+        return None, f"{info.filename}: {info.file_size:,} bytes, far too large for a {info.filename} (altered)"
+    try:
+        with archive.open(info) as stream:
+            data = stream.read(limit + 1)
+    except zipfile.BadZipFile as error:
+        return None, f"{info.filename}: altered (its zip entry fails its integrity check: {error})"
+    except Exception as error:  # zlib.error, EOFError, encrypted entries...: a damaged bundle, reported
+        return None, f"{info.filename}: altered or corrupt, it cannot be read ({_reason(error)})"
+    if len(data) > limit:
+        return None, f"{info.filename}: far too large for a {info.filename} (altered)"
+    return data, None
+
+
+def _hash_entry(archive, info, expected_bytes):
+    """(sha256 hex, byte count, problem) of a data entry, streamed; stops past the expected size."""
+    digest, count = hashlib.sha256(), 0
+    try:
+        with archive.open(info) as stream:
+            while True:
+                # Never past the listed size + 1, whatever the zip's header says: that byte proves it longer.
+                chunk = stream.read(min(CHUNK, expected_bytes + 1 - count))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                count += len(chunk)
+                if count > expected_bytes:
+                    return None, count, (
+                        f"{info.filename}: more than the {expected_bytes:,} bytes the manifest lists (altered)"
+                    )
+    except zipfile.BadZipFile as error:
+        return None, count, f"{info.filename}: altered (its zip entry fails its integrity check: {error})"
+    except Exception as error:
+        return None, count, f"{info.filename}: altered or corrupt, it cannot be read ({_reason(error)})"
+    return digest.hexdigest(), count, None
+
+
+def _listed_files(manifest, problems):
+    """The manifest's valid ``files`` entries by name; malformed ones become problems."""
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        problems.append(f"{MANIFEST}: has no list of files (wrong format)")
+        return {}
+    listed = {}
+    for index, entry in enumerate(files):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        label = name if isinstance(name, str) and name else f"files[{index}]"
+        if not isinstance(name, str) or not name:
+            problems.append(f"{MANIFEST}: {label} has no file name (wrong format)")
+            continue
+        if name in RESERVED:
+            problems.append(f"{MANIFEST}: lists {name}, which is the bundle's own file (wrong format)")
+            continue
+        size, sha = entry.get("bytes"), entry.get("sha256")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            problems.append(f"{MANIFEST}: the entry for {name} has no valid byte count (wrong format)")
+            continue
+        if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
+            problems.append(f"{MANIFEST}: the entry for {name} has no valid SHA-256 (wrong format)")
+            continue
+        if name in listed:
+            problems.append(f"{MANIFEST}: lists {name} more than once (wrong format)")
+            continue
+        listed[name] = entry
+    return listed
+
+
+def _check_signature(data, signature, public_key, problems):
+    try:
+        raw = base64.b64decode(signature.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raw = None
+    if raw is None or len(raw) != 64:
+        problems.append(f"{SIGNATURE}: not a valid Ed25519 signature (base64 of 64 bytes): altered")
+        return "invalid"
+    try:
+        public_key.verify(raw, data)
+    except InvalidSignature:
+        problems.append(
+            f"{MANIFEST} has been altered or was not signed by this key ({fingerprint(public_key)}): "
+            f"the signature in {SIGNATURE} does not match it"
+        )
+        return "invalid"
+    return "valid"
+
+
+def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verification:
+    """Check a bundle against a public key (anything ``load_public_key`` takes): every problem, by file.
+
+    ``limits`` (``Limits()`` by default) bound what is read: a bundle past them is refused with the reason, before
+    its files are unpacked. ``on_progress(done, total)`` is called as the listed files are checked.
+    Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError)."""
+    public_key = load_public_key(public_key)
+    limits = limits or Limits()
+    if isinstance(path_or_fileobj, (str, os.PathLike)):
+        try:
+            fileobj = open(path_or_fileobj, "rb")
+        except FileNotFoundError:
+            return Verification(False, ["the bundle does not exist (no such file)"], None)
+        except OSError as error:
+            return Verification(False, [f"the bundle cannot be read ({_reason(error)})"], None)
+        with fileobj:
+            return _verify(fileobj, public_key, limits, on_progress)
+    return _verify(path_or_fileobj, public_key, limits, on_progress)
+
+
+def _size_problems(infos, limits, bundle_bytes):
+    """Why the members, as their headers declare them, are not unpacked at all."""
+    problems = []
+    if len(infos) > limits.max_members:  # the end record understated them
+        problems.append(f"the bundle holds {len(infos):,} files, more than the {limits.max_members:,} a bundle "
+                        f"may hold (not checked)")
+    packed = sum(info.compress_size for info in infos)
+    if packed > bundle_bytes:
+        problems.append(f"the bundle's files claim {packed:,} zipped bytes, more than the bundle's {bundle_bytes:,} "
+                        f"(overlapping or altered zip entries: not checked)")
+    unpacked = sum(info.file_size for info in infos)
+    if limits.max_total_bytes is not None and unpacked > limits.max_total_bytes:
+        problems.append(f"the bundle's files unzip to {unpacked:,} bytes, more than the {limits.max_total_bytes:,} "
+                        f"of the largest export (not checked)")
+    return problems
+
+
+def _member_problem(name, info, listed_bytes, limits):
+    """(state, problem) of a listed member refused from its zip header alone: a size other than the manifest's, or
+    a zip bomb; (None, None) when it is to be hashed."""
+    if info.file_size > listed_bytes:  # the same sentences as when hashing finds it
+        return "altered", f"{name}: more than the {listed_bytes:,} bytes the manifest lists (altered)"
+    if info.file_size < listed_bytes:
+        return "altered", f"{name}: {info.file_size:,} bytes, the manifest lists {listed_bytes:,} (altered)"
+    if info.file_size >= RATIO_FROM_BYTES and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+        return "unchecked", (f"{name}: {info.compress_size:,} zipped bytes that unzip to {info.file_size:,}, more "
+                             f"than {limits.max_ratio}:1 (a zip bomb, not a bundle's file: not checked)")
+    return None, None
+
+
+def _verify(fileobj, public_key, limits, on_progress):
+    problems, files, signature_state = [], {}, "unchecked"
+    try:
+        refused = directory_problem(fileobj, limits)
+        fileobj.seek(0, os.SEEK_END)
+        bundle_bytes = fileobj.tell()
+        fileobj.seek(0)
+    except Exception as error:
+        return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
+    if refused:
+        return Verification(False, [refused], None)
+    try:
+        archive = zipfile.ZipFile(fileobj)
+    except zipfile.BadZipFile as error:
+        return Verification(False, [f"the bundle is not a zip file ({error})"], None)
+    except Exception as error:
+        return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
+    with archive:
+        try:
+            infos = archive.infolist()
+        except Exception as error:  # pragma: no cover - infolist is a list built when opening
+            return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
+        too_large = _size_problems(infos, limits, bundle_bytes)
+        problems.extend(too_large)
+        by_name, seen_twice = {}, []
+        for info in infos:
+            if info.filename in by_name and info.filename not in seen_twice:
+                seen_twice.append(info.filename)
+            by_name.setdefault(info.filename, info)
+        for name in seen_twice:
+            count = sum(1 for info in infos if info.filename == name)
+            problems.append(f"{name}: in the bundle {count} times (a file was added)")
+            files[name] = "added"
+
+        manifest_data = signature = None
+        if MANIFEST not in by_name:
+            problems.append(f"{MANIFEST}: missing from the bundle")
+        else:
+            manifest_data, problem = _read_small(archive, by_name[MANIFEST], MAX_MANIFEST_BYTES)
+            if problem:
+                problems.append(problem)
+        if SIGNATURE not in by_name:
+            problems.append(f"{SIGNATURE}: missing from the bundle (the manifest is not signed)")
+            signature_state = "missing"
+        else:
+            signature, problem = _read_small(archive, by_name[SIGNATURE], MAX_SIGNATURE_BYTES)
+            if problem:
+                problems.append(problem)
+                signature_state = "invalid"
+        if manifest_data is not None and signature is not None:
+            signature_state = _check_signature(manifest_data, signature, public_key, problems)
+
+        manifest = None
+        if manifest_data is not None:
+            try:
+                manifest = json.loads(manifest_data.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as error:
+                problems.append(f"{MANIFEST}: not valid JSON ({_reason(error)}): altered or not a bundle manifest")
+            else:
+                if not isinstance(manifest, dict):
+                    problems.append(f"{MANIFEST}: not a JSON object (wrong format)")
+                    manifest = None
+                elif manifest.get("format") != FORMAT:
+                    problems.append(f"{MANIFEST}: format is {manifest.get('format')!r}, expected {FORMAT!r}")
+
+        if manifest is not None:
+            listed = _listed_files(manifest, problems)
+            for done, (name, entry) in enumerate(sorted(listed.items())):
+                if on_progress is not None:
+                    on_progress(done, len(listed))
+                info = by_name.get(name)
+                if info is None:
+                    problems.append(f"{name}: listed in the manifest but missing from the bundle")
+                    files[name] = "missing"
+                    continue
+                if too_large:
+                    files.setdefault(name, "unchecked")
+                    continue
+                state, problem = _member_problem(name, info, entry["bytes"], limits)
+                if problem:
+                    problems.append(problem)
+                    files.setdefault(name, state)
+                    continue
+                sha, count, problem = _hash_entry(archive, info, entry["bytes"])
+                if problem:
+                    problems.append(problem)
+                elif count != entry["bytes"]:
+                    problems.append(f"{name}: {count:,} bytes, the manifest lists {entry['bytes']:,} (altered)")
+                elif sha != entry["sha256"]:
+                    problems.append(f"{name}: SHA-256 does not match the manifest (altered)")
+                files.setdefault(name, "altered" if problem or count != entry["bytes"] or sha != entry["sha256"]
+                                 else "ok")
+            if on_progress is not None:
+                on_progress(len(listed), len(listed))
+            for name in by_name:
+                if name not in listed and name not in RESERVED:
+                    problems.append(f"{name}: in the bundle but not listed in the manifest")
+                    files[name] = "added"
+        else:
+            # No manifest to check the files against: still say what the bundle holds unverified.
+            others = [name for name in by_name if name not in RESERVED]
+            for name in others:
+                files.setdefault(name, "unchecked")
+            if others and manifest_data is None:
+                problems.append(f"no file could be checked ({len(others)} in the bundle, unverified)")
+    return Verification(not problems, problems, manifest, files, signature_state)

@@ -1,0 +1,262 @@
+"""The verifier's checks (``cardroom.tlog``): an entry's inclusion, a kept checkpoint's consistency with a newer one,
+an export bundle with its audit rows and checkpoints, a checkpoint's signature; each gives a ``Result``. No Django."""
+
+import json
+import zipfile
+from dataclasses import dataclass, field
+
+from . import chain as hashchain
+from . import bundle, checkpoint, merkle
+from .tlog_keys import _moment, _sha256
+from .tlog_proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, _unb64, parse_proof
+
+@dataclass
+class Result:
+    """What a check found: ``ok`` when everything holds; ``lines`` says what was checked and what did not hold."""
+
+    ok: bool = True
+    lines: list = field(default_factory=list)
+
+    def holds(self, text):
+        self.lines.append(f"OK   {text}")
+
+    def fails(self, text):
+        self.ok = False
+        self.lines.append(f"FAIL {text}")
+
+
+def _signed(keyring, note, result, what):
+    """(origin, size, root) of a checkpoint, after saying whether its signature holds; None when it does not."""
+    try:
+        origin, size, root, key = keyring.checkpoint(note)
+    except checkpoint.CheckpointError as error:
+        result.fails(f"{what}: {error}")
+        return None
+    result.holds(f"{what}: {origin}, {size} entries, root {root.hex()[:16]}…, signed by {key.describe()}")
+    return origin, size, root
+
+
+def entry_from_row(row):
+    """The hashed fields of an audit entry as an export's audit_log row (or the proof's decoded entry) has them."""
+    try:
+        data = row["data"]
+        entry = {
+            "chain": row["chain"], "sequence": int(row["sequence"]),
+            "created_at": _moment(row["created_at"]),
+            "actor_id": _number_or_none(row.get("actor_id")),
+            "actor_label": row.get("actor_label", row.get("actor")),
+            "action": row["action"], "object_type": row["object_type"], "object_id": row["object_id"],
+            "object_repr": row.get("object_repr", row.get("object")),
+            "establishment_id": _number_or_none(row.get("establishment_id")),
+            "jurisdiction_id": _number_or_none(row.get("jurisdiction_id")),
+            "data": json.loads(data) if isinstance(data, str) else data,
+            "prev_hash": row["prev_hash"],
+        }
+    except (KeyError, TypeError, ValueError) as error:
+        raise Unreadable(f"not an audit entry with every hashed field ({', '.join(hashchain.FIELDS)}): {error}.") \
+            from None
+    if entry["data"] is None:
+        entry["data"] = {}
+    return entry
+
+
+def _number_or_none(value):
+    return None if value in (None, "") else int(value)
+
+
+def check_entry(keyring, proof_text, row=None):
+    """Whether an entry is in the log at its position, under a checkpoint signed by a trusted key. The entry is
+    the proof's own (its ``extra`` line) or ``row`` (an export's audit_log row, say), whose content is rehashed."""
+    result = Result()
+    proof = parse_proof(proof_text, INCLUSION)
+    index = proof.number("index")
+    if row is not None:
+        entry = entry_from_row(row)
+        entry_bytes = hashchain.canonical(entry)
+        if row.get("entry_hash") and row["entry_hash"] != _sha256(entry_bytes).hex():
+            result.fails(f"the entry's content hashes to {_sha256(entry_bytes).hex()[:16]}…, not to the "
+                         f"entry_hash it carries ({row['entry_hash'][:16]}…): it was changed.")
+    elif "extra" in proof.fields:
+        entry_bytes = _unb64(proof.fields["extra"], "the proof's extra line")
+        try:
+            entry = json.loads(entry_bytes)
+        except ValueError:
+            raise Unreadable("the proof's extra line is not an audit entry's canonical JSON.") from None
+    else:
+        raise Unreadable("the proof carries no entry (no 'extra' line): give the entry with --entry.")
+    signed = _signed(keyring, proof.note, result, "checkpoint")
+    if signed is None:
+        return result
+    origin, size, root = signed
+    chain, sequence = entry.get("chain"), entry.get("sequence")
+    if origin != ORIGIN_PREFIX + str(chain):
+        result.fails(f"the entry belongs to chain {chain}, the checkpoint to the log {origin}.")
+    if sequence != index + 1:
+        result.fails(f"the entry says it is at position {sequence}; the proof is for position {index + 1}.")
+    if merkle.verify_inclusion(_sha256(entry_bytes), index, size, proof.hashes, root):
+        result.holds(f"entry {sequence} of {chain} ({entry.get('action')}, {entry.get('created_at')}) is in the "
+                     f"log of {size} entries with that root.")
+    else:
+        result.fails(f"entry {sequence} of {chain} as given is not in the log under that checkpoint: its content or "
+                     "the proof was changed.")
+    return result
+
+
+def check_consistency(keyring, kept_note, proof_text):
+    """Whether the log under a newer checkpoint still holds, unchanged, the log a kept checkpoint signed."""
+    result = Result()
+    proof = parse_proof(proof_text, CONSISTENCY)
+    old = _signed(keyring, kept_note, result, "kept checkpoint")
+    new = _signed(keyring, proof.note, result, "newer checkpoint")
+    if old is None or new is None:
+        return result
+    _consistent(result, old, new, proof.number("old"), proof.hashes)
+    return result
+
+
+def _consistent(result, old, new, proof_old_size, hashes):
+    (old_origin, old_size, old_root), (origin, size, root) = old, new
+    if old_origin != origin:
+        result.fails(f"the checkpoints are of different logs ({old_origin}, {origin}).")
+    elif proof_old_size != old_size:
+        result.fails(f"the proof runs from {proof_old_size} entries; the kept checkpoint has {old_size}.")
+    elif merkle.verify_consistency(old_size, size, old_root, root, hashes):
+        result.holds(f"{origin}: the log of {size} entries still holds the {old_size} entries of the kept checkpoint, "
+                     "unchanged.")
+    else:
+        result.fails(f"{origin}: the log of {size} entries does NOT hold the {old_size} entries of the kept checkpoint "
+                     "as they were: it was rewritten after that checkpoint was handed out.")
+
+
+def check_export(keyring, path, kept_notes=()):
+    """An audit export bundle: its signed manifest, each chain's checkpoint, the audit rows it holds against that
+    checkpoint (rehashed, linked, and giving back its root), and each kept earlier checkpoint against it."""
+    result = Result()
+    try:
+        archive = zipfile.ZipFile(path)
+        manifest = json.loads(archive.read(bundle.MANIFEST))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as error:
+        raise Unreadable(f"{path} is not an audit export bundle: {error}.") from None
+    with archive:
+        key = keyring.by_fingerprint(manifest.get("signing_key"))
+        if key is None:
+            why = keyring.untrusted.get(manifest.get("signing_key"))
+            result.fails(f"the bundle was signed by {manifest.get('signing_key')}, which is "
+                         + (f"not a trusted key: {why}." if why else "not in the keyring."))
+            return result
+        checked = bundle.verify(path, key.public_key)
+        for problem in checked.problems:
+            result.fails(problem)
+        if checked.ok:
+            result.holds(f"the manifest and its {len(checked.manifest['files'])} files, signed by {key.describe()}")
+        problem = validity_problem(key, manifest.get("generated_at"))
+        if problem:
+            result.fails(problem)
+        kept = [_signed(keyring, note, result, "kept checkpoint") for note in kept_notes]
+        rows = _audit_rows(archive)
+        for head in manifest.get("audit_chains", []):
+            _check_chain(result, keyring, archive, head, rows.get(head["chain"], []),
+                         [k for k in kept if k is not None and k[0] == ORIGIN_PREFIX + head["chain"]])
+    return result
+
+
+def validity_problem(key, generated_at):
+    """Why a bundle whose manifest says it was made at ``generated_at`` cannot have been signed by ``key`` (a
+    trusted key) then; None when it was made while the key was in use."""
+    try:
+        moment = _moment(generated_at) if isinstance(generated_at, str) or generated_at is None else None
+    except Unreadable:
+        moment = None
+    if key.valid_at(moment):
+        return None
+    if moment is None:
+        return "the manifest carries no time it was made at (generated_at) to check against its key's validity."
+    return (f"the bundle says it was made at {moment.isoformat()}, outside the validity of its {key.describe()}: "
+            "the key did not sign bundles then.")
+
+
+def _audit_rows(archive):
+    try:
+        rows = json.loads(archive.read("audit_log.json"))
+    except (KeyError, ValueError):
+        return {}
+    by_chain = {}
+    for row in rows:
+        by_chain.setdefault(row.get("chain"), []).append(row)
+    return by_chain
+
+
+def _read(archive, name):
+    try:
+        return archive.read(name).decode()
+    except KeyError:
+        return None
+
+
+def _check_chain(result, keyring, archive, head, rows, kept):
+    chain, sequence = head["chain"], head["sequence"]
+    stem = f"checkpoints/{chain.replace(':', '-')}"
+    note = _read(archive, f"{stem}.txt")
+    if note is None:
+        result.fails(f"{chain}: the bundle carries no checkpoint ({stem}.txt).")
+        return
+    signed = _signed(keyring, note, result, f"{chain} checkpoint")
+    if signed is None:
+        return
+    origin, size, root = signed
+    if origin != ORIGIN_PREFIX + chain or size != sequence:
+        result.fails(f"{chain}: the checkpoint is of {origin} at {size} entries; the manifest says {chain} at "
+                     f"{sequence}.")
+        return
+    range_proof = _read(archive, f"{stem}.range.txt")
+    if range_proof is not None and size:
+        _check_rows(result, chain, size, root, rows, parse_proof(range_proof, RANGE))
+    for old in kept:
+        if old[1] == size:
+            (result.holds if old[2] == root else result.fails)(
+                f"{chain}: the kept checkpoint of {size} entries {'is' if old[2] == root else 'is NOT'} this one.")
+            continue
+        proof = _read(archive, f"{stem}.from-{old[1]}.txt")
+        if proof is None:
+            result.fails(f"{chain}: the bundle carries no consistency proof from {old[1]} entries; ask the service "
+                         f"for one (GET /api/v1/audit/consistency?chain={chain}&from={old[1]}&to={size}).")
+            continue
+        parsed = parse_proof(proof, CONSISTENCY)
+        if parsed.note != note:
+            result.fails(f"{chain}: the consistency proof leads to another checkpoint than the bundle's.")
+            continue
+        _consistent(result, old, signed, parsed.number("old"), parsed.hashes)
+
+
+def _check_rows(result, chain, size, root, rows, proof):
+    start, end = proof.number("start"), proof.number("end")
+    rows = sorted(rows, key=lambda r: int(r["sequence"]))
+    positions = [int(r["sequence"]) for r in rows]
+    if positions != list(range(start + 1, end + 1)):
+        result.fails(f"{chain}: the bundle's audit rows are not exactly positions {start + 1} to {end}.")
+        return
+    leaves, previous = [], None
+    for row in rows:
+        entry_bytes = hashchain.canonical(entry_from_row(row))
+        leaf = _sha256(entry_bytes)
+        if leaf.hex() != row["entry_hash"]:
+            result.fails(f"{chain}: the row at position {row['sequence']} was changed (its content does not hash to "
+                         "its entry_hash).")
+            return
+        if previous is not None and row["prev_hash"] != previous:
+            result.fails(f"{chain}: the row at position {row['sequence']} does not link to the one before it.")
+            return
+        leaves.append(leaf)
+        previous = row["entry_hash"]
+    if merkle.root_from_range(leaves, start, size, proof.hashes) == root:
+        result.holds(f"{chain}: the bundle's {len(rows)} audit rows (positions {start + 1} to {end}) are the log's "
+                     "entries at those positions under the checkpoint.")
+    else:
+        result.fails(f"{chain}: the bundle's audit rows do not give back the checkpoint's root: they are not what "
+                     "the log held.")
+
+
+def check_checkpoint(keyring, note):
+    result = Result()
+    _signed(keyring, note, result, "checkpoint")
+    return result
