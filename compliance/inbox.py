@@ -63,7 +63,7 @@ class InboxFinding:
     acknowledged_at: datetime.datetime | None
     acknowledged_by_name: str | None
     acknowledgement_reason: str
-    changes: str  # what changed since the same finding was acknowledged (compliance.checking)
+    changes: str  # what changed since the same finding was acknowledged (compliance.recording)
     earlier: "InboxFinding | None" = None
     is_new: bool = False  # set by the page: found since the officer's last look
     may_acknowledge: bool = False  # set by the page, for the user looking
@@ -195,7 +195,7 @@ def current_findings(establishment, at=None):
     waiting = {key: f for key, f in kept.items() if f.acknowledged_at is None}
     if waiting:
         # Acknowledgements are few (each is a person's reason), so the ones of these rules are read in one go.
-        # (Not the copies later runs carried: compliance.checking.carry_acknowledgements.)
+        # (Not the copies later runs carried: compliance.recording.carry_acknowledgements.)
         done = (Finding.objects.filter(place_q(establishment), acknowledged_at__isnull=False,
                                        acknowledgement_of__isnull=True, rule__in={f.rule for f in waiting.values()})
                 .order_by("-acknowledged_at", "-id"))

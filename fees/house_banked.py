@@ -1,5 +1,5 @@
 """The house-banked part of a posting request, read the same way by the posting service
-(``signage.postings.read_posting``) and the compliance check (``compliance.checking.read_request``): which of
+(``signage.postings.read_posting``) and the compliance check (``compliance.request_check.read_request``): which of
 the game's rules versions, how many decks, which of its paytables for a bonus bet.
 
 Each reader returns the row or value, or raises ``Invalid`` with a sentence naming the field and what the game

@@ -1,16 +1,9 @@
 from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Reconciliation, RoundOfPlay
 from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
-from .schedules import (
-    FeeOption,
-    FeeTier,
-    ImmutableVersionError,
-    Interpretation,
-    ScheduleDocument,
-    ScheduleVersion,
-    VersionReview,
-    VersionRowGuard,
-    VersionStateError,
-)
+from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
+from .options import FeeOption, FeeTier
+from .reviews import Interpretation, VersionReview
+from .schedules import ScheduleDocument, ScheduleVersion
 
 # VersionRowGuard is a base of migrated models, so migrations import it from here.
 

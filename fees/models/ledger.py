@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from cardroom.exceptions import StateConflict
 
-from .schedules import MONEY, FeeTier
+from .options import MONEY, FeeTier
 
 
 class LedgerImmutableError(StateConflict):

@@ -4,28 +4,30 @@ A schedule document (GEGA-002888, a card room's poker rates, ...) has versions. 
 immutable: a change is a new draft version, copied from the one in force, with an effective date and a
 reason. "Which fee applied on 3 March" is answered by ``ScheduleDocument.version_as_of``; "who changed it
 and why" by the history tables.
+
+This module holds the document and its versions; their options and tiers are ``.options``, the review steps and
+interpretations ``.reviews``, the errors and the row guard ``.immutability`` (all importable from here too).
 """
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from cardroom.exceptions import StateConflict
 from cardroom.models import Cited
 
 from .. import in_force
+from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
+from .options import MONEY, FeeOption, FeeTier, GuardedQuerySet, OptionQuerySet, TierQuerySet
+from .reviews import Interpretation, VersionReview
 
-MONEY = {"max_digits": 12, "decimal_places": 2}
-
-
-class ImmutableVersionError(StateConflict):
-    """A published schedule version, or an option or tier in one, cannot be changed."""
-
-
-class VersionStateError(StateConflict):
-    """The requested step does not fit the version's state (e.g. publishing a published version)."""
+__all__ = [
+    "ScheduleDocument", "ScheduleVersion", "VersionQuerySet",
+    "FeeOption", "FeeTier", "MONEY", "OptionQuerySet", "TierQuerySet",
+    "Interpretation", "VersionReview",
+    "GuardedQuerySet", "ImmutableVersionError", "VersionRowGuard", "VersionStateError",
+]
 
 
 class ScheduleDocument(Cited):
@@ -280,263 +282,3 @@ class ScheduleVersion(models.Model):
         self.published_at = timezone.now()
         self.record_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
         return self
-
-
-class GuardedQuerySet(models.QuerySet):
-    """Refuses bulk updates and deletes that would touch a published version's rows."""
-
-    version_path = None
-
-    def _published(self):
-        return self.exclude(**{f"{self.version_path}__status": ScheduleVersion.Status.DRAFT}).exists()
-
-    def update(self, **kwargs):
-        if self._published():
-            raise ImmutableVersionError("Rows of a published schedule version, or one awaiting a second officer, "
-                                        "cannot be changed.")
-        return super().update(**kwargs)
-
-    def delete(self):
-        if self._published():
-            raise ImmutableVersionError("Rows of a published schedule version, or one awaiting a second officer, "
-                                        "cannot be deleted.")
-        return super().delete()
-
-
-class OptionQuerySet(GuardedQuerySet):
-    version_path = "version"
-
-
-class TierQuerySet(GuardedQuerySet):
-    version_path = "option__version"
-
-
-class VersionRowGuard:
-    """Options and tiers of a published version are as immutable as the version itself."""
-
-    def owning_version(self):
-        raise NotImplementedError
-
-    def _check_mutable(self):
-        version = self.owning_version()
-        if version is not None and version.is_locked:
-            state = "is published" if version.is_published else "awaits a second officer (withdraw the request to edit)"
-            raise ImmutableVersionError(f"{version} {state}; its options and tiers cannot be changed.")
-
-    def save(self, *args, **kwargs):
-        self._check_mutable()
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        self._check_mutable()
-        return super().delete(*args, **kwargs)
-
-
-class FeeOption(VersionRowGuard, models.Model):
-    """One numbered schedule option: a table limit and the fees that go with it."""
-
-    class Basis(models.TextChoices):
-        TOTAL_TABLE_ACTION = "total_table_action", "Player-dealer fee by total table action"
-        BASE_WAGER_FLAT_PLAYER_DEALER = (
-            "base_wager_flat_player_dealer", "Player fee per base wager, flat player-dealer fee",
-        )
-        BASE_WAGER_AND_TABLE_ACTION = (
-            "base_wager_and_table_action", "Player fee per base wager, player-dealer fee by total table action",
-        )
-        PLAYER_TOTAL_WAGER_FLAT_PLAYER_DEALER = (
-            "player_total_wager_flat_player_dealer", "Player fee by the player's total base wager, flat player-dealer fee",
-        )
-        PLAYER_TOTAL_WAGER_AND_TABLE_ACTION = (
-            "player_total_wager_and_table_action",
-            "Player fee by the player's total base wager, player-dealer fee by total table action",
-        )
-        POKER_DROP = "poker_drop", "Poker drop by players in the hand"
-        TIME_COLLECTION = "time_collection", "Time collection per player per interval"
-        UNSTATED = "unstated", "Basis not stated in the source"
-
-    class BettingStructure(models.TextChoices):
-        NONE = "", "Not stated"
-        LIMIT = "limit", "Limit"
-        NO_LIMIT = "no_limit", "No limit"
-
-    version = models.ForeignKey(ScheduleVersion, on_delete=models.CASCADE, related_name="options")
-    number = models.PositiveIntegerField()
-    label = models.CharField(max_length=200, blank=True, help_text="Games or blinds the option is printed under.")
-    basis = models.CharField(max_length=48, choices=Basis.choices)
-    min_wager_from = models.DecimalField(**MONEY, null=True, blank=True, help_text="Lowest allowed table minimum.")
-    min_wager_to = models.DecimalField(**MONEY, null=True, blank=True, help_text="Highest allowed table minimum.")
-    max_wager_from = models.DecimalField(**MONEY, null=True, blank=True, help_text="Lowest allowed table maximum.")
-    max_wager_to = models.DecimalField(**MONEY, null=True, blank=True, help_text="Highest allowed table maximum.")
-    table_limit_low = models.DecimalField(**MONEY, null=True, blank=True, help_text="Table limit, where stated.")
-    table_limit_high = models.DecimalField(**MONEY, null=True, blank=True)
-    betting_structure = models.CharField(max_length=12, choices=BettingStructure.choices, blank=True)
-    blind_small = models.DecimalField(**MONEY, null=True, blank=True)
-    blind_big = models.DecimalField(**MONEY, null=True, blank=True)
-    smallest_game_low = models.DecimalField(**MONEY, null=True, blank=True, help_text="'Minimum of a $2-$4 game': 2")
-    smallest_game_high = models.DecimalField(**MONEY, null=True, blank=True, help_text="... : 4")
-    largest_game_low = models.DecimalField(**MONEY, null=True, blank=True, help_text="'Maximum of a $10-$20 game': 10")
-    largest_game_high = models.DecimalField(**MONEY, null=True, blank=True, help_text="... : 20")
-    interval_minutes = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Time collection interval.")
-    citation = models.CharField(max_length=500)
-    notes = models.TextField(blank=True)
-    history = HistoricalRecords()
-
-    objects = OptionQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["version", "number"]
-        constraints = [models.UniqueConstraint(fields=["version", "number"], name="unique_option_number")]
-
-    def __str__(self):
-        return f"{self.version.document.code} option {self.number}"
-
-    def owning_version(self):
-        return ScheduleVersion.objects.filter(pk=self.version_id).first() if self.version_id else None
-
-
-class FeeTier(VersionRowGuard, models.Model):
-    """One cell of a schedule: what is measured, the bounds, the fee and who pays it."""
-
-    class FeeKind(models.TextChoices):
-        PLAYER = "player", "Player fee"
-        PLAYER_DEALER = "player_dealer", "Player-dealer fee"
-        COLLECTION = "collection", "Collection fee (after the flop)"
-        JACKPOT = "jackpot", "Jackpot fee (after the flop)"
-        DESIGNATED_TABLE = "designated_table", "Designated table fee (after the river)"
-        TIME = "time", "Time collection"
-
-    class Measure(models.TextChoices):
-        PLAYER_WAGER = "player_wager", "The player's total base wager"
-        BASE_WAGER = "base_wager", "Each base wager"
-        TOTAL_TABLE_ACTION = "total_table_action", "Total table action"
-        PLAYERS = "players", "Players in the hand"
-        ELAPSED_TIME = "elapsed_time", "Each interval of play"
-        FLAT = "flat", "Flat (one fee whatever the action)"
-        WAGER_UNSPECIFIED = "wager_unspecified", "A wager column whose basis the source does not state"
-        UNSTATED = "unstated", "No basis stated"
-
-    class Payer(models.TextChoices):
-        PLAYER = "player", "Player"
-        PLAYER_DEALER = "player_dealer", "Player-dealer"
-        POT = "pot", "The pot"
-
-    class Taken(models.TextChoices):
-        BEFORE_DEAL = "before_deal", "Before the cards are dealt"
-        AFTER_FLOP = "after_flop", "After the flop"
-        AFTER_RIVER = "after_river", "After the river"
-        EACH_INTERVAL = "each_interval", "At each interval mark"
-
-    option = models.ForeignKey(FeeOption, on_delete=models.CASCADE, related_name="tiers")
-    order = models.PositiveSmallIntegerField(help_text="Position within the option, as printed.")
-    fee_kind = models.CharField(max_length=20, choices=FeeKind.choices)
-    payer = models.CharField(max_length=16, choices=Payer.choices)
-    measure = models.CharField(max_length=20, choices=Measure.choices)
-    lower = models.DecimalField(**MONEY, null=True, blank=True, help_text="Blank: open below ('5 or less').")
-    upper = models.DecimalField(**MONEY, null=True, blank=True, help_text="Blank: open-ended ('$201+').")
-    fee = models.DecimalField(**MONEY)
-    taken = models.CharField(max_length=16, choices=Taken.choices)
-    printed_bounds = models.CharField(max_length=60, blank=True, help_text="The bounds cell exactly as printed.")
-    printed_fee = models.CharField(max_length=60, help_text="The fee cell exactly as printed.")
-    note = models.CharField(max_length=500, blank=True)
-    history = HistoricalRecords()
-
-    objects = TierQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["option", "order"]
-        constraints = [models.UniqueConstraint(fields=["option", "order"], name="unique_tier_order")]
-
-    def __str__(self):
-        bounds = self.printed_bounds or "any"
-        return f"{self.get_fee_kind_display()} {bounds}: {self.printed_fee}"
-
-    def owning_version(self):
-        if not self.option_id:
-            return None
-        return ScheduleVersion.objects.filter(options=self.option_id).first()
-
-
-class VersionReview(models.Model):
-    """One step of the two-person publication of a version: asked for, approved, refused or withdrawn, with why."""
-
-    class Step(models.TextChoices):
-        REQUESTED = "requested", "Publication requested"
-        APPROVED = "approved", "Approved and published"
-        REFUSED = "refused", "Refused: back to draft"
-        WITHDRAWN = "withdrawn", "Request withdrawn: back to draft"
-
-    version = models.ForeignKey(ScheduleVersion, on_delete=models.PROTECT, related_name="reviews")
-    step = models.CharField(max_length=12, choices=Step.choices)
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    by_label = models.CharField(max_length=150, help_text="Username, or the command that took the step.")
-    at = models.DateTimeField(default=timezone.now)
-    reason = models.TextField()
-
-    class Meta:
-        ordering = ["at", "id"]
-
-    def __str__(self):
-        return f"{self.version}: {self.get_step_display()} by {self.by_label}"
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise ImmutableVersionError("A review step is a record of what happened; it is never changed.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ImmutableVersionError("A review step is a record of what happened; it is never deleted.")
-
-
-class Interpretation(models.Model):
-    """How the room reads a value its source leaves open, kept beside the value as printed (never over it).
-
-    One field of one option (its basis) or of one tier (measure, bounds, fee kind, payer, when taken) is read as
-    ``value``, with the reading in words, its date and its citation (e.g. the Bureau's answer). It takes effect once
-    a second compliance officer approves it; the engine, validation and signs then use it and say it is one.
-    """
-
-    class Status(models.TextChoices):
-        PROPOSED = "proposed", "Proposed: awaiting a second officer"
-        APPROVED = "approved", "Approved: in use"
-        REFUSED = "refused", "Refused"
-        WITHDRAWN = "withdrawn", "Withdrawn"
-
-    OPTION_FIELDS = ("basis",)
-    TIER_FIELDS = ("measure", "lower", "upper", "fee_kind", "payer", "taken")
-
-    version = models.ForeignKey(ScheduleVersion, on_delete=models.PROTECT, related_name="interpretations")
-    option_number = models.PositiveIntegerField()
-    tier_order = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="The tier read, by its position in the option; blank for the option itself.",
-    )
-    field = models.CharField(max_length=20, help_text="The field read: basis (an option) or measure, lower, upper, "
-                                                      "fee_kind, payer, taken (a tier).")
-    value = models.CharField(max_length=60, blank=True, help_text="The value it is read as; blank for an open bound.")
-    statement = models.TextField(help_text="The reading in words, as a player or regulator would be told it.")
-    decided_on = models.DateField(help_text="The date of the reading (e.g. of the Bureau's answer).")
-    source = models.ForeignKey("cardroom.Source", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    citation = models.CharField(max_length=500, help_text="Where the reading comes from: the answer, letter or rule.")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PROPOSED)
-    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
-    recorded_at = models.DateTimeField(default=timezone.now)
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    review_reason = models.TextField(blank=True)
-    carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                                     help_text="The same reading of the version this one was drafted from.")
-    history = HistoricalRecords()
-
-    class Meta:
-        ordering = ["version", "option_number", "tier_order", "field", "id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["version", "option_number", "tier_order", "field"],
-                condition=Q(status__in=["proposed", "approved"]), name="one_live_interpretation_per_field",
-            ),
-        ]
-
-    def __str__(self):
-        where = f"option {self.option_number}" + (f" tier {self.tier_order}" if self.tier_order is not None else "")
-        return f"{self.version.document.code} v{self.version.number} {where}: {self.field} read as {self.value!r}"
