@@ -443,9 +443,9 @@ def publish(request, establishment, code, number, scope):
 
 
 PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, what is said once it is done)
-    "withdraw": (services.withdraw_publication, "the request is withdrawn; the draft can be edited again."),
-    "refuse": (services.refuse_publication, "refused and back to draft; your reason is recorded."),
-    "approve": (services.approve_publication, "published. It can no longer be changed."),
+    "withdraw": (services.withdraw_publication, ": the request is withdrawn; the draft can be edited again."),
+    "refuse": (services.refuse_publication, " is refused and back to draft; your reason is recorded."),
+    "approve": (services.approve_publication, " is published. It can no longer be changed."),
 }
 
 
@@ -458,7 +458,7 @@ def _review_step(request, version, step, data, *, awaiting, scope):
         return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
     service, done = PUBLICATION_STEPS.get(step, PUBLICATION_STEPS["approve"])
     service(user, version, reason=data["reason"])
-    return f"{label}: {done}"
+    return f"{label}{done}"
 
 
 def _split_known(findings, document, version, current):
