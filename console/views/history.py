@@ -1,6 +1,6 @@
 """A version's history for a compliance officer: who changed what, when and why, old → new per field.
 
-Scoped as the schedule pages (``compliance._document``: a draft only for those who may edit it); the entries come
+Scoped as the schedule pages (``compliance.base._document``: a draft only for those who may edit it); the entries come
 from ``fees.history``, grouped by change (one save of a tier grid is one change) and paginated.
 """
 
@@ -13,7 +13,7 @@ from fees import history
 
 from ..access import page
 from ..templatetags.console import money, room_time
-from .compliance import SECTION, _document, _room, _version
+from .compliance.base import SECTION, _document, _room, _version
 
 CHANGES_PER_PAGE = 25
 

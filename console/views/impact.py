@@ -15,7 +15,7 @@ from fees import diff
 from fees import impact as figures
 
 from ..access import page
-from .compliance import _document, _render, _room, _version, in_force
+from .compliance.base import _document, _render, _room, _version, in_force
 from .regulator import signed
 
 

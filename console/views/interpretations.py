@@ -2,7 +2,7 @@
 the forms to propose one, approve or refuse one (a second officer) and withdraw one (``fees.services``, the services
 the API uses, which decide who may take each step).
 
-Scoped as the schedule pages (``compliance._document``: a draft only for those who may edit it). Those who may edit
+Scoped as the schedule pages (``compliance.base._document``: a draft only for those who may edit it). Those who may edit
 the schedule see every reading of the version; everyone else the approved ones, which quotes, validation and signs
 use.
 """
@@ -22,7 +22,7 @@ from fees.models import FeeOption, Interpretation
 from fees.reviews import INTERPRETATION
 
 from ..access import page
-from .compliance import _document, _render, _room, _version
+from .compliance.base import _document, _render, _room, _version
 
 OPTION = "option"  # the "row" choice that reads the option itself (its basis)
 

@@ -219,7 +219,7 @@ def test_an_establishments_findings_come_a_page_at_a_time_errors_first(client, p
     run_establishment(people.marysville)  # findings beside the posting checks': more than one page of one
     standing = inbox.current_findings(people.marysville)
     assert len(standing) > 1
-    monkeypatch.setattr(regulator, "FINDINGS_PAGE_SIZE", 1)
+    monkeypatch.setattr(regulator.rooms, "FINDINGS_PAGE_SIZE", 1)
     first = text(client.get(page_of("casino-marysville")))
     assert standing[0].message[:40] in cell(first, "findings-table")
     assert f"Findings 1\u20131 of {len(standing)}" in first and "findings=2#findings" in first
@@ -613,7 +613,7 @@ def test_a_kept_checkpoint_reads_consistent_after_the_stored_ones_were_deleted(c
     forget_checkpoints()  # as the database owner would, with the trigger off
     client.force_login(people.regulator_ca)
     # None stored while the chain has entries the hourly task should have signed: a warning, not a bare "Intact".
-    monkeypatch.setattr(regulator, "CHECKPOINTS_DUE", datetime.timedelta(0))
+    monkeypatch.setattr(regulator.audit, "CHECKPOINTS_DUE", datetime.timedelta(0))
     status = cell(text(client.get(log_of("casino-marysville"))), "chain-status")
     assert "Not confirmed" in status and "No signed checkpoint of this chain is stored" in status
     assert "Intact" not in status
@@ -662,7 +662,7 @@ def test_a_kept_checkpoint_checks_out_against_a_stale_latest_checkpoint_warning(
     _steps(people.marysville, 2)
     client.force_login(people.regulator_ca)
     assert "Not confirmed" not in cell(text(client.get(log_of("casino-marysville"))), "chain-status")  # just now
-    monkeypatch.setattr(regulator, "CHECKPOINTS_DUE", datetime.timedelta(0))
+    monkeypatch.setattr(regulator.audit, "CHECKPOINTS_DUE", datetime.timedelta(0))
     status = cell(text(client.get(log_of("casino-marysville"))), "chain-status")
     assert "Not confirmed" in status and f"position {size + 1}" in status and f"covers {size} entries" in status
 

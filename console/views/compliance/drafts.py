@@ -1,0 +1,111 @@
+"""Changing a schedule's drafts: starting one from a version, editing an option's tiers, discarding one (through
+fees.services and fees.editing, as the API)."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+
+from cardroom.exceptions import StateConflict
+from fees import editing, services
+from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
+from fees.models import FeeOption
+
+from ...access import page
+from .base import BadRequest, _document, _number, _render, _room, _version
+
+
+def _editable(scope, establishment, code, number):
+    """A draft the user may change; 403 if they may not, 409 (a page saying so) if it is published."""
+    document, versions = _document(scope, establishment, code)
+    if not scope.may_edit_schedule(document):
+        raise PermissionDenied("Only a compliance officer responsible for this schedule may change it.")
+    return document, versions, _version(versions, number)
+
+
+def _published_refusal(request, establishment, document, version):
+    message = (f"{document.code} version {version.number} is published and can no longer be changed: start a new "
+               "draft from it instead." if version.is_published else
+               f"{document.code} version {version.number} is awaiting a second officer and cannot be changed: "
+               "withdraw the request for publication (on its publish page) to edit it again.")
+    return _render(request, "refused.html", establishment, {"document": document, "version": version,
+                                                            "message": message}, status=409)
+
+
+@page("compliance")
+def new_draft(request, establishment, code, number, scope):
+    """Start a new draft from a version: its effective date and the reason are asked for."""
+    establishment = _room(scope, establishment)
+    document, _, based_on = _editable(scope, establishment, code, number)
+    form = NewDraftForm(request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                draft = services.start_draft(request.user, based_on, **form.cleaned_data)
+            except StateConflict as error:
+                messages.error(request, str(error))
+                return _render(request, "new_draft.html", establishment,
+                               {"document": document, "based_on": based_on, "form": form}, status=409)
+            messages.success(request, f"Draft version {draft.number} started from version {based_on.number}. "
+                                      "Edit its tiers, then publish it.")
+            return redirect("console:compliance-version", establishment.slug, document.code, draft.number)
+        return _render(request, "new_draft.html", establishment,
+                       {"document": document, "based_on": based_on, "form": form}, status=400)
+    return _render(request, "new_draft.html", establishment, {"document": document, "based_on": based_on,
+                                                              "form": form})
+
+
+@page("compliance")
+def edit_tiers(request, establishment, code, number, option, scope):
+    """One option's tiers of a draft, as a grid; saved row by row through the audited path, with the reason."""
+    establishment = _room(scope, establishment)
+    document, _, version = _editable(scope, establishment, code, number)
+    if version.is_locked:
+        return _published_refusal(request, establishment, document, version)
+    option = get_object_or_404(FeeOption.objects.filter(version=version), number=option)
+    try:
+        extra = min(_number(request.GET.get("add"), "add") or 1, 20)
+    except BadRequest:
+        extra = 1
+    data = request.POST if request.method == "POST" else None
+    if data is not None and (too_many := too_many_rows(data)):  # before building a form per claimed row
+        return _render(request, "refused.html", establishment, {"document": document, "version": version,
+                                                                "message": too_many}, status=400)
+    formset = tier_formset(option, data, extra=extra)
+    reason = TierReasonForm(data)
+    context = {"document": document, "version": version, "option": option, "formset": formset, "reason": reason,
+               "extra": extra}
+    if request.method != "POST":
+        return _render(request, "edit_tiers.html", establishment, context)
+    if not (formset.is_valid() and reason.is_valid()):
+        return _render(request, "edit_tiers.html", establishment, context, status=400)
+    try:
+        changed, added, removed = editing.save_tiers(option, formset, user=request.user,
+                                                      reason=reason.cleaned_data["reason"])
+    except StateConflict as error:
+        messages.error(request, str(error))
+        return _render(request, "edit_tiers.html", establishment, context, status=409)
+    if changed or added or removed:
+        messages.success(request, f"Option {option.number}: {changed} tier(s) changed, {added} added, "
+                                  f"{removed} removed.")
+    else:
+        messages.info(request, f"Option {option.number}: nothing changed.")
+    url = reverse("console:compliance-version", args=[establishment.slug, document.code, version.number])
+    return redirect(f"{url}?option={option.number}")
+
+
+@page("compliance")
+def discard(request, establishment, code, number, scope):
+    establishment = _room(scope, establishment)
+    document, _, version = _editable(scope, establishment, code, number)
+    if version.is_locked:
+        return _published_refusal(request, establishment, document, version)
+    if request.method == "POST":
+        try:
+            services.discard_draft(request.user, version)
+        except StateConflict as error:
+            messages.error(request, str(error))
+            return redirect("console:compliance-version", establishment.slug, document.code, version.number)
+        messages.success(request, f"Draft version {number} of {document.code} discarded.")
+        return redirect("console:compliance-schedule", establishment.slug, document.code)
+    return _render(request, "discard.html", establishment, {"document": document, "version": version})

@@ -1,0 +1,109 @@
+"""Publishing a draft, two-person: what it would change and raise, the request, and a second officer's approval
+or refusal (or the request withdrawn), through fees.services."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils import timezone
+
+from cardroom import permissions
+from cardroom.exceptions import BadInput, StateConflict
+from cardroom.models import Table
+from compliance import checking
+from fees import diff, services
+from fees.forms import PublishForm
+from fees.models import ScheduleVersion
+from fees.reviews import PUBLICATION
+
+from ...access import page
+from .base import _render, _room, in_force
+from .drafts import _editable, _published_refusal
+from .forms import ReviewForm
+
+
+@page("compliance")
+def publish(request, establishment, code, number, scope):
+    """A draft: what publishing would change and raise, then the effective date, the reason and (if needed) the
+    retroactive confirmation, sent to a second officer. A version awaiting one: the same facts, and approve or
+    refuse (not for whoever asked for it, started or changed it), or withdraw the request."""
+    establishment = _room(scope, establishment)
+    document, versions, version = _editable(scope, establishment, code, number)
+    if version.is_published:
+        return _published_refusal(request, establishment, document, version)
+    today = timezone.localdate()
+    awaiting = version.status == ScheduleVersion.Status.IN_REVIEW
+    form = None if awaiting else PublishForm(
+        request.POST or None, version=version, today=today,
+        initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
+                 "retroactive": version.retroactive, "retroactive_reason": version.retroactive_reason})
+    review = ReviewForm(request.POST or None) if awaiting else None
+    may_approve = (awaiting and permissions.allowed(request.user, services.APPROVE, document)
+                   and request.user.pk not in PUBLICATION.involved(version))
+    status = 200
+    if request.method == "POST":
+        step = request.POST.get("step", "request")
+        valid = review.is_valid() if awaiting else form.is_valid()
+        target = review if awaiting else form
+        if valid:
+            try:
+                done = _review_step(request, version, step, target.cleaned_data, awaiting=awaiting, scope=scope)
+            except StateConflict as error:
+                target.add_error(None, str(error))
+                status = 409
+            except BadInput as error:
+                target.add_error(getattr(error, "field", None) if getattr(error, "field", None) in target.fields
+                                 else None, str(error))
+                status = 400
+            else:
+                messages.success(request, done)
+                return redirect("console:compliance-version", establishment.slug, document.code, version.number)
+        else:
+            status = 400
+    version.refresh_from_db()
+    current = in_force([v for v in versions if v.pk != version.pk], today)
+    changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
+                                 version.diff_records(labels=True))
+    tables = Table.objects.filter(establishment=establishment, active=True).select_related(
+        "establishment__jurisdiction", "game")
+    preview = checking.preview_version(version, tables=list(tables))
+    preview["lint_new"], preview["lint_known"] = _split_known(preview["lint"], document, version, current)
+    preview["postings"] = [{"posting": posting, "findings": [f for f in found if f.severity != "info"],
+                            "notes": sum(1 for f in found if f.severity == "info")}
+                           for posting, found in preview["postings"]]
+    return _render(request, "publish.html", establishment, {
+        "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
+        "form": form, "review": review, "awaiting": awaiting, "may_approve": may_approve,
+        "reviews": version.reviews.all(), "today": today}, status=status)
+
+
+PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, what is said once it is done)
+    "withdraw": (services.withdraw_publication, ": the request is withdrawn; the draft can be edited again."),
+    "refuse": (services.refuse_publication, " is refused and back to draft; your reason is recorded."),
+    "approve": (services.approve_publication, " is published. It can no longer be changed."),
+}
+
+
+def _review_step(request, version, step, data, *, awaiting, scope):
+    """Take one step of the two-person publication (``fees.services``); returns the message to show."""
+    user, label = request.user, f"{version.document.code} version {version.number}"
+    if not awaiting:
+        services.request_publication(user, version, reason=data["reason"], effective_from=data["effective_from"],
+                                     retroactive=data["retroactive"], retroactive_reason=data["retroactive_reason"])
+        return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
+    service, done = PUBLICATION_STEPS.get(step, PUBLICATION_STEPS["approve"])
+    service(user, version, reason=data["reason"])
+    return f"{label}{done}"
+
+
+def _split_known(findings, document, version, current):
+    """The draft's schedule findings: (new ones, those the version in force raises already)."""
+    if current is None:
+        return findings, []
+
+    def key(finding, number):
+        text = finding.message.replace(f"{document.code} v{number} ", f"{document.code} v* ")
+        return finding.rule, finding.subject.get("option"), text
+
+    _, raised = checking.schedule_findings(current)
+    known = {key(f, current.number) for f in raised}
+    fresh = [f for f in findings if key(f, version.number) not in known]
+    return fresh, [f for f in findings if key(f, version.number) in known]

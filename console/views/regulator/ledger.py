@@ -1,0 +1,144 @@
+"""Fees expected vs collected for one establishment's month: the figures per gaming day (exports.collect),
+the tables reconciled, and the SVG chart laid out."""
+
+import calendar
+import datetime
+from decimal import Decimal
+
+from django.db.models import Max
+from django.utils import timezone
+
+from cardroom.money import format_difference
+from exports import collect
+from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+
+from ...templatetags.console import money
+
+
+def _month_end(first):
+    return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+
+
+def _shift(first, months):
+    index = first.year * 12 + first.month - 1 + months
+    return datetime.date(index // 12, index % 12 + 1, 1)
+
+
+def _latest_day(table_ids):
+    """The last gaming day with a round or a collection at these tables (two index-backed queries)."""
+    days = [model.objects.filter(table_id__in=table_ids).aggregate(last=Max("gaming_day"))["last"]
+            for model in (RoundOfPlay, CollectionEntry)]
+    days = [d for d in days if d is not None]
+    return max(days) if days else None
+
+
+def _reconciled(table_ids, first, last):
+    """Per gaming day: how many tables were reconciled, and how many of them the latest run found with a
+    variance."""
+    latest = {}
+    for table, day, status in (Reconciliation.objects.filter(table_id__in=table_ids, gaming_day__range=(first, last))
+                               .order_by("table", "gaming_day", "-run_at", "-id")
+                               .values_list("table_id", "gaming_day", "status")):
+        latest.setdefault((table, day), status)
+    days = {}
+    for (_, day), status in latest.items():
+        counts = days.setdefault(day, {"tables": 0, "variance": 0})
+        counts["tables"] += 1
+        counts["variance"] += status != Reconciliation.Status.BALANCED
+    return days
+
+
+def _nice_step(top):
+    """A round axis step (1, 2 or 5 times a power of ten) giving four or five ticks up to ``top``."""
+    raw = top / 4
+    power = Decimal(10) ** (len(str(int(raw))) - 1) if raw >= 1 else Decimal("1")
+    for factor in (1, 2, 5, 10):
+        if power * factor >= raw:
+            return power * factor
+    return power * 10  # pragma: no cover
+
+
+CHART = {"width": 640, "height": 250, "left": 66, "right": 8, "top": 14, "bottom": 36}
+
+
+def _chart(first, last, days, currency):
+    """The SVG chart, laid out here (numbers written as SVG wants them, titles ready): expected and collected
+    side by side for every gaming day of the month, on a round money scale."""
+    by_day = {d["day"]: d for d in days}
+    top = max([max(d["expected"], d["collected"]) for d in days] or [Decimal("0")])
+    step = _nice_step(top) if top > 0 else Decimal("1")
+    ceiling = step * ((top / step).to_integral_value(rounding="ROUND_CEILING") or 1)
+    plot_w = CHART["width"] - CHART["left"] - CHART["right"]
+    plot_h = CHART["height"] - CHART["top"] - CHART["bottom"]
+    count = (last - first).days + 1
+    slot = plot_w / count
+    bar = max(min(slot * 0.38, 14), 1.5)
+    base = CHART["top"] + plot_h
+
+    def y(value):
+        return base - float(value / ceiling) * plot_h
+
+    def n(value):
+        return f"{value:.1f}"
+
+    slots = []
+    for index in range(count):
+        day = first + datetime.timedelta(days=index)
+        middle = CHART["left"] + index * slot + slot / 2
+        found = by_day.get(day)
+        entry = {"label_x": n(middle), "label": str(day.day) if count <= 16 or day.day % 2 == 1 else ""}
+        if found:
+            when = f"{day:%a} {day.day} {day:%b}"
+            short = found["collected"] < found["expected"]
+            entry["bars"] = [
+                {"x": n(middle - bar), "y": n(y(found["expected"])), "h": n(base - y(found["expected"])),
+                 "fill": "#6b7785", "title": f"{when}: expected {money(found['expected'], currency)}"},
+                {"x": n(middle), "y": n(y(found["collected"])), "h": n(base - y(found["collected"])),
+                 "fill": "#a4161a" if short else "#0b5cad",
+                 "title": f"{when}: collected {money(found['collected'], currency)}"
+                          + (", short of expected" if short else "")},
+            ]
+        slots.append(entry)
+    ticks = []
+    value = Decimal("0")
+    while value <= ceiling:
+        ticks.append({"label": money(value, currency), "y": n(y(value))})
+        value += step
+    return {**CHART, "slots": slots, "ticks": ticks, "bar": n(bar), "base": base, "label_y": base + 14,
+            "tick_x": CHART["left"] - 6, "plot_right": CHART["width"] - CHART["right"],
+            "axis_label_y": CHART["height"] - 4}
+
+
+def signed(amount, currency):
+    """A difference as people write it: +$1.00, −$2.50 (a true minus sign), $0.00."""
+    return format_difference(amount or Decimal("0.00"), currency)
+
+
+def _fees(establishment, tables, month_form):
+    """The month shown (chosen, else the latest with rounds or collections) and its figures per gaming day."""
+    table_ids = [t.pk for t in tables]
+    first = month_form.first_day()
+    latest = _latest_day(table_ids)
+    if first is None:
+        today = timezone.localdate(timezone.now(), establishment.zone)
+        first = (latest or today).replace(day=1)
+    last = _month_end(first)
+    days = collect.fees_by_day([establishment], first, last)
+    reconciled = _reconciled(table_ids, first, last)
+    currency = establishment.jurisdiction.currency
+    for day in days:
+        day["reconciled"] = reconciled.get(day["day"])
+        day["label"] = f"{day['day']:%a} {day['day'].day} {day['day']:%b}"
+        day["difference_text"] = signed(day["difference"], day["currency"])
+        day["differing"] = [(label, signed(difference, day["currency"]))  # only the tables that differ
+                            for label, _, _, difference in day["tables"] if difference]
+    mine = [d for d in days if d["currency"] == currency]
+    totals = {"expected": sum((d["expected"] for d in mine), Decimal("0.00")),
+              "collected": sum((d["collected"] for d in mine), Decimal("0.00"))}
+    totals["difference"] = totals["collected"] - totals["expected"]
+    totals["difference_text"] = signed(totals["difference"], currency)
+    return {"first": first, "last": last, "days": days, "currency": currency, "totals": totals,
+            "short_days": sum(1 for d in mine if d["collected"] < d["expected"]),
+            "differing": sum(len(d["differing"]) for d in days),
+            "chart": _chart(first, last, mine, currency), "latest": latest,
+            "previous": _shift(first, -1), "next": _shift(first, 1) if latest and _shift(first, 1) <= latest else None}

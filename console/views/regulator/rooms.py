@@ -1,0 +1,87 @@
+"""The regulator's establishments: every one of their jurisdiction(s) at a glance, and one establishment's tables
+and postings, findings (a page at a time), approvals and fees."""
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, Q
+from django.shortcuts import render
+from django.utils import timezone
+
+from cardroom.conditions import conditions_at
+from cardroom.models import Approval, ConditionFulfilment
+from cardroom.ordering import natural
+from compliance import inbox
+from compliance.models import Finding
+from fees.models import TablePosting
+
+from ...access import establishment_or_404, page, regulated_establishments
+from .forms import MonthForm
+from .ledger import _fees
+
+FINDINGS_PAGE_SIZE = 50
+HANDLED_SHOWN = 25
+
+
+@page("regulator")
+def home(request, scope):
+    """Every establishment of the jurisdiction(s): tables posted and error findings open (a fixed few queries)."""
+    now = timezone.now()
+    establishments = list(regulated_establishments(scope).order_by("jurisdiction__name", "name")
+                          .annotate(active_tables=Count("tables", filter=Q(tables__active=True))))
+    posted = dict(TablePosting.objects.in_force_at(now)
+                  .filter(table__establishment__in=establishments, table__active=True)
+                  .values("table__establishment").annotate(n=Count("id")).values_list("table__establishment", "n"))
+    errors = inbox.open_errors(establishments, now)
+    rows = [{"establishment": e, "posted": posted.get(e.pk, 0), "open_errors": errors.get(e.pk, 0)}
+            for e in establishments]
+    return render(request, "console/regulator/home.html", {
+        "section": "regulator", "rows": rows, "now": now,
+        "several": len({e.jurisdiction_id for e in establishments}) > 1})
+
+
+def _approvals(establishment):
+    """The approvals that apply: the establishment's own and its jurisdiction's (as in the audit export); each
+    condition carries ``here``, where it stands at this establishment (cardroom.conditions.conditions_at)."""
+    here = Q(establishment=establishment) | Q(establishment__isnull=True, jurisdiction=establishment.jurisdiction_id)
+    records = ConditionFulfilment.objects.filter(establishment=establishment).select_related("recorded_by")
+    approvals = list(Approval.objects.filter(here).select_related("game")
+                     .prefetch_related(Prefetch("conditions__fulfilments", queryset=records))
+                     .order_by("game__name", "key"))
+    for _, at in conditions_at(establishment, approvals):
+        for row in at:
+            row["condition"].here = row
+    return approvals
+
+
+@page("regulator")
+def establishment(request, establishment, scope):
+    establishment = establishment_or_404(regulated_establishments(scope), establishment)
+    now = timezone.now()
+    every_table = list(establishment.tables.all())  # the ledger's figures count tables since retired too
+    tables = sorted((t for t in every_table if t.active), key=lambda t: natural(t.label))
+    in_force = {p.table_id: p for p in TablePosting.objects.in_force_at(now)
+                .filter(table__establishment=establishment, table__active=True).display_rows()}
+    kept = inbox.standing(establishment, now)  # as the compliance officers' inbox shows them
+    handled_q = Q(finding__acknowledged_at__isnull=False)
+    per_table = {row.pop("table_id"): row for row in (  # per table: errors and warnings open, and those acknowledged
+        kept.exclude(severity=Finding.Severity.INFO).filter(table__isnull=False).order_by().values("table_id")
+        .annotate(error=Count("pk", filter=Q(severity=Finding.Severity.ERROR) & ~handled_q),
+                  warning=Count("pk", filter=Q(severity=Finding.Severity.WARNING) & ~handled_q),
+                  acknowledged=Count("pk", filter=handled_q)))}
+    counts = inbox.standing_counts(kept)
+    # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
+    findings = Paginator(kept.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings"))
+    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk)} for t in tables]
+    month_form = MonthForm(request.GET or None)
+    fees = _fees(establishment, every_table, month_form)
+    if not month_form.is_bound or not month_form.errors:
+        month_form = MonthForm(initial={"month": fees["first"].strftime("%Y-%m")})
+    handled = (Finding.objects.filter(establishment=establishment, acknowledged_at__isnull=False)
+               .select_related("acknowledged_by", "table", "run").order_by("-acknowledged_at", "-id")[:HANDLED_SHOWN])
+    return render(request, "console/regulator/establishment.html", {
+        "section": "regulator", "establishment": establishment, "now": now, "rows": rows,
+        "unposted": sum(1 for r in rows if r["posting"] is None),
+        "findings": findings, "finding_rows": inbox.shown(findings.object_list),
+        "infos": counts["info"]["open"] + counts["info"]["acknowledged"], "open_errors": counts["error"]["open"],
+        "handled": list(handled), "approvals": list(_approvals(establishment)),
+        "month_form": month_form, "fees": fees,
+    }, status=400 if month_form.is_bound and month_form.errors else 200)
