@@ -9,7 +9,7 @@ from django.forms import BaseModelFormSet, modelformset_factory
 from django.forms.formsets import ManagementForm
 
 from cardroom import forms as strict
-from compliance.rules.lint import band_edges, is_banded
+from fees.engine.bands import band_edges, is_banded
 
 from .editing import retroactive_problem
 from .models import FeeTier
@@ -73,7 +73,7 @@ class TierForm(forms.ModelForm):
 
 def band_problems(rows, currency):
     """Overlapping or gapped bands among one option's tier rows (each with ``order``, ``fee_kind``, ``measure``,
-    ``lower`` and ``upper``), as the schedule lint finds them (``compliance.rules.lint.band_edges``): a sentence
+    ``lower`` and ``upper``), as the schedule lint finds them (``fees.engine.bands.band_edges``): a sentence
     each, none when the bands fit."""
     kinds = {}
     for row in rows:

@@ -16,6 +16,8 @@ from decimal import Decimal
 
 from cardroom.money import CENT
 from fees import engine
+from fees.engine.bands import UNCLEAR as _UNCLEAR
+from fees.engine.bands import band_edges, is_banded, reading_order
 
 from .base import ERROR, INFO, WARNING, Finding, dollars, finding
 from .postings import (
@@ -31,8 +33,6 @@ from .postings import (
 )
 from .printed import bounds_disagree, read_amount, read_bounds
 
-_BANDED = {"base_wager", "player_wager", "total_table_action", "players"}
-_UNCLEAR = {"unstated", "wager_unspecified"}
 _KIND_NAMES = {
     "player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
     "jackpot": "jackpot fee", "designated_table": "designated table fee", "time": "time collection",
@@ -65,46 +65,6 @@ def _amount(value, measure):
 
 def _in_cents(value):
     return value is None or value == value.quantize(CENT)
-
-
-def _reading_order(tiers):
-    """Tiers in ascending order of their bounds, or None when they are in neither order."""
-    def key(t):
-        return Decimal("Infinity") if t.upper is None else t.upper
-    uppers = [key(t) for t in tiers]
-    if all(a < b for a, b in zip(uppers, uppers[1:])):
-        return list(tiers)
-    if all(a > b for a, b in zip(uppers, uppers[1:])):
-        return list(reversed(tiers))  # printed from the top band down (poker tables)
-    return None
-
-
-def is_banded(tiers):
-    """Whether the rows of one fee kind are bands (bounds on a wager, the action or players) to check for order,
-    overlaps and gaps."""
-    measure = tiers[0].measure
-    return (measure in _BANDED or measure in _UNCLEAR) and any(t.lower is not None or t.upper is not None
-                                                               for t in tiers)
-
-
-def band_edges(tiers):
-    """The bands of one fee kind in reading order and where two neighbours overlap or leave a gap, as
-    ``(ordered, [("overlap" | "gap", before, after, step), ...])``; ``(None, [])`` when they are in neither order.
-    ``step`` is the smallest amount between bands (a dollar, or a cent when a bound has cents). The lint and the
-    tier grid (``fees.forms``) both ask here, so a grid refuses what the lint calls wrong."""
-    ordered = _reading_order(tiers)
-    if ordered is None:
-        return None, []
-    step = Decimal(1) if all(t.upper is None or t.upper == t.upper.to_integral_value() for t in ordered) else CENT
-    edges = []
-    for before, after in zip(ordered, ordered[1:]):
-        if before.upper is None:
-            continue  # an open top before another band: out of order
-        if after.lower is None or after.lower <= before.upper:
-            edges.append(("overlap", before, after, step))
-        elif after.lower > before.upper + step:
-            edges.append(("gap", before, after, step))
-    return ordered, edges
 
 
 def lint_option(code: str, version: int, option: engine.Option, citation: str = "", cliffs: bool = False
@@ -280,7 +240,7 @@ def lint_fee_cliffs(code: str, version: int, option: engine.Option) -> list[Find
         measures = {t.measure for t in tiers}
         if len(measures) != 1 or tiers[0].measure not in _ACTION or len(tiers) < 2:
             continue
-        ordered = _reading_order(tiers)
+        ordered = reading_order(tiers)
         if ordered is None:
             continue  # reported as out of order
         name = _KIND_NAMES.get(kind, kind)
