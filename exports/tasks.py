@@ -71,7 +71,27 @@ def export_audit(job_id):
     return jobs.run(job_id, build_export)
 
 
-# --- checking an uploaded bundle (exports.verification.start) ---------------------------------------------------
+# --- checking an uploaded bundle (exports.verification) ----------------------------------------------------------
+
+def start_check(upload, public_key=None, *, user):
+    """Keep the upload as the file of a bundle_verify job, queue its check (``verify_bundle``, which removes the
+    file) and return the job as it stands (already done when jobs run in-process)."""
+    from cardroom import bundle
+    from cardroom.models import Job
+
+    job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),
+              params={"bundle": upload.name,
+                      "public_key": bundle.public_key_pem(public_key) if public_key is not None else None})
+    try:
+        upload.seek(0)
+        job.file.save("bundle.zip", upload, save=False)
+    finally:
+        upload.close()
+    job.save()
+    jobs.submit(job, verify_bundle)
+    job.refresh_from_db()
+    return job
+
 
 VERIFY_TIME_LIMIT = 30 * 60  # seconds; within the limits a 1 GiB upload unpacks in a few minutes
 

@@ -1,5 +1,5 @@
 """Checking an uploaded audit export bundle: the one service behind the API (``POST /api/v1/exports/verify``)
-and the verify page, who may ask, and the job that checks it in the background (``exports.tasks.verify_bundle``).
+and the verify page, and the check a background job runs (queued by ``exports.tasks.start_check``).
 The check itself is ``bundle.verify``, within the installation's limits (docs/exports.md)."""
 
 import json
@@ -138,28 +138,6 @@ def verify_upload(upload, public_key=None):
         return check(upload.file, public_key)
     finally:
         upload.close()
-
-
-def start(upload, public_key=None, *, user):
-    """Keep the upload as the file of a bundle_verify job, queue its check (``exports.tasks.verify_bundle``, which
-    removes the file) and return the job as it stands (already done when jobs run in-process)."""
-    from cardroom import jobs
-    from cardroom.models import Job
-
-    from . import tasks
-
-    job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),
-              params={"bundle": upload.name,
-                      "public_key": bundle.public_key_pem(public_key) if public_key is not None else None})
-    try:
-        upload.seek(0)
-        job.file.save("bundle.zip", upload, save=False)
-    finally:
-        upload.close()
-    job.save()
-    jobs.submit(job, tasks.verify_bundle)
-    job.refresh_from_db()
-    return job
 
 
 def check_job(job, on_progress=None):

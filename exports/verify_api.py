@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from cardroom import keys, permissions
 from cardroom.api.jobs import JobSerializer
 
-from . import verification
+from . import tasks, verification
 
 
 class PublicKeyView(APIView):
@@ -87,5 +87,5 @@ class VerifyView(APIView):
             raise exceptions.ValidationError(
                 {"bundle": "Upload the bundle (zip) as the multipart form field 'bundle'."}
             )
-        job = verification.start(upload, _public_key_of(request), user=request.user)
+        job = tasks.start_check(upload, _public_key_of(request), user=request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from cardroom.api.jobs import visible_jobs
 from cardroom.models import Job
+from exports import tasks as export_tasks
 from exports import verification
 
 from ...access import requires, roles_of
@@ -66,7 +67,7 @@ def verify(request, scope):
         for upload in request.FILES.values():
             upload.close()
         return render(request, "console/regulator/verify.html", {**context, "form": form}, status=400)
-    job = verification.start(form.cleaned_data["bundle"], key, user=request.user)
+    job = export_tasks.start_check(form.cleaned_data["bundle"], key, user=request.user)
     return redirect(f"{reverse('console:regulator-verify')}?job={job.uuid}")
 
 
