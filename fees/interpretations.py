@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from cardroom import review, values
 from cardroom.audit import log_action
+from cardroom.money import format_money
 from cardroom.exceptions import StateConflict
 from cardroom.models import Source
 
@@ -77,11 +78,11 @@ def typed(field, text):
 
 
 def label(field, text, currency=""):
-    """A stored value as a person reads it: the choice's label, "$500.00" (or "500.00 GBP"), "open" for no bound."""
+    """A stored value as a person reads it: the choice's label, "$500.00" (``cardroom.money``), "open" for no bound."""
     if field in BOUNDS:
         if text == "":
             return "open (no bound)" if field == "upper" else "open below (no bound)"
-        return f"${Decimal(text):,.2f}" if currency == "USD" else f"{Decimal(text):,.2f} {currency}".strip()
+        return format_money(Decimal(text), currency) if currency else f"{Decimal(text):,.2f}"
     choices = CHOICES.get(field)
     return str(choices(text).label) if choices and text in choices.values else text
 

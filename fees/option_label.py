@@ -7,6 +7,8 @@ fees. A label gives, for each fee kind, what it is measured on and its first and
 
 from decimal import Decimal
 
+from cardroom.money import format_money
+
 # Short names of what a fee is measured on (fees.models.FeeTier.Measure), for a one-line label.
 MEASURES = {
     "player_wager": "player's wager", "base_wager": "each base wager", "total_table_action": "table action",
@@ -18,7 +20,7 @@ KINDS = {"player": "player fee", "player_dealer": "player-dealer fee", "collecti
 
 
 def money(amount: Decimal, currency: str = "USD") -> str:
-    return f"${amount:,.2f}" if currency == "USD" else f"{amount:,.2f} {currency}"
+    return format_money(amount, currency)
 
 
 def _whole(amount: Decimal, currency: str) -> str:

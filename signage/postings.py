@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from cardroom import values
 from cardroom.audit import log_action
+from cardroom.moments import format_moment
 from cardroom.exceptions import StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
@@ -185,7 +186,7 @@ def read_posting(data, *, scope, now):
     if latest is not None and effective_from <= latest.effective_from:
         raise PostingInputError(
             f"effective_from must be after table {table.label}'s latest posting "
-            f"({timezone.localtime(latest.effective_from):%Y-%m-%d %H:%M %Z}): a posting supersedes the one before "
+            f"({format_moment(latest.effective_from, table.establishment.zone)}): a posting supersedes the one before "
             "it and never rewrites the past."
         )
     min_wager = _amount(data.get("min_wager"), "min_wager", required=True)

@@ -110,6 +110,6 @@ def test_option_label_is_pure_and_handles_flat_and_other_currencies():
 
     tiers = [Tier(2, "player", "player", "flat", None, None, Decimal("0"), "before_deal"),
              Tier(1, "collection", "pot", "players", Decimal("2"), Decimal("5"), Decimal("1.5"), "after_flop")]
-    assert option_label(7, tiers, "GBP") == "Option 7 · players: 2-5 players 1.50 GBP"
+    assert option_label(7, tiers, "GBP") == "Option 7 · players: 2-5 players £1.50"
     assert option_label(8, [Tier(1, "time", "player", "flat", None, None, Decimal("6"), "each_interval")]) == (
         "Option 8 · time collection $6.00")
