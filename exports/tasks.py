@@ -76,7 +76,9 @@ def export_audit(job_id):
 def start_check(upload, public_key=None, *, user):
     """Keep the upload as the file of a bundle_verify job, queue its check (``verify_bundle``, which removes the
     file) and return the job as it stands (already done when jobs run in-process)."""
-    from cardroom import bundle
+    from cardroom import bundle, permissions
+
+    permissions.require(user, "exports.verify_bundle")
     from cardroom.models import Job
 
     job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),

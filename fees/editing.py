@@ -9,7 +9,7 @@
 
 from django.db import transaction
 
-from cardroom import changes
+from cardroom import changes, permissions
 
 from .models import FeeTier, ImmutableVersionError
 
@@ -20,6 +20,7 @@ RENUMBER_FROM = 30000
 @transaction.atomic
 def save_tiers(option, formset, *, user, reason):
     """Save a valid ``fees.forms.tier_formset`` of a draft's option. Returns (changed, added, removed)."""
+    permissions.require(user, "fees.edit_schedule", option.version.document)
     if option.owning_version().is_published:
         raise ImmutableVersionError(f"{option.version} is published; its tiers cannot be changed.")
     rows = formset.save(commit=False)

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from cardroom import jobs
+from cardroom import jobs, permissions
 from cardroom.models import Job, Table
 from cardroom.ordering import natural
 
@@ -96,8 +96,10 @@ def chosen_tables(establishment, tables):
 def start_batch(establishment, *, layout, tables, user):
     """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job.
 
-    Raises BadSelection (and queues nothing) for an empty choice or ids that are not the establishment's tables.
+    Raises NotAllowed (``signage.print_sign`` at the establishment) or BadSelection (and queues nothing) for an
+    empty choice or ids that are not the establishment's tables.
     """
+    permissions.require(user, "signage.print_sign", establishment)
     tables = chosen_tables(establishment, tables)
     job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=user,
                              requested_label=user.get_username(), params={"layout": layout, "tables": tables})

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import permissions, values
 from cardroom.models import Table
 
 from ..models import CollectionEntry, LedgerConflict
@@ -302,8 +302,10 @@ def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index
     """Record a batch of collection entries, all or nothing. Returns an IngestResult.
 
     Raises LedgerInputError (bad input, nothing recorded) or LedgerConflict (a key reused for a different
-    entry, an entry already corrected; nothing recorded).
+    entry, an entry already corrected; nothing recorded), or NotAllowed (``fees.record_ledger`` nowhere; each
+    row's table must be one of the scope's).
     """
+    permissions.require_of(scope, "fees.record_ledger")
     try:
         values.items(rows, max_items=MAX_BATCH, what="entries")
     except values.Invalid as error:
