@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 from cardroom.money import CENT
 
 from .amounts import QuoteError, and_list, dollars, money, printed_count
+from .bands import BANDED, UNCLEAR
 from .quotes import FeeLine, _new
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ _KIND_NAMES = {
     "designated_table": "designated table fee",
     "time": "time collection fee",
 }
-_UNSTATED = frozenset({"unstated", "wager_unspecified"})
-_BANDED = frozenset({"player_wager", "base_wager", "total_table_action", "players"})
 
 
 class _Group:
@@ -102,14 +101,14 @@ def _compile_group(kind: str, printed: Sequence[Tier]) -> _Group:
         except QuoteError as error:
             group.problem = f"has an unusable {group.name}: {error}"
             return group
-    if measure in _UNSTATED:
+    if measure in UNCLEAR:
         printed_fees = and_list([t.printed_fee or dollars(t.fee, True) for t in printed])
         group.problem = (
             f"does not state how its {group.name} is measured (it prints {printed_fees} with no stated basis), "
             "so no fee can be quoted for it."
         )
         return group
-    if measure not in _BANDED:  # flat, elapsed_time: one fee, whatever is measured
+    if measure not in BANDED:  # flat, elapsed_time: one fee, whatever is measured
         if len(printed) != 1:
             group.problem = (
                 f"prints {len(printed)} {group.name}s with no bounds to choose between them; the schedule data "
@@ -235,6 +234,6 @@ def find_tier(tiers: Sequence[Tier], amount, *, what: str, code: str, option: in
     group = _compile_group(tiers[0].fee_kind, tiers)
     if group.problem:
         raise QuoteError(f"{code} option {option} {group.problem}")
-    if group.measure not in _BANDED:
+    if group.measure not in BANDED:
         return group.tiers[0]
     return group.tiers[_pick(group, amount, what, code, option)]
