@@ -105,6 +105,8 @@ class Verification:
     # The manifest's signature: "valid", "invalid" (altered, or made by another key), "missing" (no
     # manifest.sig) or "unchecked" (no manifest, or one that cannot be read).
     signature: str = "unchecked"
+    # The one top folder every file sat in, taken off their names (a bundle unzipped and zipped again); None.
+    folder: str | None = None
 
     def named(self, status):
         """The files of one status, sorted by name."""
@@ -116,23 +118,23 @@ def _reason(error) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _read_small(archive, info, limit):
+def _read_small(archive, name, info, limit):
     """(bytes, problem) of a small entry: the manifest or its signature."""
     if info.file_size > limit:
-        return None, f"{info.filename}: {info.file_size:,} bytes, far too large for a {info.filename} (altered)"
+        return None, f"{name}: {info.file_size:,} bytes, far too large for a {name} (altered)"
     try:
         with archive.open(info) as stream:
             data = stream.read(limit + 1)
     except zipfile.BadZipFile as error:
-        return None, f"{info.filename}: altered (its zip entry fails its integrity check: {error})"
+        return None, f"{name}: altered (its zip entry fails its integrity check: {error})"
     except Exception as error:  # zlib.error, EOFError, encrypted entries...: a damaged bundle, reported
-        return None, f"{info.filename}: altered or corrupt, it cannot be read ({_reason(error)})"
+        return None, f"{name}: altered or corrupt, it cannot be read ({_reason(error)})"
     if len(data) > limit:
-        return None, f"{info.filename}: far too large for a {info.filename} (altered)"
+        return None, f"{name}: far too large for a {name} (altered)"
     return data, None
 
 
-def _hash_entry(archive, info, expected_bytes):
+def _hash_entry(archive, name, info, expected_bytes):
     """(sha256 hex, byte count, problem) of a data entry, streamed; stops past the expected size."""
     digest, count = hashlib.sha256(), 0
     try:
@@ -146,12 +148,12 @@ def _hash_entry(archive, info, expected_bytes):
                 count += len(chunk)
                 if count > expected_bytes:
                     return None, count, (
-                        f"{info.filename}: more than the {expected_bytes:,} bytes the manifest lists (altered)"
+                        f"{name}: more than the {expected_bytes:,} bytes the manifest lists (altered)"
                     )
     except zipfile.BadZipFile as error:
-        return None, count, f"{info.filename}: altered (its zip entry fails its integrity check: {error})"
+        return None, count, f"{name}: altered (its zip entry fails its integrity check: {error})"
     except Exception as error:
-        return None, count, f"{info.filename}: altered or corrupt, it cannot be read ({_reason(error)})"
+        return None, count, f"{name}: altered or corrupt, it cannot be read ({_reason(error)})"
     return digest.hexdigest(), count, None
 
 
@@ -254,6 +256,33 @@ def _member_problem(name, info, listed_bytes, limits):
     return None, None
 
 
+def _is_directory(info):
+    """A folder's own entry, which zip tools add when they zip a folder: no content, a name ending in '/'."""
+    return info.filename.endswith("/") and info.file_size == 0
+
+
+def bundled(infos):
+    """(folder, [(name, info)]): the members under the names the manifest gives them. A bundle unzipped and zipped
+    again by another tool holds the same files' bytes, in another order, compressed otherwise, with folders' own
+    entries and perhaps all in one top folder (docs/exports.md, "A bundle zipped again"): folders' entries are left
+    out and, when every file sits in one top folder beside ``manifest.json``, that folder is taken off the names.
+    Anything else keeps its name, so a file added anywhere is still named as added."""
+    files = [info for info in infos if not _is_directory(info)]
+    tops = {info.filename.partition("/")[0] for info in files}
+    folder = tops.pop() if len(tops) == 1 and all("/" in info.filename for info in files) else None
+    if folder is None or not any(info.filename == f"{folder}/{MANIFEST}" for info in files):
+        return None, [(info.filename, info) for info in files]
+    return folder, [(info.filename[len(folder) + 1:], info) for info in files]
+
+
+def members(archive):
+    """A bundle's members by the names the manifest gives them (``bundled``), the first entry of a name twice."""
+    by_name = {}
+    for name, info in bundled(archive.infolist())[1]:
+        by_name.setdefault(name, info)
+    return by_name
+
+
 def _verify(fileobj, public_key, limits, on_progress):
     problems, files, signature_state = [], {}, "unchecked"
     try:
@@ -278,13 +307,14 @@ def _verify(fileobj, public_key, limits, on_progress):
             return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
         too_large = _size_problems(infos, limits, bundle_bytes)
         problems.extend(too_large)
+        folder, named = bundled(infos)
         by_name, seen_twice = {}, []
-        for info in infos:
-            if info.filename in by_name and info.filename not in seen_twice:
-                seen_twice.append(info.filename)
-            by_name.setdefault(info.filename, info)
+        for name, info in named:
+            if name in by_name and name not in seen_twice:
+                seen_twice.append(name)
+            by_name.setdefault(name, info)
         for name in seen_twice:
-            count = sum(1 for info in infos if info.filename == name)
+            count = sum(1 for other, _ in named if other == name)
             problems.append(f"{name}: in the bundle {count} times (a file was added)")
             files[name] = "added"
 
@@ -292,14 +322,14 @@ def _verify(fileobj, public_key, limits, on_progress):
         if MANIFEST not in by_name:
             problems.append(f"{MANIFEST}: missing from the bundle")
         else:
-            manifest_data, problem = _read_small(archive, by_name[MANIFEST], MAX_MANIFEST_BYTES)
+            manifest_data, problem = _read_small(archive, MANIFEST, by_name[MANIFEST], MAX_MANIFEST_BYTES)
             if problem:
                 problems.append(problem)
         if SIGNATURE not in by_name:
             problems.append(f"{SIGNATURE}: missing from the bundle (the manifest is not signed)")
             signature_state = "missing"
         else:
-            signature, problem = _read_small(archive, by_name[SIGNATURE], MAX_SIGNATURE_BYTES)
+            signature, problem = _read_small(archive, SIGNATURE, by_name[SIGNATURE], MAX_SIGNATURE_BYTES)
             if problem:
                 problems.append(problem)
                 signature_state = "invalid"
@@ -337,7 +367,7 @@ def _verify(fileobj, public_key, limits, on_progress):
                     problems.append(problem)
                     files.setdefault(name, state)
                     continue
-                sha, count, problem = _hash_entry(archive, info, entry["bytes"])
+                sha, count, problem = _hash_entry(archive, name, info, entry["bytes"])
                 if problem:
                     problems.append(problem)
                 elif count != entry["bytes"]:
@@ -359,4 +389,4 @@ def _verify(fileobj, public_key, limits, on_progress):
                 files.setdefault(name, "unchecked")
             if others and manifest_data is None:
                 problems.append(f"no file could be checked ({len(others)} in the bundle, unverified)")
-    return Verification(not problems, problems, manifest, files, signature_state)
+    return Verification(not problems, problems, manifest, files, signature_state, folder)

@@ -6,6 +6,7 @@ and ``cryptography`` alone, with no access to the service (docs/audit.md, "Check
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT entry ENTRY.tlog-proof [--entry ROW.json]
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT consistency KEPT-CHECKPOINT.txt PROOF.txt
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT export BUNDLE.zip [--kept CHECKPOINT.txt ...]
+        [--proof PROOF.txt ...]
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT checkpoint CHECKPOINT.txt
 
 Only keys that lead back to the root of trust (``--trust``: the first key's fingerprint, kept when the installation
@@ -39,6 +40,7 @@ from .tlog_checks import (
     check_consistency,
     check_entry,
     check_export,
+    compare_kept,
     entry_from_row,
     validity_problem,
 )
@@ -62,7 +64,7 @@ __all__ = [
     "CONSISTENCY", "INCLUSION", "ORIGIN_PREFIX", "RANGE", "Proof", "Unreadable", "consistency_text", "inclusion_text",
     "parse_proof", "range_text",
     "ENDORSEMENT", "Key", "Keyring", "endorsement_statement",
-    "Result", "check_checkpoint", "check_consistency", "check_entry", "check_export", "entry_from_row",
+    "Result", "check_checkpoint", "check_consistency", "check_entry", "check_export", "compare_kept", "entry_from_row",
     "validity_problem",
     "main",
 ]
@@ -97,9 +99,13 @@ def main(argv=None):
                                                           "(GET /api/v1/audit/consistency).")
     consistency.add_argument("kept")
     consistency.add_argument("proof")
-    export = commands.add_parser("export", help="An audit export bundle, and kept earlier checkpoints against it.")
+    export = commands.add_parser("export", help="An audit export bundle, and checkpoints you kept against it.")
     export.add_argument("bundle")
-    export.add_argument("--kept", action="append", default=[], help="A checkpoint kept from earlier (repeatable).")
+    export.add_argument("--kept", action="append", default=[],
+                        help="A checkpoint you kept, before the export or after it (repeatable).")
+    export.add_argument("--proof", action="append", default=[],
+                        help="A consistency proof the verifier asked you to fetch (GET /api/v1/audit/consistency), "
+                             "for a checkpoint kept after the export (repeatable).")
     note = commands.add_parser("checkpoint", help="A checkpoint's signature.")
     note.add_argument("checkpoint")
     args = parser.parse_args(argv)
@@ -120,7 +126,8 @@ def main(argv=None):
         elif args.command == "consistency":
             result = check_consistency(keyring, _text(args.kept), _text(args.proof))
         elif args.command == "export":
-            result = check_export(keyring, args.bundle, [_text(path) for path in args.kept])
+            result = check_export(keyring, args.bundle, [_text(path) for path in args.kept],
+                                  [_text(path) for path in args.proof])
         else:
             result = check_checkpoint(keyring, _text(args.checkpoint))
     except (Unreadable, ValueError) as error:

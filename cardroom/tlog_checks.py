@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from . import chain as hashchain
 from . import bundle, checkpoint, merkle
+from .bundle_verify import members
 from .tlog_keys import _moment, _sha256
 from .tlog_proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, _unb64, parse_proof
 
@@ -16,6 +17,7 @@ class Result:
 
     ok: bool = True
     lines: list = field(default_factory=list)
+    described: set = field(default_factory=set)  # keys already described in full: later lines name them only
 
     def holds(self, text):
         self.lines.append(f"OK   {text}")
@@ -23,6 +25,15 @@ class Result:
     def fails(self, text):
         self.ok = False
         self.lines.append(f"FAIL {text}")
+
+    def note(self, text):
+        self.lines.append(f"NOTE {text}")
+
+    def key(self, key):
+        if key.fingerprint in self.described:
+            return f"key {key.name} {key.id}"
+        self.described.add(key.fingerprint)
+        return key.describe()
 
 
 def _signed(keyring, note, result, what):
@@ -32,7 +43,7 @@ def _signed(keyring, note, result, what):
     except checkpoint.CheckpointError as error:
         result.fails(f"{what}: {error}")
         return None
-    result.holds(f"{what}: {origin}, {size} entries, root {root.hex()[:16]}…, signed by {key.describe()}")
+    result.holds(f"{what}: {origin}, {size} entries, root {root.hex()[:16]}…, signed by {result.key(key)}")
     return origin, size, root
 
 
@@ -128,13 +139,25 @@ def _consistent(result, old, new, proof_old_size, hashes):
                      "as they were: it was rewritten after that checkpoint was handed out.")
 
 
-def check_export(keyring, path, kept_notes=()):
+def check_export(keyring, path, kept_notes=(), proof_texts=()):
     """An audit export bundle: its signed manifest, each chain's checkpoint, the audit rows it holds against that
-    checkpoint (rehashed, linked, and giving back its root), and each kept earlier checkpoint against it."""
+    checkpoint (rehashed, linked, and giving back its root), and each kept checkpoint against it: one kept before
+    the export with the consistency proof the bundle carries, one kept after it with the proof the service gives
+    (``proof_texts``: consistency proofs fetched, as ``compare_kept`` says)."""
     result = Result()
+    proofs = [parse_proof(text, CONSISTENCY) for text in proof_texts]
     try:
+        with open(path, "rb") as handle:  # the zip-bomb bounds hold before zipfile lists a member
+            refused = bundle.directory_problem(handle, bundle.Limits())
+        if refused:
+            raise Unreadable(refused)
         archive = zipfile.ZipFile(path)
-        manifest = json.loads(archive.read(bundle.MANIFEST))
+        names = members(archive)
+        if names[bundle.MANIFEST].file_size > bundle.MAX_MANIFEST_BYTES:
+            raise ValueError("its manifest is far too large")
+        manifest = json.loads(archive.read(names[bundle.MANIFEST]))
+        if not isinstance(manifest, dict):
+            raise ValueError("its manifest is not a JSON object")
     except (OSError, zipfile.BadZipFile, KeyError, ValueError) as error:
         raise Unreadable(f"{path} is not an audit export bundle: {error}.") from None
     with archive:
@@ -148,16 +171,44 @@ def check_export(keyring, path, kept_notes=()):
         for problem in checked.problems:
             result.fails(problem)
         if checked.ok:
-            result.holds(f"the manifest and its {len(checked.manifest['files'])} files, signed by {key.describe()}")
+            folder = f" (in the folder {checked.folder}/)" if checked.folder else ""
+            result.holds(f"the manifest and its {len(checked.manifest['files'])} files{folder}, signed by "
+                         f"{result.key(key)}")
         problem = validity_problem(key, manifest.get("generated_at"))
         if problem:
             result.fails(problem)
         kept = [_signed(keyring, note, result, "kept checkpoint") for note in kept_notes]
-        rows = _audit_rows(archive)
+        kept = [k for k in kept if k is not None]
+        read = _Reader(archive, names, checked)
+        rows = _audit_rows(read("audit_log.json"))
+        chains = [head["chain"] for head in manifest.get("audit_chains", [])]
         for head in manifest.get("audit_chains", []):
-            _check_chain(result, keyring, archive, head, rows.get(head["chain"], []),
-                         [k for k in kept if k is not None and k[0] == ORIGIN_PREFIX + head["chain"]])
+            _check_chain(result, keyring, read, head, rows,
+                         [k for k in kept if k[0] == ORIGIN_PREFIX + head["chain"]], proofs)
+        for origin, size, _ in kept:
+            if origin.removeprefix(ORIGIN_PREFIX) not in chains:
+                result.fails(f"the kept checkpoint of {size} entries is of the log {origin}, which this bundle does "
+                             "not cover: it cannot be checked against it.")
+        for proof in proofs:
+            if not proof.used:
+                result.note(f"a consistency proof given (from {proof.fields.get('old')} entries) is not one any "
+                            "kept checkpoint needed against this bundle: it was not used.")
     return result
+
+
+class _Reader:
+    """The text of a bundle file the bundle check found as signed; None when the bundle has no such file, False
+    when it has one that did not verify (the bundle check has said so: it is not read, nor said again)."""
+
+    def __init__(self, archive, names, checked):
+        self.archive, self.names, self.checked = archive, names, checked
+
+    def __call__(self, name):
+        if name not in self.names:
+            return None
+        if self.checked.files.get(name) != "ok":
+            return False
+        return self.archive.read(self.names[name]).decode()
 
 
 def validity_problem(key, generated_at):
@@ -175,30 +226,27 @@ def validity_problem(key, generated_at):
             "the key did not sign bundles then.")
 
 
-def _audit_rows(archive):
+def _audit_rows(text):
+    """The bundle's audit rows by chain; None when audit_log.json did not verify (it is not checked again)."""
+    if text is False:
+        return None
     try:
-        rows = json.loads(archive.read("audit_log.json"))
-    except (KeyError, ValueError):
+        rows = json.loads(text) if text else []
+    except ValueError:
         return {}
     by_chain = {}
-    for row in rows:
+    for row in rows if isinstance(rows, list) else []:
         by_chain.setdefault(row.get("chain"), []).append(row)
     return by_chain
 
 
-def _read(archive, name):
-    try:
-        return archive.read(name).decode()
-    except KeyError:
-        return None
-
-
-def _check_chain(result, keyring, archive, head, rows, kept):
+def _check_chain(result, keyring, read, head, rows, kept, proofs):
     chain, sequence = head["chain"], head["sequence"]
     stem = f"checkpoints/{chain.replace(':', '-')}"
-    note = _read(archive, f"{stem}.txt")
+    note = read(f"{stem}.txt")
     if note is None:
         result.fails(f"{chain}: the bundle carries no checkpoint ({stem}.txt).")
+    if not note:
         return
     signed = _signed(keyring, note, result, f"{chain} checkpoint")
     if signed is None:
@@ -208,24 +256,56 @@ def _check_chain(result, keyring, archive, head, rows, kept):
         result.fails(f"{chain}: the checkpoint is of {origin} at {size} entries; the manifest says {chain} at "
                      f"{sequence}.")
         return
-    range_proof = _read(archive, f"{stem}.range.txt")
-    if range_proof is not None and size:
-        _check_rows(result, chain, size, root, rows, parse_proof(range_proof, RANGE))
+    range_proof = read(f"{stem}.range.txt")
+    if range_proof and size and rows is not None:
+        _check_rows(result, chain, size, root, rows.get(chain, []), parse_proof(range_proof, RANGE))
     for old in kept:
-        if old[1] == size:
-            (result.holds if old[2] == root else result.fails)(
-                f"{chain}: the kept checkpoint of {size} entries {'is' if old[2] == root else 'is NOT'} this one.")
+        small, large = sorted((old, signed), key=lambda checkpoint_: checkpoint_[1])
+        carried = read(f"{stem}.from-{old[1]}.txt") if old[1] < size else None
+        found = [parse_proof(carried, CONSISTENCY)] if carried else []
+        found += [p for p in proofs if p.fields.get("old") == str(small[1])]
+        proof = next((p for p in found if _leads_to(keyring, p, large)), None)
+        if proof is not None:
+            proof.used = True
+        if proof is None and old[1] != size:
+            wanted = (f"the bundle carries no consistency proof from {old[1]} entries" if old[1] < size else
+                      f"your kept checkpoint covers {old[1]} entries, after the bundle's {size}")
+            result.fails(f"{chain}: {wanted}. Fetch the proof from the installation that made the bundle, signed "
+                         f"in: GET /api/v1/audit/consistency?chain={chain}&from={small[1]}&to={large[1]} ; save it "
+                         "and give it with --proof FILE.")
             continue
-        proof = _read(archive, f"{stem}.from-{old[1]}.txt")
-        if proof is None:
-            result.fails(f"{chain}: the bundle carries no consistency proof from {old[1]} entries; ask the service "
-                         f"for one (GET /api/v1/audit/consistency?chain={chain}&from={old[1]}&to={size}).")
-            continue
-        parsed = parse_proof(proof, CONSISTENCY)
-        if parsed.note != note:
-            result.fails(f"{chain}: the consistency proof leads to another checkpoint than the bundle's.")
-            continue
-        _consistent(result, old, signed, parsed.number("old"), parsed.hashes)
+        compare_kept(result, chain, signed, old, proof.hashes if proof is not None else [])
+
+
+def _leads_to(keyring, proof, target):
+    """Whether a consistency proof ends at the checkpoint ``target`` (origin, size, root), signed by a trusted key."""
+    try:
+        return tuple(keyring.checkpoint(proof.note)[:3]) == tuple(target)
+    except checkpoint.CheckpointError:
+        return False
+
+
+def compare_kept(result, chain, bundled, kept, hashes):
+    """A checkpoint the regulator kept against the bundle's, (origin, size, root) both, with ``hashes``, the
+    consistency proof (RFC 9162) from the smaller of the two to the larger: kept before the export, the bundle's log
+    must hold it; kept after, it must hold the bundle's log. One sentence either way."""
+    (_, size, root), (_, kept_size, kept_root) = bundled, kept
+    if kept_size == 0:  # an empty log is a prefix of any log
+        result.holds(f"{chain}: your kept checkpoint is of the log when it was empty: every log holds it.")
+    elif kept_size == size:
+        if kept_root == root:
+            result.holds(f"{chain}: your kept checkpoint is the bundle's own ({size} entries, the same root).")
+        else:
+            result.fails(f"{chain}: your kept checkpoint and the bundle's both cover {size} entries but their roots "
+                         "differ: the log was rewritten between the two.")
+    elif kept_size < size:
+        _consistent(result, kept, bundled, kept_size, hashes)
+    elif merkle.verify_consistency(size, kept_size, root, kept_root, hashes):
+        result.holds(f"{chain}: your kept checkpoint of {kept_size} entries holds the bundle's {size} entries "
+                     "unchanged: the log was only appended to after the export.")
+    else:
+        result.fails(f"{chain}: your kept checkpoint of {kept_size} entries does NOT hold the bundle's {size} entries "
+                     "as the bundle has them: the log was rewritten between the export and your checkpoint.")
 
 
 def _check_rows(result, chain, size, root, rows, proof):

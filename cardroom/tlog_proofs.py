@@ -53,6 +53,7 @@ class Proof:
     fields: dict  # name -> text
     hashes: list  # bytes
     note: str  # the checkpoint that follows
+    used: bool = False  # a proof given to the verifier that a check relied on
 
     def number(self, name):
         value = self.fields.get(name, "")

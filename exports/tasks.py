@@ -73,7 +73,7 @@ def export_audit(job_id):
 
 # --- checking an uploaded bundle (exports.verification) ----------------------------------------------------------
 
-def start_check(upload, public_key=None, *, user):
+def start_check(upload, public_key=None, *, user, kept=()):
     """Keep the upload as the file of a bundle_verify job, queue its check (``verify_bundle``, which removes the
     file) and return the job as it stands (already done when jobs run in-process)."""
     from cardroom import bundle, permissions
@@ -83,7 +83,8 @@ def start_check(upload, public_key=None, *, user):
 
     job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),
               params={"bundle": upload.name,
-                      "public_key": bundle.public_key_pem(public_key) if public_key is not None else None})
+                      "public_key": bundle.public_key_pem(public_key) if public_key is not None else None,
+                      "kept": list(kept)})  # checkpoints the regulator kept, checked against the bundle
     try:
         upload.seek(0)
         job.file.save("bundle.zip", upload, save=False)

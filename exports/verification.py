@@ -4,9 +4,10 @@ The check itself is ``bundle.verify``, within the installation's limits (docs/ex
 
 import json
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from cardroom import bundle, keys
+from cardroom import bundle, checkpoint, keys
+from cardroom.bundle_verify import members
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 
@@ -33,7 +34,7 @@ def public_key_from(upload=None, text=None):
 def _manifest_of(fileobj):
     try:
         with zipfile.ZipFile(fileobj) as archive:
-            info = archive.getinfo(bundle.MANIFEST)
+            info = members(archive)[bundle.MANIFEST]  # a bundle zipped again: perhaps in a top folder
             manifest = json.loads(archive.read(info)) if info.file_size < (1 << 20) else None
     except Exception:  # an unreadable bundle: bundle.verify says what is wrong with it
         manifest = None
@@ -90,6 +91,7 @@ class Checked:
     verification: bundle.Verification
     public_key_fingerprint: str
     installation_key: bool  # checked against one of this installation's own keys (current or rotated)
+    kept: list = field(default_factory=list)  # what held of the kept checkpoints checked against it, in sentences
 
     @property
     def ok(self):
@@ -100,7 +102,7 @@ class Checked:
         return {"ok": self.verification.ok, "problems": self.verification.problems,
                 "manifest": self.verification.manifest, "public_key_fingerprint": self.public_key_fingerprint,
                 "installation_key": self.installation_key, "signature": self.verification.signature,
-                "files": self.verification.files}
+                "files": self.verification.files, "folder": self.verification.folder, "kept": self.kept}
 
 
 def limits():
@@ -111,8 +113,9 @@ def limits():
                          max_ratio=settings.EXPORT_VERIFY_MAX_RATIO)
 
 
-def check(fileobj, public_key=None, on_progress=None):
-    """Check a bundle (a seekable binary file) within the installation's ``limits``.
+def check(fileobj, public_key=None, on_progress=None, kept=()):
+    """Check a bundle (a seekable binary file) within the installation's ``limits``, and each checkpoint the
+    regulator ``kept`` (its text) against it.
 
     ``public_key``: a key from ``public_key_from``; None for the installation's key that signed it."""
     own = public_key is None
@@ -126,8 +129,54 @@ def check(fileobj, public_key=None, on_progress=None):
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
         result.problems.append(problem)
         result.ok = False
+    held = kept_against(fileobj, result, kept, ring) if kept else None
+    if held is not None and not held.ok:
+        result.problems.extend(line.removeprefix("FAIL ") for line in held.lines if line.startswith("FAIL "))
+        result.ok = False
     fingerprint = bundle.fingerprint(public_key)
-    return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring))
+    return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring),
+                   [line.removeprefix("OK   ") for line in held.lines if line.startswith("OK ")] if held else [])
+
+
+def kept_against(fileobj, verified, notes, ring):
+    """Each checkpoint the regulator kept, before the export or after it, against the bundle's checkpoint of its
+    log, as the offline verifier compares them (``tlog.compare_kept``): here the service computes the consistency
+    proof between the two from its own log. A ``tlog.Result``; a bundle file that did not verify is not read (its
+    problem is already said)."""
+    from cardroom import merkle, tlog, transparency
+
+    result = tlog.Result()
+    for note in notes:
+        try:
+            origin, size, root, _ = ring.checkpoint(note)
+        except checkpoint.CheckpointError as error:
+            result.fails(f"Your kept checkpoint cannot be used: {error}")
+            continue
+        chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
+        name = f"checkpoints/{chain.replace(':', '-')}.txt"
+        if verified.files.get(name) != "ok":
+            if name not in verified.files:
+                result.fails(f"Your kept checkpoint is of the log {origin}, which this bundle does not cover: it "
+                             "cannot be checked against it.")
+            continue
+        fileobj.seek(0)
+        with zipfile.ZipFile(fileobj) as archive:
+            text = archive.read(members(archive)[name]).decode("utf-8", "replace")
+        try:
+            bundled = ring.checkpoint(text)[:3]
+        except checkpoint.CheckpointError as error:
+            result.fails(f"{name}: {error}")
+            continue
+        small, large = sorted((bundled[1], size))
+        leaves = transparency.tree_leaves(chain, large)
+        if len(leaves) < large:
+            result.fails(f"{chain}: the log here has {len(leaves)} entries, fewer than the {large} of your "
+                         "checkpoint or the bundle's: entries were removed, the two cannot be compared here.")
+            continue
+        hashes = merkle.consistency_proof(leaves, small) if 0 < small < large else []
+        tlog.compare_kept(result, chain, bundled, (origin, size, root), hashes)
+    fileobj.seek(0)
+    return result
 
 
 def verify_upload(upload, public_key=None):
@@ -144,4 +193,4 @@ def check_job(job, on_progress=None):
     """The check a bundle_verify job asked for, on the file it keeps."""
     pem = job.params.get("public_key")
     with job.file.open("rb") as fileobj:
-        return check(fileobj, bundle.load_public_key(pem) if pem else None, on_progress)
+        return check(fileobj, bundle.load_public_key(pem) if pem else None, on_progress, job.params.get("kept") or ())

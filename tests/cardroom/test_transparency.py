@@ -316,13 +316,16 @@ def test_an_export_verifies_offline_and_a_rewrite_after_it_is_caught_with_its_ch
     assert check(keys, "export", str(third))[0] == 0  # alone, the rewritten log looks whole
     code, out = check(keys, "export", str(third), "--kept", kept)
     # The service no longer knows it handed out the checkpoint of 7, so the bundle cannot prove it holds it ...
-    assert code == 1 and "carries no consistency proof from 7 entries; ask the service" in out, out
+    assert code == 1 and "carries no consistency proof from 7 entries. Fetch the proof" in out, out
     # ... and the proof the service gives shows the rewrite.
     proof = regulator.get("/api/v1/audit/consistency", {"chain": room.chain, "from": 7, "to": 8}).content.decode()
     with zipfile.ZipFile(third) as archive:
         assert proof.endswith(archive.read(f"checkpoints/establishment-{room.pk}.txt").decode())
     code, out = check(keys, "consistency", kept, save(tmp_path, "proof.txt", proof))
     assert code == 1 and "rewritten after that checkpoint was handed out" in out, out
+    # The proof fetched as the verifier says, given to it, tells the same.
+    code, out = check(keys, "export", str(third), "--kept", kept, "--proof", save(tmp_path, "proof.txt", proof))
+    assert code == 1 and out.count("FAIL") == 1 and "rewritten after that checkpoint was handed out" in out, out
 
 
 def test_an_export_of_a_log_changed_behind_the_service_shows_the_changed_row(api, room, tmp_path):
@@ -430,3 +433,115 @@ def test_concurrent_checkpoint_requests_store_one(reseed, people):
     with ThreadPoolExecutor(4) as pool:
         notes = set(pool.map(ask, range(8)))
     assert len(notes) == 1 and AuditCheckpoint.objects.filter(chain=chain, size=3).count() == 1
+
+
+# -- a checkpoint kept after the export; a bundle zipped again ----------------------------------------------------------
+
+
+def suggested_url(out):
+    """The proof the verifier says to fetch: its URL, as printed."""
+    line = next(line for line in out.splitlines() if "GET /api/v1/audit/consistency" in line)
+    return line.split("GET ", 1)[1].split(" ", 1)[0]
+
+
+def test_a_checkpoint_kept_after_the_export_holds_the_bundle_with_the_proof_the_verifier_names(api, regulator, room,
+                                                                                              tmp_path):
+    keys = keys_file(api, tmp_path)
+    bundle_path = export(room, tmp_path / "b.zip")
+    log_action("test.later", establishment=room)
+    log_action("test.later", establishment=room)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+
+    code, out = check(keys, "export", str(bundle_path), "--kept", kept)
+    assert code == 1, out
+    url = suggested_url(out)
+    assert url == f"/api/v1/audit/consistency?chain={room.chain}&from=7&to=9"
+    assert f"your kept checkpoint covers 9 entries, after the bundle's 7. Fetch the proof" in out
+    response = regulator.get(url)
+    assert response.status_code == 200, response.content
+    proof = save(tmp_path, "proof.txt", response.content.decode())
+
+    code, out = check(keys, "export", str(bundle_path), "--kept", kept, "--proof", proof)
+    assert code == 0, out
+    assert f"{room.chain}: your kept checkpoint of 9 entries holds the bundle's 7 entries unchanged" in out
+    # The key is described in full once, then named.
+    assert out.count("valid from") == 1, out
+
+
+def test_a_checkpoint_kept_after_a_rewrite_does_not_hold_the_bundle(api, regulator, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    bundle_path = export(room, tmp_path / "b.zip")
+    rewrite_tail(room, 5)
+    forget_checkpoints()
+    log_action("test.later", establishment=room)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    code, out = check(keys, "export", str(bundle_path), "--kept", kept)
+    response = regulator.get(suggested_url(out))
+    assert response.status_code == 200, response.content
+
+    code, out = check(keys, "export", str(bundle_path), "--kept", kept,
+                      "--proof", save(tmp_path, "proof.txt", response.content.decode()))
+    assert code == 1
+    assert [line for line in out.splitlines() if line.startswith("FAIL")] == [
+        f"FAIL {room.chain}: your kept checkpoint of 8 entries does NOT hold the bundle's 7 entries as the bundle has "
+        "them: the log was rewritten between the export and your checkpoint."]
+
+
+def test_a_proof_that_leads_elsewhere_is_not_used_and_a_kept_checkpoint_of_another_log_is_named(api, regulator, room,
+                                                                                              people, tmp_path):
+    keys = keys_file(api, tmp_path)
+    bundle_path = export(room, tmp_path / "b.zip")
+    log_action("test.later", establishment=room)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    other = regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 3}).content.decode()
+    code, out = check(keys, "export", str(bundle_path), "--kept", kept, "--proof", save(tmp_path, "p.txt", other))
+    assert code == 1
+    assert "NOTE a consistency proof given (from 3 entries) is not one any kept checkpoint needed" in out
+    assert f"from=7&to=8" in out
+
+    installation = save(tmp_path, "i.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": "installation"})
+                        .content.decode())
+    code, out = check(keys, "export", str(bundle_path), "--kept", installation)
+    assert code == 1 and "is of the log cardroom/audit/installation, which this bundle does not cover" in out, out
+
+
+def test_a_changed_file_is_said_once(api, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    source = export(room, tmp_path / "b.zip")
+    name = f"checkpoints/establishment-{room.pk}.txt"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(tmp_path / "t.zip", "w") as out:
+        for info in archive.infolist():
+            data = archive.read(info)
+            out.writestr(info.filename, data.replace(b"\n7\n", b"\n6\n") if info.filename == name else data)
+    code, out = check(keys, "export", str(tmp_path / "t.zip"))
+    assert code == 1
+    assert [line for line in out.splitlines() if line.startswith("FAIL")] == [
+        f"FAIL {name}: SHA-256 does not match the manifest (altered)"]
+
+
+def rezip(source, target, folder=""):
+    """The bundle as another tool zips it again: every file's bytes unchanged, in reverse order, stored rather than
+    deflated, new timestamps, each folder's own entry, all under ``folder``."""
+    with zipfile.ZipFile(source) as archive:
+        files = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as out:
+        if folder:
+            out.writestr(zipfile.ZipInfo(f"{folder}/", (2030, 1, 2, 3, 4, 6)), b"")
+        out.writestr(zipfile.ZipInfo(f"{folder}/checkpoints/".lstrip("/"), (2030, 1, 2, 3, 4, 6)), b"")
+        for name, data in reversed(files):
+            out.writestr(zipfile.ZipInfo(f"{folder}/{name}".lstrip("/"), (2030, 1, 2, 3, 4, 6)), data)
+    return target
+
+
+@pytest.mark.parametrize("folder", ["", "audit-export"])
+def test_a_bundle_zipped_again_verifies_offline_with_a_later_kept_checkpoint(api, regulator, room, tmp_path, folder):
+    keys = keys_file(api, tmp_path)
+    again = rezip(export(room, tmp_path / "b.zip"), tmp_path / "again.zip", folder)
+    log_action("test.later", establishment=room)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    proof = save(tmp_path, "proof.txt", regulator.get("/api/v1/audit/consistency",
+                                                      {"chain": room.chain, "from": 7, "to": 8}).content.decode())
+    code, out = check(keys, "export", str(again), "--kept", kept, "--proof", proof)
+    assert code == 0, out
+    assert f"the bundle's 7 audit rows (positions 1 to 7)" in out
+    assert ("(in the folder audit-export/)" in out) == bool(folder)

@@ -608,3 +608,88 @@ def test_verify_endpoint_without_a_file_is_a_400(api, people):
     assert error["status"] == 400 and "bundle" in error["message"]
     not_zip = _post(api, {"bundle": io.BytesIO(b"hello")})
     assert not_zip.status_code == 200 and not_zip.json()["result"]["ok"] is False
+
+
+# --- a bundle unzipped and zipped again by the regulator's own tools (docs/exports.md, "A bundle zipped again") ------
+
+
+def _zip_again(source, target, *, folder="", order=reversed, compression=zipfile.ZIP_BZIP2, extra=()):
+    """The files' bytes, unchanged, zipped again: in another order, compressed otherwise, dated otherwise, with each
+    folder's own entry, under ``folder`` when given; ``extra``: (name, data) pairs added."""
+    with zipfile.ZipFile(source) as old:
+        files = [(info.filename, old.read(info)) for info in old.infolist()]
+    moment = (2031, 7, 8, 9, 10, 12)
+    prefix = f"{folder}/" if folder else ""
+    with zipfile.ZipFile(target, "w", compression) as new:
+        for directory in ([prefix] if folder else []) + [f"{prefix}sub/"]:
+            new.writestr(zipfile.ZipInfo(directory, moment), b"")
+        for name, data in order(files):
+            new.writestr(zipfile.ZipInfo(prefix + name, moment), data, compress_type=compression)
+        for name, data in extra:
+            new.writestr(name, data)
+    return target
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_a_bundle_zipped_again_in_another_order_and_compression_with_folder_entries_verifies(good, key, tmp_path,
+                                                                                            compression):
+    path, _, _ = good
+    result = bundle.verify(_zip_again(path, tmp_path / "again.zip", compression=compression), key.public_key())
+    assert result.ok, result.problems
+    assert result.folder is None
+    assert sorted(result.files) == [n for n in ALL_FILES if n not in bundle.RESERVED]
+    assert set(result.files.values()) == {"ok"}
+
+
+def test_a_bundle_zipped_again_inside_one_top_folder_verifies_and_says_the_folder(good, key, tmp_path):
+    path, _, _ = good
+    result = bundle.verify(_zip_again(path, tmp_path / "again.zip", folder="audit-2026-10"), key.public_key())
+    assert result.ok, result.problems
+    assert result.folder == "audit-2026-10"
+    assert set(result.files.values()) == {"ok"}
+
+
+def test_a_file_added_beside_the_top_folder_or_into_it_is_still_named(good, key, tmp_path):
+    path, _, _ = good
+    beside = bundle.verify(_zip_again(path, tmp_path / "a.zip", folder="audit", extra=[("notes.txt", b"x")]),
+                           key.public_key())
+    # Not every file is in the one folder: no folder is taken off, and every file is named as it is.
+    assert not beside.ok and beside.folder is None
+    assert "manifest.json: missing from the bundle" in beside.problems
+    assert beside.files["notes.txt"] == beside.files["audit/report.pdf"] == "unchecked"
+    inside = bundle.verify(_zip_again(path, tmp_path / "b.zip", folder="audit", extra=[("audit/notes.txt", b"x")]),
+                           key.public_key())
+    assert inside.problems == ["notes.txt: in the bundle but not listed in the manifest"]
+    assert inside.folder == "audit"
+
+
+def test_a_folder_entry_with_content_is_a_file_added(good, key, tmp_path):
+    path, _, _ = good
+    result = bundle.verify(_zip_again(path, tmp_path / "a.zip", extra=[("sub2/", b"hidden")]), key.public_key())
+    assert result.problems == ["sub2/: in the bundle but not listed in the manifest"]
+
+
+def test_folder_entries_count_against_the_member_limit(good, key, tmp_path):
+    path, _, _ = good
+    again = _zip_again(path, tmp_path / "again.zip", folder="audit")  # 7 files and 2 folders' entries
+    assert bundle.verify(again, key.public_key(), bundle.Limits(max_members=8)).problems == [
+        "the bundle holds 9 files, more than the 8 a bundle may hold (not checked)"]
+
+
+def test_a_bundle_unzipped_and_zipped_again_with_zip_r_verifies(good, key, tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("zip") is None:
+        pytest.skip("the zip command is not installed")
+    path, _, _ = good
+    unpacked = tmp_path / "audit-2026-10"
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(unpacked)
+    os.utime(unpacked / "report.pdf", (0, 0))
+    subprocess.run(["zip", "-q", "-r", "-9", str(tmp_path / "top.zip"), "audit-2026-10"], cwd=tmp_path, check=True)
+    subprocess.run(["zip", "-q", "-r", "-0", str(tmp_path / "flat.zip"), "."], cwd=unpacked, check=True)
+    top = bundle.verify(tmp_path / "top.zip", key.public_key())
+    assert top.ok and top.folder == "audit-2026-10", top.problems
+    flat = bundle.verify(tmp_path / "flat.zip", key.public_key())
+    assert flat.ok and flat.folder is None, flat.problems

@@ -3,21 +3,48 @@ file."""
 
 import uuid
 
+from django import forms
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from cardroom import checkpoint, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.models import Job
 from exports import tasks as export_tasks
 from exports import verification
 
 from ...access import requires, roles_of
-from .forms import VerifyForm
+from .forms import KeptCheckpointForm, VerifyForm
 
 
 FILE_STATES = ("altered", "missing", "added")
+
+
+class VerifyKeptForm(VerifyForm):
+    """The bundle, and a checkpoint the regulator kept, before the export or after it, to check it against
+    (read as the audit log page reads one: KeptCheckpointForm)."""
+
+    kept = forms.CharField(
+        label="A checkpoint you kept (optional)", required=False, strip=False,
+        widget=forms.Textarea(attrs={"rows": 5, "cols": 64, "spellcheck": "false"}),
+        help_text="Kept before the export or after it: the bundle's log must then hold it, or be held by it.")
+    kept_file = forms.FileField(label="or upload the checkpoint (the .txt file)", required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        note, upload = cleaned.get("kept") or "", cleaned.get("kept_file")
+        cleaned["kept_text"] = None
+        if note.strip() or upload is not None:
+            read = KeptCheckpointForm({"note": note}, {"upload": upload} if upload is not None else {})
+            if read.is_valid():
+                cleaned["kept_text"] = read.cleaned_data["text"]
+            else:
+                for errors in read.errors.values():
+                    for error in errors:
+                        self.add_error("kept", error)
+        return cleaned
 
 
 def _verify_job(request, scope, job_id):
@@ -55,19 +82,25 @@ def verify(request, scope):
             context.update(_verify_job(request, scope, request.GET["job"]))
             if request.htmx:
                 return render(request, "console/regulator/_verify_job.html", context)
-        return render(request, "console/regulator/verify.html", {**context, "form": VerifyForm()})
-    form = VerifyForm(request.POST, request.FILES)
+        return render(request, "console/regulator/verify.html", {**context, "form": VerifyKeptForm()})
+    form = VerifyKeptForm(request.POST, request.FILES)
     key = None
     if form.is_valid():
         try:
             key = verification.public_key_from(text=form.cleaned_data["public_key"])
         except verification.PublicKeyError as error:
             form.add_error("public_key", str(error))
+    if form.is_valid() and form.cleaned_data["kept_text"]:
+        try:
+            transparency.trusted_keys().checkpoint(form.cleaned_data["kept_text"])
+        except checkpoint.CheckpointError as error:
+            form.add_error("kept", f"This checkpoint cannot be used: {error}")
     if not form.is_valid():
         for upload in request.FILES.values():
             upload.close()
         return render(request, "console/regulator/verify.html", {**context, "form": form}, status=400)
-    job = export_tasks.start_check(form.cleaned_data["bundle"], key, user=request.user)
+    kept = form.cleaned_data["kept_text"]
+    job = export_tasks.start_check(form.cleaned_data["bundle"], key, user=request.user, kept=[kept] if kept else [])
     return redirect(f"{reverse('console:regulator-verify')}?job={job.uuid}")
 
 
