@@ -11,6 +11,10 @@ compared with that deck count; a figure stated with no deck count, with each; a 
 naming a paytable (the GB trial's "Perfect Match side bet: 6.4%"), with each of the game's paytables for that
 bet. A deck count with no stated figure still has a row (``stated_percent`` None). A bet that is not computed
 has a row saying why (``reason``).
+
+``figures`` groups the rows by paytable for the report and the pages (``PaytableFigures``): the paytables of a
+game's bet that pay exactly alike (the SHFL sheet's '1' and the WSGC letter's 'WSGC 1') are one paytable printed
+by several documents, shown once with every figure any document states for it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ class EdgeRow:
     agrees: bool | None = None  # None: nothing stated, or not computed
     citation: str = ""
     source: str = ""
+    source_title: str = ""  # the document's title and issuer, for the pages
+    source_issuer: str = ""
+    truncated: bool = False  # disagrees, but is the exact edge cut (not rounded) to its decimals
     approval: str | None = None  # the approval the statement names, if any
     stated_id: int | None = None
     reason: str = ""  # why the bet is not computed
@@ -92,7 +99,7 @@ def stated_rows():
 
 
 def _paytables(**filters):
-    return list(Paytable.objects.filter(**filters).select_related("game").prefetch_related("lines")
+    return list(Paytable.objects.filter(**filters).select_related("game", "source").prefetch_related("lines")
                 .order_by("game__name", "bet", "number"))
 
 
@@ -114,15 +121,23 @@ def _rows(game, bet, paytable, computations, edges) -> list[EdgeRow]:
         for e in applying:
             places = _places(e)
             exact = None if c.edge is None else gamemath.rounded(c.edge * 100, places)
+            agrees = None if c.edge is None else gamemath.agrees(e.edge_percent, c.edge, places)
             out.append(EdgeRow(
                 **base, stated_percent=e.edge_percent.quantize(Decimal(1).scaleb(-places)), stated_decks=e.decks,
                 stated_for=PAYTABLE if e.paytable_id else BET, strategy=e.strategy, places=places,
-                computed_at_stated_precision=exact,
-                agrees=None if c.edge is None else gamemath.agrees(e.edge_percent, c.edge, places),
-                citation=e.citation, source=e.source.key, approval=e.approval.key if e.approval_id else None,
-                stated_id=e.pk,
+                computed_at_stated_precision=exact, agrees=agrees,
+                citation=e.citation, source=e.source.key, source_title=e.source.title,
+                source_issuer=e.source.issuer,
+                truncated=agrees is False and _cut(c.edge * 100, places) == e.edge_percent,
+                approval=e.approval.key if e.approval_id else None, stated_id=e.pk,
             ))
     return out
+
+
+def _cut(value, places) -> Decimal:
+    """``value`` (a Fraction) cut towards zero to ``places`` decimals, exactly."""
+    scaled = abs(value) * 10**places
+    return Decimal((1 if value >= 0 else -1) * (scaled.numerator // scaled.denominator)).scaleb(-places)
 
 
 def _bet_level(edges, game, bet):
@@ -137,11 +152,11 @@ def paytable_rows(paytable: Paytable, edges=None) -> list[EdgeRow]:
                  applying)
 
 
-def _bets_without_paytable(edges, paytables):
+def _bets_without_paytable(edges, paytables, games=None):
     """(game, bet) of the main games (a computation exists) and of stated edges whose bet has no paytable."""
     with_paytable = {(p.game_id, normal(p.bet)) for p in paytables}
     found = {}
-    for game in Game.objects.order_by("name"):
+    for game in (Game.objects.order_by("name") if games is None else games):
         if gamemath.has_main_game(game.slug):
             found[(game.pk, normal(gamemath.MAIN_GAME))] = (game, "Main game")
     for e in edges:
@@ -160,6 +175,76 @@ def rows() -> list[EdgeRow]:
     for paytable in paytables:
         out.extend(paytable_rows(paytable, edges))
     return sorted(out, key=lambda r: (r.game_name, r.bet != "Main game", r.bet, r.paytable or "", r.decks or 0))
+
+
+@dataclass(frozen=True)
+class Printing:
+    """One paytable as one document prints it."""
+
+    paytable_id: int
+    number: str
+    source: str
+    source_title: str
+
+
+@dataclass(frozen=True)
+class PaytableFigures:
+    """One paytable's figures once: the paytables of one game's bet that pay exactly alike (``printings``, one per
+    document; none for a main game), and per deck count the computed edge beside every figure any document
+    states for one of them or for the bet (``rows``: by deck count, a paytable's own figures first)."""
+
+    game: str
+    game_name: str
+    bet: str
+    printings: tuple[Printing, ...]
+    rows: tuple[EdgeRow, ...]
+
+    @property
+    def by_decks(self) -> list[tuple[int | None, list[EdgeRow]]]:
+        """The rows per deck count, in order."""
+        out: dict = {}
+        for row in self.rows:
+            out.setdefault(row.decks, []).append(row)
+        return list(out.items())
+
+
+def _merged(members) -> tuple[EdgeRow, ...]:
+    """The rows of paytables that pay alike as one paytable's: a figure once (stated for the bet, it applies to
+    each of them), a deck count without a figure only when no document states one for it."""
+    merged = {}
+    for rows in members:
+        for row in rows:
+            merged.setdefault((row.decks, row.stated_id), row)
+    stated = {decks for decks, stated_id in merged if stated_id is not None}
+    kept = [r for (decks, stated_id), r in merged.items() if stated_id is not None or decks not in stated]
+    return tuple(sorted(kept, key=lambda r: (r.decks or 0, r.stated_for != PAYTABLE, r.source, r.strategy,
+                                             r.stated_id or 0)))
+
+
+def figures(games=None) -> list[PaytableFigures]:
+    """Every paytable's figures once (and every main game's), for ``games`` (Game rows) or every game: in order
+    of game, bet and paytable. A fixed few queries whatever the number of games."""
+    game_ids = None if games is None else [g.pk for g in games]
+    edges = [e for e in stated_rows() if game_ids is None or e.game_id in game_ids]
+    paytables = _paytables() if game_ids is None else _paytables(game__in=game_ids)
+    out = []
+    for game, bet in _bets_without_paytable(edges, paytables, games):
+        rows = _rows(game, bet, None, _computations(game, bet, None), _bet_level(edges, game, bet))
+        out.append(PaytableFigures(game.slug, game.name, bet, (), tuple(rows)))
+    groups: dict = {}
+    for paytable in paytables:
+        rows = paytable_rows(paytable, edges)
+        # Paytables pay alike only when both are computed: an unreadable line is not compared with anything.
+        alike = all(r.computed_percent is not None for r in rows)
+        key = (paytable.game_id, normal(paytable.bet), _payouts(paytable)) if alike else paytable.pk
+        groups.setdefault(key, []).append((paytable, rows))
+    for members in groups.values():
+        first = members[0][0]
+        printings = tuple(Printing(p.pk, p.number, p.source.key, p.source.title) for p, _ in members)
+        out.append(PaytableFigures(first.game.slug, first.game.name, first.bet, printings,
+                                   _merged(rows for _, rows in members)))
+    return sorted(out, key=lambda f: (f.game_name, f.bet != "Main game", f.bet,
+                                      f.printings[0].number if f.printings else ""))
 
 
 def _concerned(edge, approvals, paytables) -> tuple[Approval, ...]:
@@ -217,4 +302,5 @@ def stated_edges(approval_keys=None) -> list[StatedEdge]:
     return out
 
 
-__all__ = ["EdgeRow", "lines_of", "paytable_rows", "rows", "stated_edges", "stated_rows"]
+__all__ = ["EdgeRow", "PaytableFigures", "Printing", "figures", "lines_of", "paytable_rows", "rows", "stated_edges",
+           "stated_rows"]

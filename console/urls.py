@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from .views import compliance, floor, history, home, impact, interpretations, jobs, regulator
+from .views import compliance, floor, game_math, history, home, impact, interpretations, jobs, regulator
 
 app_name = "console"
 
@@ -49,6 +49,7 @@ urlpatterns = [
     path("compliance/<slug:establishment>/approvals/met/<int:record>/withdraw/", compliance.withdraw_condition,
          name="compliance-condition-withdraw"),
     path("compliance/<slug:establishment>/postings/", compliance.postings, name="compliance-postings"),
+    path("compliance/<slug:establishment>/game-math/", game_math.compliance_game_math, name="compliance-game-math"),
     path("compliance/<slug:establishment>/postings/<int:posting>/override/",
          compliance.override_posting, name="compliance-override"),
     path("regulator/", regulator.home, name="regulator-home"),
@@ -56,6 +57,7 @@ urlpatterns = [
     path("regulator/verify/", regulator.verify, name="regulator-verify"),
     path("regulator/<slug:establishment>/", regulator.establishment, name="regulator-establishment"),
     path("regulator/<slug:establishment>/audit-log/", regulator.audit_log, name="regulator-audit-log"),
+    path("regulator/<slug:establishment>/game-math/", game_math.regulator_game_math, name="regulator-game-math"),
     path("jobs/<uuid:job>/", jobs.job, name="job"),
     path("jobs/<uuid:job>/file", jobs.job_file, name="job-file"),
 ]

@@ -1,11 +1,15 @@
 """Filters the role pages share: times in the room's zone, money with its currency (``cardroom.moments`` and
 ``cardroom.money`` write them; the signs and the report call the same functions)."""
 
+from decimal import Decimal
+
 from django import template
 from django.utils import timezone
 
+from cardroom.citations import readable_citation
 from cardroom.moments import format_moment
 from cardroom.money import format_money
+from compliance.rules import words
 from fees.models.postings import posted_as as describe
 
 register = template.Library()
@@ -32,3 +36,36 @@ def posted_as(posting):
     if hasattr(posting, "schedule__code"):
         return describe(posting.schedule__code, posting.option_number, posting.rules__version, posting.decks)
     return posting.posted_as
+
+
+@register.filter
+def rule_title(code):
+    """'Number of collection rates (California)' for a finding's rule code (the code stays in the API)."""
+    return words.rule_title(code)
+
+
+@register.filter
+def cited(citation):
+    """A citation without the seed's line locators, which mean nothing to a reader of the document."""
+    return readable_citation(citation)
+
+
+@register.filter
+def parameter_name(key):
+    """'the most collection rates allowed' for a rule parameter's key."""
+    return words.parameter_name(key)
+
+
+@register.filter
+def parameter_shown(parameter):
+    """A rule parameter used by a finding (its stored dict) as a person reads it: '5', '$400', '10%', '50 to 1',
+    then when it is in force from and how sure we are of it."""
+    value = Decimal(str(parameter["value"]))
+    unit = parameter.get("unit", "")
+    if unit in ("USD", "GBP"):
+        amount = format_money(value, unit)
+    else:
+        amount = f"{value.normalize():f}" + {"percent": "%", "count": ""}.get(unit, f" {unit}")
+    sure = {"confirmed": "confirmed in the regulation's text", "secondary": "from a secondary source",
+            "check": "to be checked"}.get(parameter.get("status"), parameter.get("status", ""))
+    return f"{amount} (in force from {parameter.get('effective_from')}, {sure})"

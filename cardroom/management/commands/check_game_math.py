@@ -22,11 +22,31 @@ def _agrees(row) -> str:
     return "yes" if row.agrees else f"NO ({row.computed_at_stated_precision}% at the stated precision)"
 
 
+def _printed(figures) -> str:
+    return ", ".join(f"{p.number} ({p.source})" for p in figures.printings) or "-"
+
+
+def _grouped(figures) -> list[tuple[str, ...]]:
+    """One paytable's figures once: its game, bet and every document printing it on its first line, each deck
+    count's computed edge on the first of its lines, then one line per stated figure, whichever document states
+    it."""
+    lines = []
+    for f in figures:
+        head = (f.game_name, f.bet, _printed(f))
+        for decks, rows in f.by_decks:
+            for i, r in enumerate(rows):
+                at = (str(decks) if decks else "-", f"{r.computed_percent}%" if r.computed_percent is not None else "-")
+                lines.append(head + (at if i == 0 else ("", "")) + (_stated(r), _agrees(r)))
+                head = ("", "", "")
+    return lines
+
+
 class Command(BaseCommand):
     help = (
         "The house edge of every seeded paytable (and main game), computed exactly, beside each stated edge: per "
-        "game, bet, paytable and deck count, the stated percent (or none), the computed percent to 4 decimals and "
-        "whether they agree at the stated precision. docs/game-math.md."
+        "game, bet, paytable and deck count, the computed percent to 4 decimals, each stated percent (or none) "
+        "with the document stating it, and whether they agree at the stated precision. Paytables paying alike "
+        "are one paytable, printed by each document named. docs/game-math.md."
     )
 
     def add_arguments(self, parser):
@@ -46,12 +66,8 @@ class Command(BaseCommand):
                 } for e in edges],
             }))
             return
-        header = ("game", "bet", "paytable", "decks", "stated", "computed", "agrees")
-        table = [header] + [
-            (r.game_name, r.bet, r.paytable or "-", str(r.decks) if r.decks else "-", _stated(r),
-             f"{r.computed_percent}%" if r.computed_percent is not None else "-", _agrees(r))
-            for r in rows
-        ]
+        header = ("game", "bet", "paytable (document)", "decks", "computed", "stated (document)", "agrees")
+        table = [header] + _grouped(game_checks.figures())
         widths = [max(len(line[i]) for line in table) for i in range(len(header))]
         for line in table:
             self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
