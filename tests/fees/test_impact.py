@@ -216,6 +216,9 @@ def test_the_page_shows_each_table_and_day_the_totals_and_the_edges(client, peop
     assert f"+${total:,.2f}" in html and 'id="edges-table"' in html and "$101-$200" in html
     assert html.count("<tr>") >= len(report.rows) + 2
     assert 'id="reach"' not in html  # not retroactive
+    # The page says what a round is and what the distinct rounds priced are.
+    assert "A <strong>round</strong> is one hand, or one half-hour of time collection" in html
+    assert f"({report.figures.distinct} distinct round" in html and "the <strong>distinct rounds priced</strong> are" in html
     # The default period (no dates given, or both left empty) is the last 31 days with rounds: October.
     for query in ({}, {"from": "", "to": ""}):
         assert "Gaming days 2026-10-01 to 2026-10-31" in client.get(page(version, **query)).content.decode()

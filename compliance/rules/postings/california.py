@@ -8,6 +8,7 @@ from decimal import Decimal
 from fees import engine
 
 from ..base import CONFIRMED, ERROR, INFO, WARNING, ParameterSet, dollars, finding
+from ..words import with_article
 from .common import COMMON, rule_bonus_caps, rule_coverage, rule_table_limit
 from .facts import PostingFacts
 from .house_banked import HOUSE_BANKED
@@ -87,7 +88,7 @@ def rule_ca_collection_rates(f: PostingFacts, params: ParameterSet):
     if len(rates) > limit:
         return [finding("ca.collection_rates", ERROR, f.subject,
                         f"{f.schedule.code} option {option.number} has {len(rates)} collection rates ({shown}); "
-                        f"at most {limit.normalize()} are allowed at a {f.game.name} table.", citation, used)]
+                        f"at most {limit.normalize()} are allowed at {with_article(f.game.name)} table.", citation, used)]
     if any(p.status != CONFIRMED for p in used):
         return [finding("ca.collection_rates", INFO, f.subject,
                         f"{f.schedule.code} option {option.number} has {len(rates)} collection rate(s) ({shown}), "
