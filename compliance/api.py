@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import permissions, values
+from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, TextField, WholeField
@@ -19,7 +19,7 @@ from cardroom.api.schema import may_conflict
 from cardroom.models import Establishment
 from fees.models import ScheduleVersion
 
-from . import checking, findings
+from . import checking, findings, services
 from .models import Finding, RuleParameter, ValidationRun
 
 EXAMPLE = {
@@ -135,8 +135,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
             establishment = qs.by_key(key)
             if establishment is None:
                 raise exceptions.ValidationError({"establishment": f"Unknown establishment {key!r}."})
-            permissions.require(request.user, "compliance.run_validation", establishment)
-            run = checking.run_establishment(establishment, as_of=as_of, user=request.user)
+            run = services.run_establishment(request.user, establishment, as_of=as_of)
         elif values.get("schedule"):
             version = ScheduleVersion.objects.filter(
                 document__code=values["schedule"], status=ScheduleVersion.Status.PUBLISHED,
@@ -144,11 +143,9 @@ class RunViewSet(ScopedReadOnlyViewSet):
             ).filter(scope.placed_q("document__")).order_by("-number").first()
             if version is None:
                 raise exceptions.ValidationError({"schedule": f"Unknown published schedule {values['schedule']!r}."})
-            permissions.require(request.user, "compliance.run_validation", version.document)
-            run = checking.run_schedule(version, as_of=as_of, user=request.user)
+            run = services.run_schedule(request.user, version, as_of=as_of)
         elif values.get("everything"):
-            permissions.require(request.user, "compliance.validate_everything")
-            run = checking.run_everything(as_of=as_of, user=request.user)
+            run = services.run_everything(request.user, as_of=as_of)
         else:
             raise exceptions.ValidationError({"detail": "Say what to validate: establishment, schedule or everything."})
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)

@@ -4,10 +4,10 @@ import datetime
 
 from celery import shared_task
 
+from cardroom.permissions import SYSTEM
 from fees.ledger import previous_gaming_day
 
-from . import checking
-from .models import ValidationRun
+from . import services
 
 
 @shared_task
@@ -15,7 +15,7 @@ def validate_everything(as_of=None):
     """Nightly, after the gaming day closes: the postings, approvals and schedule versions in force on the
     gaming day that just ended, and the rounds played on it (player-dealer rotation)."""
     day = datetime.date.fromisoformat(as_of) if as_of else previous_gaming_day()
-    run = checking.run_everything(as_of=day, trigger=ValidationRun.Trigger.NIGHTLY)
+    run = services.run_everything(SYSTEM, as_of=day, trigger=services.NIGHTLY)  # the scheduler
     return {"run": run.pk, "as_of": run.as_of.isoformat(), "errors": run.errors, "warnings": run.warnings,
             "infos": run.infos}
 
@@ -33,6 +33,7 @@ def send_daily_digest(since=None):
     from django.utils import timezone
 
     from cardroom.models import Approval, Establishment, Role
+    from cardroom.moments import format_moment
     from compliance.rules.postings import EXPIRING_WITHIN
 
     from . import inbox
@@ -60,7 +61,7 @@ def send_daily_digest(since=None):
         lines = [f"{room.name}: the compliance digest of {today.isoformat()}.", ""]
         if errors:
             lines.append(f"{len(errors)} new error finding{'s' if len(errors) != 1 else ''} since "
-                         f"{timezone.localtime(since):%Y-%m-%d %H:%M}:")
+                         f"{format_moment(since, room.zone)}:")
             lines += [f"  - {f'table {s.table.label}: ' if s.table else ''}{s.finding.message}" for s in errors]
             lines += [f"  {base}{reverse('console:compliance-findings', args=[room.slug])}?severity=error", ""]
         if expiring:

@@ -9,7 +9,9 @@ test's) reads as "Recorded <action>." so nothing is hidden.
 from decimal import Decimal, InvalidOperation
 
 from django.apps import apps
+from django.core.exceptions import FieldDoesNotExist
 
+from compliance.rules.words import rule_title
 from console.templatetags.console import money  # the pages' formatter
 
 
@@ -109,8 +111,12 @@ WORDS = {
                                   if isinstance(d.get("period"), dict) and d["period"].get("from") else "") + "."),
     "auth.user.password_change": lambda d: "Set this user's password." + _reason(d),
     "compliance.acknowledge": lambda d: (f"Acknowledged a{'n' if str(_v(d, 'severity')).startswith(('e', 'i')) else ''}"
-                                         f" {_v(d, 'severity', 'compliance')} finding ({_v(d, 'rule', 'a rule')})."
+                                         f" {_v(d, 'severity', 'compliance')} finding"
+                                         + (f" ({rule_title(d['rule'])})." if d.get("rule") else ".")
                                          + _reason(d)),
+    "compliance.run": lambda d: (f"Ran validation ({_v(d, 'kind', 'a run')}, rules as of {_v(d, 'as_of', 'today')}): "
+                                 f"{_v(d, 'errors', 0)} errors, {_v(d, 'warnings', 0)} warnings, "
+                                 f"{_v(d, 'infos', 0)} notes."),
     "ledger.reconcile": _reconciled,
     "posting.create": _posted,
     "role.appoint": lambda d: f"Appointed {_v(d, 'user', 'a user')} as {ROLES.get(d.get('role'), d.get('role'))}.",
@@ -145,12 +151,27 @@ def _record_change(action, data):
     if verb not in VERBS or not model:
         return None
     try:
-        thing = apps.get_model(app, model)._meta.verbose_name
+        meta = apps.get_model(app, model)._meta
     except LookupError:
-        thing = model.replace("_", " ")
-    fields = sorted((data.get("changes") or {}).keys()) if isinstance(data.get("changes"), dict) else []
+        meta = None
+    thing = meta.verbose_name if meta else model.replace("_", " ")
+    fields = sorted(_field_words(meta, name) for name in data["changes"]) if isinstance(data.get("changes"), dict) else []
     shown = f" ({', '.join(fields)})" if fields and verb == "change" else ""
     return f"{VERBS[verb]} the {thing}{shown}." + _reason(data)
+
+
+# Fields whose model name is a bare code: a tier's bounds.
+FIELD_WORDS = {"lower": "lower bound", "upper": "upper bound"}
+
+
+def _field_words(meta, name):
+    """A changed field in words ("upper bound", "fee kind"), not its code ("upper", "fee_kind")."""
+    if name in FIELD_WORDS:
+        return FIELD_WORDS[name]
+    try:
+        return str(meta.get_field(name).verbose_name) if meta else name.replace("_", " ")
+    except FieldDoesNotExist:
+        return name.replace("_", " ")
 
 
 def describe(action, data=None):

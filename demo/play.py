@@ -4,10 +4,10 @@ service, a realistic few of them short, missing or corrected, reconciled night b
 Everything is written through ``fees.ledger`` as a recording terminal would write it: each round by
 ``record_round`` (priced by the engine against the table's posting), the collections in bulk by
 ``record_entries`` with an idempotency key per row, the corrections by a compliance officer with
-``corrects_key`` and a reason, and each gaming day reconciled by ``reconcile`` as the nightly task does. The
-play is drawn from a ``random.Random`` seeded per table and gaming day, so every run plans the same hands and a
-second run records nothing new (rounds already recorded are not sent again; entries are, and the ledger counts
-them as already recorded).
+``corrects_key`` and a reason, and each gaming day reconciled as the nightly task does
+(``fees.services.reconcile`` as ``SYSTEM``). The play is drawn from a ``random.Random`` seeded per table and gaming
+day, so every run plans the same hands and a second run records nothing new (rounds already recorded are not
+sent again; entries are, and the ledger counts them as already recorded).
 
 The volumes are a demo's, not a busy room's: each open table records a handful of rounds a gaming day, so that
 ``load_demo`` stays quick (it runs in ``bin/serve`` and in CI's live stage) while every page has a month to show.
@@ -21,7 +21,8 @@ from decimal import Decimal
 
 from cardroom.models import Table
 from cardroom.money import CENT
-from fees import ledger, quoting
+from cardroom.permissions import SYSTEM
+from fees import ledger, quoting, services as fee_services
 from fees.models import Reconciliation, RoundOfPlay, TablePosting
 
 # October 2026: inside the demo postings' period (from 1 January 2026) and over before the demo's "today".
@@ -144,7 +145,7 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     ).values_list("gaming_day", flat=True))
     for day in sorted(played):
         if day not in reconciled:
-            stored = ledger.reconcile(day, table_ids=sorted(played[day]), trigger=Reconciliation.Trigger.NIGHTLY)
+            stored = fee_services.reconcile(SYSTEM, day, table_ids=sorted(played[day]))
             result.reconciliations_created += len(stored)
     return result
 

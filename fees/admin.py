@@ -15,6 +15,7 @@ from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
+from cardroom.moments import format_moment
 
 from . import services
 from .forms import CheckedBands
@@ -114,8 +115,10 @@ def history_table(version):
         *FeeTier.history.filter(option_id__in=FeeOption.objects.filter(version=version).values("pk")),
     ]
     records.sort(key=lambda r: r.history_date, reverse=True)
+    room = version.document.establishment
+    zone = room.zone if room is not None else timezone.get_current_timezone()  # a jurisdiction's: the installation's
     rows = [
-        (f"{timezone.localtime(r.history_date):%Y-%m-%d %H:%M}", r.history_user or "system", r.get_history_type_display(),
+        (format_moment(r.history_date, zone), r.history_user or "system", r.get_history_type_display(),
          r.instance_type._meta.verbose_name, str(r.instance), r.history_change_reason or "")
         for r in records[:200]
     ]
@@ -187,11 +190,26 @@ class ScheduleVersionAdmin(AuditedAdmin):
             raise PermissionDenied(permissions.refusal(permission, version.document))
         return version
 
+    def get_deleted_objects(self, objs, request):
+        """A draft's readings go with it (``discard_draft`` deletes them, their history kept): listed with what is
+        deleted, not as protected. Anything else protected (a review record, a draft started from it) still is."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        readings = list(Interpretation.objects.filter(version__in=objs).select_related("version__document"))
+        if len(objs) == 1 and readings and len(protected) == len(readings):  # every PROTECT row is a reading
+            listed = [f"Interpretation: {reading}" for reading in readings]
+            under = deleted[1] if len(deleted) > 1 and isinstance(deleted[1], list) else []
+            deleted = [deleted[0], [*under, *listed], *deleted[1 + bool(under):]]  # under the draft's own line
+            counts = {**counts, str(Interpretation._meta.verbose_name_plural): len(readings)}
+            # Deleting them is the service's step (asking fees.edit_schedule), not the read-only reading admin's.
+            perms_needed, protected = perms_needed - {str(Interpretation._meta.verbose_name)}, []
+        return deleted, counts, perms_needed, protected
+
     def delete_model(self, request, obj):
-        """A draft is discarded as at every door (``fees.services.discard_draft``)."""
+        """A draft is discarded as at every door (``fees.services.discard_draft``); a refusal (a conflict: it
+        changed since the page was shown) rolls the admin's transaction back."""
         try:
             services.discard_draft(request.user, obj)
-        except NotAllowed as exc:
+        except (NotAllowed, StateConflict) as exc:
             raise PermissionDenied(str(exc)) from None
 
     def _action_page(self, request, version, form, title, button):

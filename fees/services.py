@@ -10,7 +10,8 @@ steps go through the one review mechanism (``cardroom.review``, workflows in ``f
 - publication: ``request_publication``, then a second officer's ``approve_publication`` or ``refuse_publication``,
   or the asker's side's ``withdraw_publication``;
 - interpretations: ``propose_interpretation``, then ``approve_interpretation`` / ``refuse_interpretation``, or
-  ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired).
+  ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired);
+- reconciliation: ``reconcile`` (a person, on demand, or ``SYSTEM``: the scheduler's nightly run).
 """
 
 from django.db import IntegrityError, transaction
@@ -18,14 +19,17 @@ from django.utils import timezone
 
 from cardroom import changes, notify, permissions, review
 from cardroom.audit import log_action
-from cardroom.exceptions import NotAllowed
+from cardroom.exceptions import BadInput, NotAllowed
+from cardroom.permissions import SYSTEM
+from cardroom.models import Table
 
 from . import interpretations as readings
+from . import ledger
 from .editing import retroactive_problem
-from .models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
+from .models import Interpretation, Reconciliation, ScheduleVersion, VersionReview, VersionStateError
 from .reviews import INTERPRETATION, PUBLICATION
 
-EDIT, APPROVE = "fees.edit_schedule", "fees.approve_schedule"
+EDIT, APPROVE, LEDGER = "fees.edit_schedule", "fees.approve_schedule", "fees.record_ledger"
 
 
 def _version_locked(version):
@@ -255,3 +259,29 @@ def withdraw_interpretation(actor, reading, *, reason):
     readings.save(reading, actor, f"Interpretation withdrawn: {reason}")
     readings.log(reading, "withdrawn", actor, reason=reason, was=was)
     return reading
+
+
+# -- reconciliation ---------------------------------------------------------------------------------------------------
+# Each run stores new rows (a day reconciled again keeps the earlier result), so nothing is locked; the rows and their
+# audit entries ("ledger.reconcile") are written together by ``fees.ledger.reconcile``.
+
+
+def reconcile(actor, day_from, day_to=None, *, table_ids=None):
+    """Reconcile tables over gaming days (every named table gets a report for every day; without ``table_ids``,
+    the tables with activity): a person, on demand, for tables of establishments where they hold
+    ``fees.record_ledger`` (else nothing is reconciled); ``SYSTEM``, the scheduler's nightly run (its audit entries
+    name "reconciliation (nightly)"). Returns the stored reconciliations."""
+    if day_to is not None and day_to < day_from:
+        raise BadInput(f"day_to ({day_to}) comes before day_from ({day_from}).")
+    if actor is SYSTEM:
+        return ledger.reconcile(day_from, day_to, table_ids=table_ids, trigger=Reconciliation.Trigger.NIGHTLY)
+    wanted = set(table_ids) if table_ids is not None else ledger.tables_with_activity(day_from, day_to)
+    tables = Table.objects.select_related("establishment").in_bulk(wanted)
+    if missing := sorted(wanted - set(tables)):
+        raise BadInput(f"table: no table {', '.join(map(str, missing))}.")
+    if not tables:
+        permissions.require(actor, LEDGER)  # nothing to reconcile: still only for those who may
+    for establishment in {t.establishment_id: t.establishment for t in tables.values()}.values():
+        permissions.require(actor, LEDGER, establishment)
+    return ledger.reconcile(day_from, day_to, table_ids=table_ids, user=actor,
+                            trigger=Reconciliation.Trigger.ON_DEMAND)

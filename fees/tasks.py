@@ -8,25 +8,28 @@ import datetime
 from celery import shared_task
 from django.contrib.auth import get_user_model
 
-from . import ledger, partitions
+from cardroom.permissions import SYSTEM
+
+from . import ledger, partitions, services
 from .models import Reconciliation
 
 
 @shared_task
 def reconcile_table_day(table_id, gaming_day, user_id=None):
-    """Reconcile one table's gaming day (YYYY-MM-DD); returns the stored reconciliation's id."""
+    """Reconcile one table's gaming day (YYYY-MM-DD) for the person ``user_id`` (``fees.services.reconcile``, which
+    refuses anyone else, no one included); returns the stored reconciliation's id."""
     user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     day = datetime.date.fromisoformat(gaming_day)
-    (reconciliation,) = ledger.reconcile(day, table_ids=[table_id], user=user,
-                                         trigger=Reconciliation.Trigger.ON_DEMAND)
+    (reconciliation,) = services.reconcile(user, day, table_ids=[table_id])
     return reconciliation.pk
 
 
 @shared_task
 def reconcile_previous_gaming_day(gaming_day=None):
-    """Nightly: reconcile every table with rounds or entries on the previous gaming day (or ``gaming_day``)."""
+    """Nightly: reconcile every table with rounds or entries on the previous gaming day (or ``gaming_day``), as the
+    scheduler (``fees.services.reconcile`` as ``SYSTEM``: no person acts)."""
     day = datetime.date.fromisoformat(gaming_day) if gaming_day else ledger.previous_gaming_day()
-    stored = ledger.reconcile(day, trigger=Reconciliation.Trigger.NIGHTLY)
+    stored = services.reconcile(SYSTEM, day)
     return {
         "gaming_day": day.isoformat(),
         "reconciled": len(stored),

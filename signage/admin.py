@@ -1,7 +1,7 @@
 """Postings and signs in the admin (administrators): post a table, look up what a table showed at a moment,
 print or preview its sign, ask for an override of a print block with a reason (a second officer approves or refuses
 it), start a batch and follow its progress. Every
-one of these goes through the same services as the API (signage.postings, signage.printing)."""
+one of these goes through the same services as the API (signage.postings, signage.services, signage.tasks)."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -271,14 +271,10 @@ class TablePostingAdmin(ReadOnlyAdmin):
         preview = request.method != "POST"  # a GET never records anything: it is a preview
         if layout not in signs.LAYOUTS:
             raise PermissionDenied
-        if not preview and not permissions.allowed(request.user, "signage.print_sign", posting.table.establishment):
-            messages.error(request, "Only floor supervisors and compliance officers of the establishment print "
-                                    "signs; use Preview.")
-            return redirect("admin:fees_tableposting_change", posting.pk)
         try:
-            rendered, _ = printing.print_signs([posting], layout, user=request.user,
-                                               channel=SignPrint.Channel.ADMIN, preview=preview)
-        except StateConflict as error:
+            rendered, _ = services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.ADMIN,
+                                              preview=preview)
+        except (NotAllowed, StateConflict) as error:
             messages.error(request, str(error))
             return redirect("admin:fees_tableposting_change", posting.pk)
         return pdf(rendered.pdf, printing.filename(posting.table.establishment, [posting.table], layout))
@@ -346,13 +342,10 @@ class TablePostingAdmin(ReadOnlyAdmin):
         return self._print_many(request, queryset, "tent")
 
     def _print_many(self, request, queryset, layout):
-        postings = list(queryset.order_by("table__establishment", "table__label"))
-        if any(not permissions.allowed(request.user, "signage.print_sign", p.table.establishment) for p in postings):
-            self.message_user(request, "You may print only your establishment's signs.", messages.ERROR)
-            return None
+        postings = queryset.order_by("table__establishment", "table__label").select_related("table__establishment")
         try:
-            rendered, _ = printing.print_signs(postings, layout, user=request.user, channel=SignPrint.Channel.ADMIN)
-        except StateConflict as error:
+            rendered, _ = services.print_signs(request.user, postings, layout, channel=SignPrint.Channel.ADMIN)
+        except (NotAllowed, StateConflict) as error:
             self.message_user(request, str(error), messages.ERROR)
             return None
         return pdf(rendered.pdf, f"signs-{layout}-{timezone.localtime():%Y%m%d-%H%M}.pdf")

@@ -1,4 +1,13 @@
-"""Print overrides, one function per step, called by every door (the API, the pages, the admin, the demo loader).
+"""Printing a sign and the print overrides, one function per step, called by every door (the API, the pages, the
+admin, the demo loader).
+
+Printing (``print_sign``, ``print_signs`` for the admin's bulk action; a batch is queued by
+``signage.tasks.start_batch``) checks ``signage.print_sign`` on each posting's establishment and prints through
+``signage.printing.print_signs``, which writes the print record and its audit entry (``signage.print`` /
+``signage.reprint``); the print number is unique per posting, so two prints at once are a ``StateConflict``, not a
+lock. A posting with error findings prints only under an approved override: that is a state of the posting
+(``PrintBlocked``, a conflict), not a permission of the printer, as it always was at every door. A preview records
+nothing and needs no permission beyond seeing the posting.
 
 A posting with error findings prints only under an override made by two people (``cardroom.review``, workflow in
 ``signage.reviews``): a compliance officer of the table's establishment asks for it with a reason
@@ -13,14 +22,41 @@ from django.utils import timezone
 
 from cardroom import notify, permissions, review
 from cardroom.audit import log_action
+from cardroom.exceptions import BadInput
 from fees.models import TablePosting
 
+from . import printing, render
 from .models import PrintOverride
 from .postings import current_override, error_findings
 from .reviews import OVERRIDE, OverrideStateError
 
-OVERRIDE_PRINT = "signage.override_print"
+PRINT_SIGN, OVERRIDE_PRINT = "signage.print_sign", "signage.override_print"
 REASON_MINIMUM = 10
+
+
+# -- printing ---------------------------------------------------------------------------------------------------------
+
+
+def print_sign(actor, posting, layout, *, channel, preview=False):
+    """Print ``posting``'s sign in ``layout`` (recorded), or with ``preview`` a watermarked preview (nothing
+    recorded); returns (render.Rendered, [SignPrint])."""
+    return print_signs(actor, [posting], layout, channel=channel, preview=preview)
+
+
+def print_signs(actor, postings, layout, *, channel, preview=False):
+    """Print the signs of ``postings`` into one PDF, each recorded; refused whole when ``actor`` may not print one of
+    them, blocked whole (``PrintBlocked``) when one needs an override it lacks."""
+    if layout not in render.LAYOUTS:
+        raise BadInput(f"layout must be one of {', '.join(render.LAYOUTS)}, not {layout!r}.")
+    postings = list(postings)
+    if not preview:
+        for establishment in {posting.table.establishment_id: posting.table.establishment
+                              for posting in postings}.values():
+            permissions.require(actor, PRINT_SIGN, establishment)
+    return printing.print_signs(postings, layout, user=actor, channel=channel, preview=preview)
+
+
+# -- print overrides --------------------------------------------------------------------------------------------------
 
 
 def _lock_posting(actor, posting):

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from ..moments import format_moment
+
 
 def job_file_path(job, filename):
     # The job's own uuid keeps file names unguessable and unique; downloads still go through the API's checks.
@@ -105,7 +107,7 @@ class Job(models.Model):
     def requeue_after_lost_worker(self):
         """Queue again a running job whose heartbeat stopped; False when it beat (or ended) since it was read.
         ``heartbeat_at`` of a queued job is when it was last sent to the workers."""
-        stopped = _local_time(self.last_sign_of_life)
+        stopped = _moment(self, self.last_sign_of_life)
         now = timezone.now()
         requeued = Job.objects.filter(pk=self.pk, status=self.Status.RUNNING, heartbeat_at=self.heartbeat_at).update(
             status=self.Status.QUEUED, heartbeat_at=now,
@@ -114,7 +116,7 @@ class Job(models.Model):
 
     def fail_after_lost_worker(self):
         """Give up on a running job whose heartbeat stopped, saying why; False when it beat since it was read."""
-        stopped = _local_time(self.last_sign_of_life)
+        stopped = _moment(self, self.last_sign_of_life)
         tries = "once" if self.attempts == 1 else f"{self.attempts} times"
         return bool(Job.objects.filter(pk=self.pk, status=self.Status.RUNNING, heartbeat_at=self.heartbeat_at).update(
             status=self.Status.FAILED, finished_at=timezone.now(), stage="",
@@ -137,8 +139,7 @@ class Job(models.Model):
         self.save(update_fields=["status", "error", "finished_at"])
 
 
-def _local_time(moment):
-    """14:02 PDT, or 14:02 PDT on 3 Mar 2026 when it was not today."""
-    local = timezone.localtime(moment)
-    day = "" if local.date() == timezone.localdate() else f" on {local.day} {local:%b %Y}"
-    return f"{local:%H:%M %Z}{day}"
+def _moment(job, moment):
+    """"2026-03-03 14:02 PST": in the job's room's zone (the installation's for a jurisdiction's job)."""
+    zone = job.establishment.zone if job.establishment_id else timezone.get_current_timezone()
+    return format_moment(moment, zone)

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
+from cardroom.money import format_money
+
+from .words import parameter_name
+
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
@@ -45,7 +49,7 @@ class Parameter:
 
     def shown(self) -> str:
         """'$400 (from 2023-07-20, to be checked)' for messages."""
-        amount = f"${self.value:,.2f}".replace(".00", "") if self.unit == "USD" else f"{self.value.normalize()}"
+        amount = dollars(self.value) if self.unit == "USD" else f"{self.value.normalize()}"
         if self.unit == "percent":
             amount = f"{self.value.normalize()}%"
         status = {CONFIRMED: "", SECONDARY: ", from a secondary source", CHECK: ", to be checked"}[self.status]
@@ -122,9 +126,11 @@ class Finding:
 
 
 def dollars(amount: Decimal | int | None) -> str:
+    """A US amount in a finding's text: the pages' "$1,234.50" (``cardroom.money``), whole dollars without cents
+    ("$400"), as the regulations write their limits."""
     if amount is None:
         return "no amount"
-    text = f"${Decimal(amount):,.2f}"
+    text = format_money(Decimal(amount), "USD")
     return text[:-3] if text.endswith(".00") else text
 
 
@@ -134,7 +140,7 @@ def with_status(message: str, parameters) -> str:
     if not doubtful:
         return message
     notes = "; ".join(
-        f"{p.key} {dollars(p.value) if p.unit == 'USD' else p.value.normalize()} is "
+        f"{parameter_name(p.key)}, {dollars(p.value) if p.unit == 'USD' else p.value.normalize()}, is "
         f"{'to be checked' if p.status == CHECK else 'from a secondary source'}"
         for p in doubtful
     )

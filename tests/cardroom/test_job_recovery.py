@@ -45,7 +45,7 @@ def test_a_running_job_whose_heartbeat_stopped_is_queued_again_and_sent(people, 
     assert sent == [("exports.tasks.export_audit", lost.pk)]
     lost.refresh_from_db()
     assert (lost.status, lost.attempts, lost.heartbeat_at) == ("queued", 1, MOMENT)
-    assert lost.stage == "The worker running attempt 1 stopped at 13:59 PST; queued again."
+    assert lost.stage == "The worker running attempt 1 stopped at 2026-03-03 13:59 PST; queued again."
     assert lost.lost_worker_note() == "Queued again after the worker running it was lost; attempt 2 waits for a worker."
     alive.refresh_from_db()
     assert (alive.status, alive.stage) == ("running", "rounds.csv: 50,000 rows")
@@ -58,7 +58,7 @@ def test_a_job_lost_as_often_as_allowed_is_failed_with_the_reason(people, sent, 
     assert sent == []
     lost.refresh_from_db()
     assert (lost.status, lost.finished_at) == ("failed", MOMENT)
-    assert lost.error == "The worker running this job stopped at 13:52 PST; tried 3 times."
+    assert lost.error == "The worker running this job stopped at 2026-03-03 13:52 PST; tried 3 times."
 
 
 def test_a_job_that_beats_after_it_was_read_is_left_running(people, sent, limits, time_machine):

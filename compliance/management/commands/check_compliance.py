@@ -5,14 +5,15 @@ from django.utils import timezone
 
 from cardroom import values
 from cardroom.models import Establishment
-from compliance import checking
-from compliance.models import ValidationRun
+from cardroom.permissions import SYSTEM
+from compliance import services
 
 
 class Command(BaseCommand):
     help = (
         "Validate an establishment's current table postings (--establishment), or everything: postings, approvals "
-        "and every published schedule version. Stores the run and its findings."
+        "and every published schedule version. Stores the run and its findings. Runs as the installation itself "
+        "(cardroom.permissions.SYSTEM): whoever may run manage.py on the server."
     )
 
     def add_arguments(self, parser):
@@ -29,9 +30,9 @@ class Command(BaseCommand):
             place = Establishment.objects.by_key(establishment)
             if place is None:
                 raise CommandError(f"Unknown establishment {establishment!r}")
-            run = checking.run_establishment(place, as_of=day, trigger=ValidationRun.Trigger.ON_DEMAND)
+            run = services.run_establishment(SYSTEM, place, as_of=day)
         else:
-            run = checking.run_everything(as_of=day, trigger=ValidationRun.Trigger.ON_DEMAND)
+            run = services.run_everything(SYSTEM, as_of=day)
         findings = list(run.findings.order_by("id"))
         if json:
             self.stdout.write(_json({

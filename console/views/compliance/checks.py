@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from cardroom import permissions, values
-from compliance import checking, inbox
+from compliance import inbox, services
 from compliance.findings import AlreadyAcknowledged, acknowledge
 from compliance.models import Finding, ValidationRun
 
@@ -30,8 +30,7 @@ def validate_version(request, establishment, code, number, scope):
     version = _version(versions, number)
     if not version.is_published:
         raise Http404("Only a published version is validated; a draft's findings are on its publish page.")
-    permissions.require(request.user, "compliance.run_validation", document)
-    run = checking.run_schedule(version, user=request.user)
+    run = services.run_schedule(request.user, version)  # NotAllowed: the 403 page
     messages.success(request, f"{document.code} version {version.number} validated: {run.errors} error(s), "
                               f"{run.warnings} warning(s), {run.infos} note(s).")
     return redirect(reverse("console:compliance-findings", args=[establishment.slug]))
@@ -118,8 +117,7 @@ def finding(request, establishment, finding, scope):
 def run_now(request, establishment, scope):
     """Validate the establishment now (its postings in force, approvals, rounds): the API's run."""
     establishment = _room(scope, establishment)
-    permissions.require(request.user, "compliance.run_validation", establishment)
-    run = checking.run_establishment(establishment, user=request.user)
+    run = services.run_establishment(request.user, establishment)  # NotAllowed: the 403 page
     messages.success(request, f"Validation run {run.pk}: {run.postings_checked} posting(s) checked, {run.errors} "
                               f"error(s), {run.warnings} warning(s), {run.infos} note(s).")
     return redirect("console:compliance-findings", establishment.slug)
