@@ -6,7 +6,7 @@ from celery import shared_task
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from cardroom import jobs, permissions
+from cardroom import jobs, permissions, values
 from cardroom.models import Job, Table
 from cardroom.ordering import natural
 
@@ -85,7 +85,8 @@ def chosen_tables(establishment, tables):
         return []
     if not tables:
         raise BadSelection("Choose at least one table, or print the whole floor.")
-    known = set(Table.objects.filter(establishment=establishment, pk__in=tables).values_list("pk", flat=True))
+    known = set(Table.objects.filter(establishment=establishment, pk__in=[t for t in tables if values.is_id(t)])
+                .values_list("pk", flat=True))  # an id no bigint holds is no table's (SQLite would overflow)
     refused = sorted(set(tables) - known)
     if refused:
         raise BadSelection(f"Not tables of {establishment.name}: {', '.join(map(str, refused))}. "

@@ -92,12 +92,14 @@ def json_not_found(request, *args, **kwargs):
 
 
 def handler404(request, exception=None):
-    """Django's own 404s: JSON in the API's error format under /api/, Django's page elsewhere."""
+    """Django's own 404s: JSON in the API's error format under /api/; elsewhere a page saying what was not found
+    (a view's own sentence, "No version 12."; not get_object_or_404's model name, nor the resolver's patterns)."""
     if request.path.startswith("/api/"):
         return error_response(request, 404, "not_found", f"No API endpoint at {request.path}.")
-    from django.views.defaults import page_not_found
-
-    return page_not_found(request, exception)
+    said = exception.args[0] if exception is not None and exception.args else None
+    if not isinstance(said, str) or said.endswith("matches the given query."):
+        said = "There is nothing at this address: it may have been removed, or be another room's."
+    return error_response(request, 404, "not_found", said)
 
 
 def handler500(request):

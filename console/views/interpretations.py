@@ -9,7 +9,6 @@ use.
 
 from django import forms
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect
 
 from cardroom import forms as strict
@@ -97,7 +96,8 @@ def interpretations_page(request, establishment, code, number, scope):
             propose, status = _propose(request, version)
         elif step in STEPS:
             form, status = _step(request, version, step)
-            step_forms[form.prefix] = form
+            if form is not None:
+                step_forms[form.prefix] = form
         else:
             messages.error(request, "Choose to propose a reading, or to approve, refuse or withdraw one.")
             status = 400
@@ -160,11 +160,14 @@ def _propose(request, version):
 
 def _step(request, version, step):
     service, done = STEPS[step]
+    sent = request.POST.get("reading", "")
     try:
-        reading = version.interpretations.get(pk=values.whole_text(request.POST.get("reading"), minimum=1,
-                                                                    maximum=values.MAX_ID))
-    except (values.Invalid, Interpretation.DoesNotExist):
-        raise Http404("This version has no such reading.") from None
+        reading = version.interpretations.get(pk=values.whole_text(sent, minimum=1, maximum=values.MAX_ID))
+    except (values.Invalid, Interpretation.DoesNotExist):  # the page again, saying so; nothing is changed
+        messages.error(request, f"{version.document.code} version {version.number} has no reading "
+                                f"{sent[:20]!r}: it may be another version's, or the page is out of date. "
+                                "Nothing was changed.")
+        return None, 400
     form = StepForm(request.POST, prefix=f"r{reading.pk}")
     if not form.is_valid():
         return form, 400

@@ -338,7 +338,8 @@ def test_a_regulator_requests_an_export_watches_it_and_downloads_it(client, peop
 
 @pytest.mark.parametrize("fields, message", [
     ({"what": "establishment:casino-marysville", "start": "2026-03-31", "end": "2026-03-01"}, "is after to"),
-    ({"what": "establishment:casino-marysville", "start": "March", "end": "2026-03-31"}, "Give a date"),
+    ({"what": "establishment:casino-marysville", "start": "March", "end": "2026-03-31"},
+     "Must be a date written YYYY-MM-DD"),
     ({"what": "establishment:casino-marysville", "start": "today-5", "end": "today+10"}, "in the future"),
     ({"what": "establishment:casino-marysville", "start": "2016-01-01", "end": "2026-03-01"}, "at most"),
     ({"what": "establishment:nowhere", "start": "2026-03-01", "end": "2026-03-31"}, "Select a valid choice"),

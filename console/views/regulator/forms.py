@@ -5,6 +5,9 @@ import datetime
 
 from django import forms
 
+from cardroom import forms as strict_forms
+from cardroom import values
+
 
 class MonthForm(forms.Form):
     month = forms.RegexField(regex=r"^\d{4}-(0[1-9]|1[0-2])$", required=False, label="Month",
@@ -16,8 +19,8 @@ class MonthForm(forms.Form):
         if not value:
             return None
         year, month = (int(part) for part in value.split("-"))
-        if not 1970 <= year <= 9998:
-            self.add_error("month", "Give a month between 1970 and 9998.")
+        if not values.FIRST_DAY.year <= year <= values.LAST_DAY.year:  # the days every reader accepts
+            self.add_error("month", f"Give a month between {values.FIRST_DAY:%Y-%m} and {values.LAST_DAY:%Y-%m}.")
             return None
         return datetime.date(year, month, 1)
 
@@ -61,10 +64,8 @@ class KeptCheckpointForm(forms.Form):
 
 class ExportForm(forms.Form):
     what = forms.ChoiceField(label="What to export")
-    start = forms.DateField(label="From (gaming day)", widget=forms.DateInput(attrs={"type": "date"}),
-                            error_messages={"invalid": "Give a date, e.g. 2026-03-01."})
-    end = forms.DateField(label="To (gaming day, included)", widget=forms.DateInput(attrs={"type": "date"}),
-                          error_messages={"invalid": "Give a date, e.g. 2026-03-31."})
+    start = strict_forms.DayField(label="From (gaming day)", widget=forms.DateInput(attrs={"type": "date"}))
+    end = strict_forms.DayField(label="To (gaming day, included)", widget=forms.DateInput(attrs={"type": "date"}))
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
