@@ -20,6 +20,7 @@ from . import permissions, values
 from .audit import log_action
 from .exceptions import StateConflict
 from .models import ApprovalCondition, ConditionFulfilment, Establishment
+from .models.approvals import operator_scopes
 
 EVIDENCE_MAX = 500
 NOTE_MAX = 2000
@@ -176,10 +177,53 @@ def withdraw(record, *, reason, user):
     return withdrawal
 
 
+# Where a condition stands at an establishment: the one reading every page shows (the compliance officer's approvals
+# page and the regulator's establishment page render it with templates/console/_conditions.html).
+MET, OUTSTANDING, NOT_HERE, SETTLED, WHILE_OFFERED, NOTICE = (
+    "met", "outstanding", "not_here", "settled", "while_offered", "notice")
+
+
+def _why_not_here(condition, establishment):
+    """Why a condition does not concern ``establishment``, in words (``ApprovalCondition.concerns`` is False)."""
+    approval = condition.approval
+    kind = establishment.get_kind_display().lower()
+    if approval.jurisdiction_id != establishment.jurisdiction_id:
+        return f"Its approval is for {approval.jurisdiction.name}, not {establishment.jurisdiction.name}."
+    if approval.establishment_id not in (None, establishment.pk):
+        return f"Its approval is for {approval.establishment.name} only."
+    if approval.scope not in operator_scopes(establishment.kind):
+        return f"Its approval is for {approval.get_scope_display().lower()}; {establishment.name} is a {kind}."
+    return f"It is for {condition.get_applies_to_display().lower()}; {establishment.name} is a {kind}."
+
+
+def state_at(condition, establishment, record):
+    """Where ``condition`` stands at ``establishment``, given the record standing there (or None): a dict of
+    ``state`` (one of MET, OUTSTANDING, NOT_HERE, SETTLED, WHILE_OFFERED, NOTICE), ``words`` (the badge),
+    ``tone`` (ok | error | plain) and ``why`` (a sentence where nothing is recorded here, else "")."""
+    if not condition.concerns(establishment):
+        return {"state": NOT_HERE, "words": "not for this room", "tone": "plain",
+                "why": _why_not_here(condition, establishment)}
+    if condition.status != ApprovalCondition.Status.OUTSTANDING:
+        status = condition.get_status_display().lower()
+        return {"state": SETTLED, "words": status, "tone": "ok" if condition.status == "met" else "plain",
+                "why": f"Its source records it as {status} for every establishment: nothing is recorded here."}
+    if condition.kind == ApprovalCondition.Kind.OPERATING:
+        return {"state": WHILE_OFFERED, "words": "while offered", "tone": "plain",
+                "why": "It applies for as long as the game is offered: it is not met once."}
+    if condition.kind == ApprovalCondition.Kind.OTHER_PARTY:
+        return {"state": NOTICE, "words": "notice / other party", "tone": "plain",
+                "why": "A notice, or a duty of someone else (the manufacturer, the applicant): nothing is recorded "
+                       "here."}
+    if record is not None and not record.withdrawn:
+        return {"state": MET, "words": "met here", "tone": "ok", "why": ""}
+    return {"state": OUTSTANDING, "words": "outstanding here", "tone": "error", "why": ""}
+
+
 def conditions_at(establishment, approvals):
     """For the pages: for each approval (conditions and their fulfilments prefetched), each condition with where
-    it stands at ``establishment``: [(approval, [{"condition", "applies", "recordable", "record"}])]; ``record``
-    is the standing record (met or withdrawn) or None."""
+    it stands at ``establishment``: [(approval, [row])], each row ``state_at``'s dict and ``condition``,
+    ``record`` (the standing record, met or withdrawn, or None), ``applies``, ``recordable`` (a prerequisite
+    recorded per establishment here) and ``met``."""
     out = []
     for approval in approvals:
         rows = []
@@ -187,10 +231,10 @@ def conditions_at(establishment, approvals):
             condition.approval = approval  # already in hand: no query per condition
             applies = condition.concerns(establishment)
             record = condition.current_fulfilments().get(establishment.pk) if applies else None
-            rows.append({
-                "condition": condition, "applies": applies, "record": record,
-                "recordable": applies and why_not_recordable(condition, establishment) is None,
-                "met": bool(record and not record.withdrawn),
-            })
+            row = {"condition": condition, "record": record, "applies": applies,
+                   **state_at(condition, establishment, record)}
+            row["recordable"] = row["state"] in (MET, OUTSTANDING)
+            row["met"] = row["state"] == MET
+            rows.append(row)
         out.append((approval, rows))
     return out

@@ -102,9 +102,12 @@ class PrintingSerializer(serializers.Serializer):
     version_in_force_since = serializers.DateField(allow_null=True)
     out_of_date = serializers.BooleanField(
         help_text="The last sign was printed under another schedule version than the one in force: reprint it.")
-    reprint_due = serializers.BooleanField(help_text="Never printed, or out of date.")
+    reprint_due = serializers.BooleanField(
+        help_text="Never printed, out of date, or changed since the last print: a reading of its option (an "
+                  "interpretation) approved or withdrawn since, which puts a notice on the sign or takes one off.")
     why = serializers.CharField(help_text="Why a print is due, e.g. 'printed under version 1; version 2 in force "
-                                          "since 2027-03-05: reprint it' (empty when none is).")
+                                          "since 2027-03-05: reprint it' or 'a reading approved on 2026-11-26 adds a "
+                                          "notice: reprint it' (empty when none is).")
 
 
 class OverrideReasonSerializer(serializers.Serializer):
@@ -158,7 +161,7 @@ class PostingSerializer(serializers.ModelSerializer):
     def get_printing(self, posting):
         errors = error_findings(posting)
         granted = current_override(posting) if errors else None
-        sign = printing.sign_states([posting], timezone.now())[posting.pk]
+        sign = printing.sign_states([posting], timezone.now(), posting.table.establishment.zone)[posting.pk]
         version = sign["version"]
         return {
             "blocked": bool(errors) and granted is None,
@@ -200,10 +203,7 @@ def layout_param(request):
 def sign_response(request, posting):
     """``posting``'s sign: a GET never changes anything, so it answers a preview; a POST prints (and records)."""
     layout, preview = layout_param(request), request.method == "GET"
-    if not preview:
-        permissions.require(request.user, "signage.print_sign", posting.table)
-    rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
-                                       preview=preview)
+    rendered, _ = services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.API, preview=preview)
     name = printing.filename(posting.table.establishment, [posting.table], layout)
     return pdf_response(rendered.pdf, ("preview-" if preview else "") + name)
 

@@ -50,7 +50,6 @@ TAKEN_NOTES = {
     "after_flop": "No flop, no drop: taken only when the hand reaches the flop.",
     "after_river": "Taken only when the hand reaches the river.",
 }
-NOT_STATED = "not stated in the source"
 # A column whose basis the source does not state, and that no approved interpretation reads, is shown as printed,
 # with no claim about what it measures: a player-facing sign never says "basis not stated".
 UNCLEAR = {"unstated", "wager_unspecified"}
@@ -71,15 +70,22 @@ def local(moment, zone=None):
     return format_moment(moment, zone or timezone.get_current_timezone())
 
 
-def _bounds(tier, currency):
-    """The row's bounds as printed, or as read where an interpretation reads them (the print then says otherwise)."""
-    read = tier.interpreted("lower") or tier.interpreted("upper")
-    if tier.printed_bounds and not read:
+def _computed(group):
+    """Whether a table's bounds are written from the amounts rather than as printed: where a row's bound is read
+    by an interpretation or printed by no one, every row of the table is, so that they read one way."""
+    return any(t.interpreted("lower") or t.interpreted("upper") or not t.printed_bounds for t in group)
+
+
+def _bounds(tier, currency, computed=True, whole=False):
+    """The row's bounds as printed, or (``computed``) written from its amounts: "$101 or more", "2 to 4"."""
+    if not computed:
         return tier.printed_bounds
-    if tier.measure in ("players",):
-        unit = lambda v: f"{v:.0f}"  # noqa: E731
-    else:
-        unit = lambda v: render.money(v, currency)  # noqa: E731
+    def unit(value):
+        if tier.measure == "players":
+            return f"{value:.0f}"
+        text = render.money(value, currency)
+        return text[:-3] if whole and text.endswith(".00") else text  # "$101", where every bound is whole
+
     if tier.lower is None and tier.upper is None:
         return NO_RANGE if tier.measure in UNCLEAR else "Any"
     if tier.lower is None:
@@ -89,21 +95,32 @@ def _bounds(tier, currency):
     return f"{unit(tier.lower)} to {unit(tier.upper)}"
 
 
+def _rows(tiers, currency):
+    computed = _computed(tiers)
+    whole = all(v == v.to_integral_value() for t in tiers for v in (t.lower, t.upper) if v is not None)
+    return tuple(render.FeeRow(_bounds(t, currency, computed, whole), t.fee, t.printed_fee) for t in tiers)
+
+
 def fee_tables(option, currency):
     """The option's tiers (a FeeOption) as sign tables, one per fee kind and payer, in printed order, read as the
     room reads them (``fees.interpretations``)."""
-    return _tables(interpretations.read_option(option), currency)
+    return _tables(interpretations.read_option(option), currency)[0]
 
 
 def _tables(option, currency):
-    """Sign tables of an option as read (an engine Option). Where an approved interpretation reads a value (what a
-    fee is measured on, a bound), the table shows the reading and its note says so ("Interpretation: ..."); where
-    the source states no basis and nothing reads one, the fees are shown as printed, with no claim about it."""
+    """Sign tables of an option as read (an engine Option), and the fees it sets at $0 in words ("No player fee
+    is charged."): a table of "Any $0.00" tells a player nothing. Where an approved interpretation reads a value
+    (what a fee is measured on, a bound), the table shows the reading and its note says so ("Interpretation:
+    ..."); where the source states no basis and nothing reads one, the fees are shown as printed, with no claim
+    about it."""
     groups = {}
     for tier in option.tiers:
         groups.setdefault((tier.fee_kind, tier.payer, tier.measure), []).append(tier)
-    tables = []
+    tables, none_charged = [], []
     for (kind, payer, measure), tiers in groups.items():
+        if all(t.fee == 0 for t in tiers):
+            none_charged.append(f"No {KIND_TITLES.get(kind, 'fee').lower()} is charged.")
+            continue
         if kind == "time":
             minutes = option.interval_minutes or 30
             title = f"Time collection every {minutes} minutes"
@@ -118,9 +135,9 @@ def _tables(option, currency):
             note = TAKEN_NOTES.get(tiers[0].taken, "")
         read = dict.fromkeys(engine.footnote(r) for t in tiers for r in t.interpretations)
         note = " ".join(filter(None, [note, *read]))
-        rows = tuple(render.FeeRow(_bounds(t, currency), t.fee, t.printed_fee) for t in tiers)
-        tables.append(render.FeeTable(title=title, payer=who, measured_on=column, rows=rows, note=note))
-    return tuple(tables)
+        tables.append(render.FeeTable(title=title, payer=who, measured_on=column, rows=_rows(tiers, currency),
+                                      note=note))
+    return tuple(tables), tuple(dict.fromkeys(none_charged))
 
 
 def _parameter(jurisdiction, key, day):
@@ -154,16 +171,46 @@ def bonus_limits(posting):
     posted = [render.BonusLimit(b.bet, b.minimum, b.maximum) for b in posting.bonus_limits.all()]
     if posted:
         return tuple(posted)
-    # No bonus limits posted: show the game's approved ones where the approval states an amount.
-    return tuple(render.BonusLimit(b.bet, b.minimum, b.maximum) for b in posting.game.bet_limits.all()
-                 if b.minimum is not None or b.maximum is not None)
+    # No bonus limits posted: show the game's approved ones where the approval states an amount. A bet the source
+    # gives differing limits for (Fortune Pai Gow's Envy eligibility: $5 in one place, $25 in another) is left
+    # off: a player could rely on neither; the compliance pages show the conflict.
+    stated = [b for b in posting.game.bet_limits.all() if b.minimum is not None or b.maximum is not None]
+    amounts = {}
+    for b in stated:
+        amounts.setdefault(b.bet, set()).add((b.minimum, b.maximum))
+    return tuple(render.BonusLimit(b.bet, b.minimum, b.maximum) for b in stated if len(amounts[b.bet]) == 1)
 
 
-def payouts(game):
-    return tuple(
-        render.Payouts(p.bet, p.number, tuple((line.hand, line.printed) for line in p.lines.all()))
-        for p in game.paytables.prefetch_related("lines")
-    )
+def _number(value):
+    return f"{value:,.0f}" if value == value.to_integral_value() else f"{value.normalize():,}"
+
+
+def _pays(line, currency):
+    """(unit, payout) of a paytable line in the sign's words: odds "5,000 to 1", a fixed prize "$1,000.00", a
+    push; a line whose payout could not be read is shown as printed."""
+    if line.is_push:
+        return "push", "Push"
+    if line.odds_to is not None and line.odds_for:
+        return "odds", f"{_number(line.odds_to)} to {_number(line.odds_for)}"
+    if line.fixed_amount is not None:
+        return "amount", render.money(line.fixed_amount, currency)
+    return "printed", line.printed
+
+
+UNITS = {frozenset({"odds"}): "Pays (odds)", frozenset({"amount"}): "Prize"}
+
+
+def paytable_payouts(bet, paytable, currency):
+    """A paytable as a sign prints it: every payout written one way ("200:1" and "200 to 1" alike as "200 to 1"),
+    the column headed with the unit they share ("Pays (odds)"), or "Pays" where the table mixes them."""
+    pays = [(line.hand, *_pays(line, currency)) for line in paytable.lines.all()]
+    units = frozenset(unit for _, unit, _ in pays) - {"push"}
+    return render.Payouts(bet, paytable.number, tuple((hand, paid) for hand, _, paid in pays),
+                          unit=UNITS.get(units, "Pays"))
+
+
+def payouts(game, currency):
+    return tuple(paytable_payouts(p.bet, p, currency) for p in game.paytables.prefetch_related("lines"))
 
 
 # Approved first, then trials, then the rest (pending, withdrawn, ...): the sign names the one that holds.
@@ -184,7 +231,7 @@ def approval_of(posting):
 
 def approval_text(approval, jurisdiction):
     if approval is None:
-        return f"none recorded for these rules in {jurisdiction.name}"
+        return ""  # the sign names no approval; the compliance pages say none is recorded
     text = approval.reference
     if approval.decided_on and approval.decided_on.isoformat() not in text:
         text += f", dated {approval.decided_on.isoformat()}"
@@ -203,12 +250,13 @@ def house_banked_notices(posting, paytables):
     else:
         out.append("These are the wagering limits for this game; this posting names no fee to play.")
     example = next(((b, p, line) for b, p in paytables for line in p.lines.all()
-                    if line.odds_to is not None and line.odds_for == 1 and " to " in f" {line.printed.lower()} "),
+                    if line.odds_to is not None and line.odds_for == 1),
                    None)
     if example is not None:
         bet, paytable, line = example
         stake = bet.minimum or 1
-        out.append(f"Payouts are stated \"to 1\": at {line.printed} a winning {render.money(stake, posting.currency)} "
+        out.append(f"Payouts are stated \"to 1\": at {_pays(line, posting.currency)[1]} a winning "
+                   f"{render.money(stake, posting.currency)} "
                    f"{bet.bet} bet wins {render.money(stake * line.odds_to, posting.currency)} and the wager is "
                    "returned as well (WAC 230-15-060: payout odds posted).")
     if posting.aggregate_payout_limit is not None:  # shown in its own section; WAC 230-15-060 wants it at the table
@@ -217,7 +265,7 @@ def house_banked_notices(posting, paytables):
     return tuple(out)
 
 
-def house_banked_sign(posting, *, stamp="", banner=""):
+def house_banked_sign(posting, *, stamp="", banner="", watermark=""):
     """The sign of a house-banked posting without a collection schedule (rules, decks, paytables)."""
     establishment = posting.table.establishment
     limits = list(posting.bonus_limits.select_related("paytable").prefetch_related("paytable__lines"))
@@ -225,15 +273,15 @@ def house_banked_sign(posting, *, stamp="", banner=""):
     currency = posting.currency
     return render.Sign(
         establishment=establishment.name, table=posting.table.label, game=posting.game.name,
-        registration=posting.game.registration_number or NOT_STATED, currency=currency,
+        registration=posting.game.registration_number, currency=currency,
         min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
         schedule_code="", schedule_version=0, schedule_in_force="", option_number=0, option_label="",
         posted_from=local(posting.effective_from, establishment.zone), verify_url=verify_url(posting),
         bonus_limits=tuple(render.BonusLimit(b.bet, b.minimum, b.maximum, b.paytable.number if b.paytable else "")
                            for b in limits),
-        payouts=tuple(render.Payouts(b.bet, p.number, tuple((line.hand, line.printed) for line in p.lines.all()))
-                      for b, p in paytables),
+        payouts=tuple(paytable_payouts(b.bet, p, currency) for b, p in paytables),
         notices=house_banked_notices(posting, paytables), notes=posting.notes, stamp=stamp, banner=banner,
+        watermark=watermark,
         house_banked=render.HouseBanked(
             main_bet=MAIN_BET, approval=approval_text(approval_of(posting), establishment.jurisdiction),
             rules=posting.rules.title, rules_version=posting.rules.version, decks=posting.decks,
@@ -246,10 +294,11 @@ def schedule_version(posting, at):
     return posting.schedule.version_as_of(timezone.localdate(at))
 
 
-def sign_for(posting, *, at=None, stamp="", banner=""):
-    """The sign for ``posting`` with the schedule version in force at ``at`` (default: now)."""
+def sign_for(posting, *, at=None, stamp="", banner="", watermark=""):
+    """The sign for ``posting`` with the schedule version in force at ``at`` (default: now); ``banner`` a small
+    header ("REPRINT"), ``watermark`` a preview's mark across the page."""
     if posting.schedule_id is None:
-        return house_banked_sign(posting, stamp=stamp, banner=banner)
+        return house_banked_sign(posting, stamp=stamp, banner=banner, watermark=watermark)
     at = at or timezone.now()
     day = timezone.localdate(at)
     version = schedule_version(posting, at)
@@ -262,23 +311,23 @@ def sign_for(posting, *, at=None, stamp="", banner=""):
     elif option is None:
         no_fees = f"{document.code} version {version.number} has no option {posting.option_number}."
     elif not option.tiers.exists():
-        no_fees = f"The schedule prints no fee for option {option.number} ({NOT_STATED})."
+        no_fees = f"The schedule prints no fee for option {option.number}."
     establishment = posting.table.establishment
     read = interpretations.read_option(option) if option else None
     # How the option itself is read (its basis) shows on no fee table: it is said among the notices.
     said = tuple(engine.footnote(r) for r in read.interpretations) if read else ()
+    tables, none_charged = _tables(read, currency) if read else ((), ())
     return render.Sign(
         establishment=establishment.name, table=posting.table.label, game=posting.game.name,
-        registration=posting.game.registration_number or NOT_STATED, currency=currency,
+        registration=posting.game.registration_number, currency=currency,
         min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
         schedule_code=document.code, schedule_version=version.number if version else 0,
-        schedule_in_force=(f"in force from {version.effective_from}" if version and version.effective_from
-                           else "no effective date stated"),
+        schedule_in_force=f"in force from {version.effective_from}" if version and version.effective_from else "",
         option_number=posting.option_number, option_label=option.label if option else "",
         posted_from=local(posting.effective_from, establishment.zone), verify_url=verify_url(posting),
-        fee_tables=_tables(read, currency) if read else (), bonus_limits=bonus_limits(posting),
-        payouts=payouts(posting.game), notices=notices(posting, day) + said, notes=posting.notes, no_fees_note=no_fees,
-        stamp=stamp, banner=banner,
+        fee_tables=tables, none_charged=none_charged, bonus_limits=bonus_limits(posting),
+        payouts=payouts(posting.game, currency), notices=notices(posting, day) + said, notes=posting.notes,
+        no_fees_note=no_fees, stamp=stamp, banner=banner, watermark=watermark,
     )
 
 

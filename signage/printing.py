@@ -7,15 +7,16 @@ sign is recorded the same way. A preview is watermarked and records nothing.
 import dataclasses
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
-from fees.models import ScheduleVersion, TablePosting
+from cardroom.ordering import natural
+from fees.models import Interpretation, ScheduleVersion, TablePosting
 
 from . import content, render
-from .models import SignPrint
+from .models import PrintOverride, SignPrint
 from .postings import PrintBlocked, print_permission
 
 PREVIEW_BANNER = "PREVIEW - NOT FOR POSTING"
@@ -84,12 +85,15 @@ def postings_in_force(tables, at):
     return {p.table_id: p for p in postings}
 
 
-def sign_states(postings, at):
+def sign_states(postings, at, zone=None):
     """For each posting (keyed by id): how many signs were printed, when last, under which version of its schedule,
-    and whether a print is due: never printed, or out of date because the last sign was printed under another
-    version than the one in force at ``at`` (a newer one came into force since, so it no longer shows the fees).
+    and whether a print is due, and why, in words: never printed; out of date, the last sign printed under another
+    version than the one in force at ``at`` (a newer one came into force since, so it no longer shows the fees); or
+    changed since, a reading of its option (``fees.interpretations``) approved or withdrawn after the last print,
+    which puts a notice on the sign or takes one off. Moments are compared, nothing is rendered.
 
-    ``postings`` are postings or rows with ``pk`` and ``schedule_id``; two queries whatever their number.
+    ``postings`` are postings or rows with ``pk``, ``schedule_id`` and ``option_number``; at most three queries
+    whatever their number. Dates in the reasons are those of ``zone`` (the room's; default: the current zone).
     """
     postings = list(postings)
     last_print = SignPrint.objects.filter(posting=OuterRef("posting")).order_by("-number")
@@ -98,21 +102,86 @@ def sign_states(postings, at):
                                                       version=Subquery(last_print.values("schedule_version")[:1]))}
     in_force = ScheduleVersion.objects.in_force_for({p.schedule_id for p in postings} - {None},
                                                      timezone.localdate(at))
+    changes = _readings_changed(postings, printed, in_force, at)
     states = {}
     for posting in postings:
         record = printed.get(posting.pk)
         version = in_force.get(posting.schedule_id)
         printed_under = record and record["version"]
         out_of_date = record is not None and version is not None and printed_under != version.number
+        changed = [] if record is None or version is None else [
+            (status, moment) for status, moment in changes.get((version.pk, posting.option_number), ())
+            if moment > record["last"]]
         why = "never printed" if record is None else ""
         if out_of_date:
             since = f" since {version.effective_from}" if version.effective_from else ""
             why = (f"printed under version {printed_under}" if printed_under else "printed with no version in force"
                    ) + f"; version {version.number} in force{since}: reprint it"
+        elif changed:
+            why = _changed_words(changed, zone)
         states[posting.pk] = {"prints": record["prints"] if record else 0, "last_printed": record and record["last"],
                               "printed_version": printed_under, "version": version, "out_of_date": out_of_date,
-                              "reprint": bool(why), "why": why}
+                              "changed": bool(changed) and not out_of_date, "reprint": bool(why), "why": why}
     return states
+
+
+def _readings_changed(postings, printed, in_force, at):
+    """``{(version id, option number): [(status, when decided)]}``: the readings of the versions in force that were
+    approved, or withdrawn after being approved, after the earliest of the last prints and by ``at`` (one query;
+    none when nothing printed has a version in force). A reading proposed, refused, or withdrawn before approval
+    never reached a sign."""
+    lasts = [printed[p.pk]["last"] for p in postings if p.pk in printed and p.schedule_id in in_force]
+    if not lasts:
+        return {}
+    was_approved = Exists(Interpretation.history.filter(id=OuterRef("pk"), status=Interpretation.Status.APPROVED))
+    rows = (Interpretation.objects.filter(version__in=[v.pk for v in in_force.values()], reviewed_at__gt=min(lasts),
+                                          reviewed_at__lte=at)
+            .filter(Q(status=Interpretation.Status.APPROVED) | Q(was_approved, status=Interpretation.Status.WITHDRAWN))
+            .order_by("reviewed_at").values_list("version_id", "option_number", "status", "reviewed_at"))
+    found = {}
+    for version_id, option_number, status, moment in rows:
+        found.setdefault((version_id, option_number), []).append((status, moment))
+    return found
+
+
+def _changed_words(changed, zone):
+    """Why a sign changed since its print, from the readings decided since (oldest first), e.g. "a reading approved
+    on 2026-11-26 adds a notice: reprint it"."""
+    def day(moment):
+        return timezone.localtime(moment, zone).date() if zone else timezone.localdate(moment)
+
+    if len(changed) == 1:
+        status, moment = changed[0]
+        done = ("approved", "adds a notice") if status == Interpretation.Status.APPROVED else (
+            "withdrawn", "takes a notice off")
+        return f"a reading {done[0]} on {day(moment)} {done[1]}: reprint it"
+    return (f"{len(changed)} readings approved or withdrawn since the last print (the latest on "
+            f"{day(changed[-1][1])}) change its notices: reprint it")
+
+
+def overrides_in_use(posting_ids):
+    """``{posting id: the approved override its sign prints under}`` for many postings (one query; the latest
+    approved where, unusually, there are several), with who asked and who approved."""
+    found = {}
+    for override in (PrintOverride.objects.filter(posting__in=list(posting_ids),
+                                                  status=PrintOverride.Status.APPROVED)
+                     .select_related("requested_by", "decided_by").order_by("posting", "-decided_at", "-id")):
+        found.setdefault(override.posting_id, override)
+    return found
+
+
+def upcoming_versions(postings, at):
+    """The published versions of the postings' schedules that come into force after ``at``'s day, soonest first,
+    each with the labels of the tables whose signs it will put out of date (one query): ``[(version, [label])]``.
+    ``postings`` are display rows (``TablePosting.objects.display_rows``)."""
+    tables = {}
+    for posting in postings:
+        if posting.schedule_id is not None:
+            tables.setdefault(posting.schedule_id, []).append(posting.table__label)
+    versions = (ScheduleVersion.objects.filter(document__in=list(tables), status=ScheduleVersion.Status.PUBLISHED,
+                                               effective_from__gt=timezone.localdate(at))
+                .select_related("document").order_by("effective_from", "document__code", "number"))
+    return [(version, sorted(tables[version.document_id], key=natural)) for version in versions]
 
 
 def _record(posting, number, layout, *, user, label, channel, job, override, version, at):
@@ -160,7 +229,7 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
     def signs():
         for posting in postings:
             if preview:
-                sign = content.sign_for(posting, at=now, banner=PREVIEW_BANNER,
+                sign = content.sign_for(posting, at=now, watermark=PREVIEW_BANNER,
                                         stamp=f"Preview made {content.local(now)}; not a printed sign.")
             else:
                 number = numbers[posting.pk]
@@ -198,5 +267,5 @@ def filename(establishment, tables, layout, now=None):
     return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
 
 
-__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overflow", "posting_overflow",
-           "postings_in_force", "print_signs", "sign_states", "stamp"]
+__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overflow", "overrides_in_use",
+           "posting_overflow", "postings_in_force", "print_signs", "sign_states", "stamp", "upcoming_versions"]

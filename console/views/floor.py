@@ -12,12 +12,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from cardroom import forms as strict_forms
 from cardroom import permissions
 from cardroom.exceptions import StateConflict
 from cardroom.ordering import natural
 from compliance.models import ValidationRun
 from fees.models import TablePosting
-from signage import content, printing, render as sign_render
+from signage import content, printing, render as sign_render, services as sign_services
 from signage.models import SignPrint
 from signage.tasks import BadSelection, start_batch
 
@@ -35,7 +36,8 @@ def home(request, scope):
 
 
 def _floor_rows(establishment, now):
-    """Each active table with the posting in force now, its latest check and its sign's state (four queries).
+    """Each active table with the posting in force now, its latest check, the override it prints under and its
+    sign's state, and the published versions still to come into force (a fixed few queries whatever the tables).
 
     Plain rows, not model objects: a 200-table floor is read on every look, and building six model objects per
     table cost most of the page's time.
@@ -46,14 +48,16 @@ def _floor_rows(establishment, now):
         TablePosting.objects.in_force_at(now).filter(table__establishment=establishment, table__active=True)
         .display_rows())}
     checks = ValidationRun.objects.latest_posting_checks([p.pk for p in postings.values()])
-    states = printing.sign_states(postings.values(), now)
+    states = printing.sign_states(postings.values(), now, establishment.zone)
+    with_errors = [p.pk for p in postings.values() if checks.get(p.pk, (None, 0, 0))[1]]
+    overrides = printing.overrides_in_use(with_errors) if with_errors else {}
     rows = []
     for table in tables:
         posting = postings.get(table.pk)
         _, errors, warnings = checks.get(posting.pk, (None, 0, 0)) if posting else (None, 0, 0)
         rows.append({"table": table, "posting": posting, "errors": errors, "warnings": warnings,
-                     "sign": posting and states[posting.pk]})
-    return rows
+                     "override": posting and overrides.get(posting.pk), "sign": posting and states[posting.pk]})
+    return rows, printing.upcoming_versions(postings.values(), now)
 
 
 @page("floor")
@@ -64,23 +68,31 @@ def floor(request, establishment, scope):
 
 def _floor_page(request, establishment, scope, print_error=None, ticked=(), status=200):
     now = timezone.now()
-    rows = _floor_rows(establishment, now)
+    rows, upcoming = _floor_rows(establishment, now)
     return render(request, "console/floor/floor.html", {
         "section": "floor", "establishment": establishment, "rows": rows, "now": now,
         "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
         "layouts": sign_render.LAYOUTS,
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
         "unposted": [r for r in rows if r["posting"] is None],
+        "upcoming": [{"version": version, "tables": _listed(labels), "count": len(labels)}
+                     for version, labels in upcoming],
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
         "print_error": print_error, "ticked": set(ticked),
     }, status=status)
 
 
+def _listed(labels):
+    """"2, 7 and 10"."""
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
 class LookupForm(forms.Form):
     """"What was posted at table 7 at 02:30 on 3 March": a table, a day and a time in the room's zone."""
 
-    table = forms.TypedChoiceField(coerce=int)
-    day = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    table = forms.TypedChoiceField(coerce=int, error_messages={
+        "invalid_choice": "Choose one of this room's tables (%(value)s is not one)."})
+    day = strict_forms.DayField(widget=forms.DateInput(attrs={"type": "date"}))
     time = forms.TimeField(widget=forms.TimeInput(attrs={"type": "time"}))
 
     def __init__(self, *args, tables, zone, **kwargs):
@@ -88,9 +100,18 @@ class LookupForm(forms.Form):
         self.zone = zone
         self.fields["table"].choices = [(t.pk, f"Table {t.label}") for t in tables]
 
+    def clean(self):
+        data = super().clean()
+        if data.get("day") and data.get("time"):  # a time the room's clocks skip or show twice is refused, saying so
+            try:
+                data["moment"] = strict_forms.local_moment(datetime.datetime.combine(data["day"], data["time"]),
+                                                           self.zone)
+            except forms.ValidationError as error:
+                self.add_error("time", error)
+        return data
+
     def moment(self):
-        local = datetime.datetime.combine(self.cleaned_data["day"], self.cleaned_data["time"])
-        return timezone.make_aware(local, self.zone)
+        return self.cleaned_data["moment"]
 
 
 @page("floor")
@@ -132,7 +153,8 @@ def table(request, establishment, table, scope):
         "detail": posting and _posting_detail(posting, now), "history": history,
         "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
         "layouts": sign_render.LAYOUTS,
-        "sign": posting and printing.sign_states([posting], now)[posting.pk]})
+        "sign": posting and printing.sign_states([posting], now, establishment.zone)[posting.pk],
+        "override": posting and printing.overrides_in_use([posting.pk]).get(posting.pk)})
 
 
 def _layout(request):
@@ -153,11 +175,9 @@ def sign(request, establishment, table, scope):
     if posting is None:
         raise Http404(f"Table {table.label} has no posting in force.")
     preview = request.method != "POST"
-    if not preview:
-        permissions.require(request.user, "signage.print_sign", establishment)  # NotAllowed: the 403 page
-    try:
-        rendered, _ = printing.print_signs([posting], layout, user=request.user, channel=SignPrint.Channel.API,
-                                           preview=preview)
+    try:  # NotAllowed: the 403 page
+        rendered, _ = sign_services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.API,
+                                               preview=preview)
     except StateConflict as blocked:
         messages.error(request, str(blocked))
         return redirect("console:floor-table", establishment.slug, table.pk)

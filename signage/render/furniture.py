@@ -4,11 +4,16 @@ sign's fees come from, when it was posted and how to check it is current."""
 from __future__ import annotations
 
 import functools
+import math
+import os
 from xml.sax.saxutils import escape
 
+import reportlab
 import segno
+from PIL import Image, ImageDraw, ImageFont
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Paragraph
 
 from .styles import INK, RULE, _paragraph_block
@@ -57,3 +62,30 @@ def _footer(canvas, sign, x, y, width, height, qr_size, size):
     if sign.stamp:
         lines.append(Paragraph(escape(sign.stamp), style))
     _paragraph_block(canvas, lines, x, y + height - 10, width - qr_size - 12)
+
+
+
+@functools.lru_cache(maxsize=8)
+def _watermark_image(text, width, height):
+    """``text`` along the diagonal of a ``width`` x ``height`` point area, light grey on transparent, as an image
+    at 100 dpi: an image, not text, so that the page's text (copied, read aloud, searched) is the sign's alone."""
+    scale = 100 / 72
+    w, h = round(width * scale), round(height * scale)
+    font_file = os.path.join(os.path.dirname(reportlab.__file__), "fonts", "VeraBd.ttf")
+    size = 100
+    font = ImageFont.truetype(font_file, size)
+    size = int(size * 0.8 * math.hypot(w, h) / font.getlength(text))  # 80% of the diagonal
+    font = ImageFont.truetype(font_file, size)
+    left, top, right, bottom = font.getbbox(text)
+    strip = Image.new("RGBA", (right - left, bottom - top), (0, 0, 0, 0))
+    ImageDraw.Draw(strip).text((-left, -top), text, font=font, fill=(120, 120, 120, 70))
+    strip = strip.rotate(math.degrees(math.atan2(h, w)), expand=True, resample=Image.Resampling.BICUBIC)
+    page = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    page.alpha_composite(strip, ((w - strip.width) // 2, (h - strip.height) // 2))
+    return ImageReader(page)
+
+
+def _watermark(canvas, text, x, y, width, height):
+    """``text`` large and light along the diagonal of the area, over everything drawn, so that no part of the
+    page (a preview's) can be cut out and posted as a sign; the sign under it stays readable."""
+    canvas.drawImage(_watermark_image(text, width, height), x, y, width, height, mask="auto")

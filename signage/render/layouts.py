@@ -12,11 +12,19 @@ from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph
 
 from .fitting import _draw_column, _fit_body
-from .furniture import _footer, _qr
-from .sign import Sign, limits_text
+from .furniture import _footer, _qr, _watermark
+from .sign import Sign, limits_shown
 from .styles import INK, RULE, SHADE, _block_height, _paragraph_block, _text
 
 LAYOUTS = ("letter", "tent")
+
+
+def _heading(sign: Sign, title, sub):
+    """The game's name, and its registration where the game has one on record."""
+    heading = [Paragraph(escape(sign.game), title)]
+    if sign.registration:
+        heading.append(Paragraph(escape(f"Game registration {sign.registration}"), sub))
+    return heading
 
 
 def _draw_letter(canvas, sign: Sign, fitted) -> float:
@@ -27,7 +35,7 @@ def _draw_letter(canvas, sign: Sign, fitted) -> float:
     top = page_h - m
     title = ParagraphStyle("title", fontName="Vera-Bold", fontSize=30, leading=34, textColor=INK)
     sub = ParagraphStyle("sub", fontName="Vera", fontSize=14, leading=18, textColor=INK)
-    heading = [Paragraph(escape(sign.game), title), Paragraph(escape(f"Game registration {sign.registration}"), sub)]
+    heading = _heading(sign, title, sub)
     box_h = 1.05 * inch
     box_top = top - 20 - _block_height(heading, w) - 10
     body_top = box_top - box_h - 8
@@ -39,22 +47,24 @@ def _draw_letter(canvas, sign: Sign, fitted) -> float:
         return scale
     canvas.setFillColor(INK)
     _text(canvas, m, top - 11, f"{sign.establishment} \u00b7 Table {sign.table}", "Vera", 11, max_width=w * 0.7)
-    if sign.banner:
-        _text(canvas, page_w - m, top - 11, sign.banner, "Vera-Bold", 12, "right", max_width=w * 0.3)
+    if sign.banner or sign.watermark:  # the watermark's words also in the header, where text tools read them
+        _text(canvas, page_w - m, top - 11, sign.banner or sign.watermark, "Vera-Bold", 12, "right", max_width=w * 0.3)
     _paragraph_block(canvas, heading, m, top - 20, w)
     # The limits, as large as the page allows.
-    low, high = limits_text(sign)
     y = box_top
     canvas.setFillColor(SHADE)
     canvas.rect(m, y - box_h, w, box_h, stroke=0, fill=1)
     canvas.setFillColor(INK)
-    for i, (label, amount) in enumerate(zip(sign.limit_labels(), (low, high))):
-        cx = m + w * (0.25 + 0.5 * i)
+    shown = limits_shown(sign, sign.limit_labels())
+    for i, (label, amount) in enumerate(shown):
+        cx = m + w * (0.5 if len(shown) == 1 else 0.25 + 0.5 * i)
         _text(canvas, cx, y - 22, label, "Vera-Bold", 13, "center")
         _text(canvas, cx, y - box_h + 16, amount, "Vera-Bold", 34, "center", max_width=w * 0.46)
     for i, column in enumerate(columns):
         _draw_column(canvas, column, m + i * (col_width + 18), m + footer_h, col_width, body_top - (m + footer_h))
     _footer(canvas, sign, m, m, w, footer_h, qr_size=1.45 * inch, size=9)
+    if sign.watermark:
+        _watermark(canvas, sign.watermark, 0, 0, page_w, page_h)
     return scale
 
 
@@ -70,7 +80,7 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     title_w = bx - left - 10
     title = ParagraphStyle("tent_title", fontName="Vera-Bold", fontSize=20, leading=22, textColor=INK)
     sub = ParagraphStyle("tent_sub", fontName="Vera", fontSize=9, leading=11, textColor=INK)
-    heading = [Paragraph(escape(sign.game), title), Paragraph(escape(f"Game registration {sign.registration}"), sub)]
+    heading = _heading(sign, title, sub)
     body_top = min(top - 12 - _block_height(heading, title_w), by, top - qr) - 6
     foot = ParagraphStyle("tent_foot", fontName="Vera", fontSize=6, leading=7.4, textColor=INK)
     footer = Paragraph(escape(
@@ -87,18 +97,21 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     canvas.setFillColor(SHADE)
     canvas.rect(bx, by, box_w, box_h, stroke=0, fill=1)
     canvas.setFillColor(INK)
-    low, high = limits_text(sign)
     labels = ("MINIMUM", "MAXIMUM") if sign.house_banked is None else sign.limit_labels()
-    for i, (label, amount) in enumerate(zip(labels, (low, high))):
-        cx = bx + box_w * (0.25 + 0.5 * i)
+    shown = limits_shown(sign, labels)
+    for i, (label, amount) in enumerate(shown):
+        cx = bx + box_w * (0.5 if len(shown) == 1 else 0.25 + 0.5 * i)
         _text(canvas, cx, by + box_h - 15, label, "Vera-Bold", 10, "center")
         _text(canvas, cx, by + 14, amount, "Vera-Bold", 24, "center", max_width=box_w * 0.46)
-    line = f"{sign.establishment} \u00b7 Table {sign.table}" + (f"   {sign.banner}" if sign.banner else "")
-    _text(canvas, left, top - 8, line, "Vera-Bold" if sign.banner else "Vera", 8, max_width=title_w)
+    banner = sign.banner or sign.watermark
+    line = f"{sign.establishment} \u00b7 Table {sign.table}" + (f"   {banner}" if banner else "")
+    _text(canvas, left, top - 8, line, "Vera-Bold" if banner else "Vera", 8, max_width=title_w)
     _paragraph_block(canvas, heading, left, top - 12, title_w)
     footer.drawOn(canvas, left, y + m)
     for i, column in enumerate(columns):
         _draw_column(canvas, column, left + i * (col_width + 12), body_bottom, col_width, body_top - body_bottom)
+    if sign.watermark:
+        _watermark(canvas, sign.watermark, x, y, w, h)
     return scale
 
 

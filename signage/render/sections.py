@@ -22,20 +22,30 @@ def _fee_section(fee_table: FeeTable, sign: Sign, width, styles: _Styles):
     return parts
 
 
+def _limit_columns(limits):
+    """Which of Minimum and Maximum the bonus limits state at all: a column no bet states is left off."""
+    return [(head, attr) for head, attr in (("Minimum", "minimum"), ("Maximum", "maximum"))
+            if any(getattr(b, attr) is not None for b in limits)]
+
+
 def _bonus_section(sign: Sign, width, styles: _Styles):
-    rows = [[_p("Bonus bet", styles.cell_head), _p("Minimum", styles.cell_head_right),
-             _p("Maximum", styles.cell_head_right)]]
-    rows += [[_p(b.bet, styles.cell), _p(money(b.minimum, sign.currency), styles.cell_right),
-              _p(money(b.maximum, sign.currency), styles.cell_right)] for b in sign.bonus_limits]
-    return [_p("Bonus bet limits", styles.heading), _grid(rows, [width * 0.5, width * 0.25, width * 0.25], styles)]
+    columns = _limit_columns(sign.bonus_limits)
+    share = 0.25 if len(columns) == 2 else 0.35
+    rows = [[_p("Bonus bet", styles.cell_head)] + [_p(head, styles.cell_head_right) for head, _ in columns]]
+    rows += [[_p(b.bet, styles.cell)] + [_p(money(getattr(b, attr), sign.currency), styles.cell_right)
+                                         for _, attr in columns] for b in sign.bonus_limits]
+    widths = [width * (1 - share * len(columns))] + [width * share] * len(columns)
+    return [_p("Bonus bet limits", styles.heading), _grid(rows, widths, styles)]
 
 
 def _house_banked_sections(sign: Sign, width, styles: _Styles):
     """A house-banked posting: the approval and rules, the limits of every bet with the paytable it pays by, and
     the aggregate payout limit where one is set."""
     h = sign.house_banked
-    about = [_p("Approval and rules", styles.heading), _p(f"Approved: {h.approval}.", styles.cell),
-             _p(f"Rules of play: {h.rules}" + (f". Dealt from {h.decks} decks." if h.decks else "."), styles.note)]
+    about = [_p("Approval and rules", styles.heading)]
+    if h.approval:
+        about.append(_p(f"Approved: {h.approval}.", styles.cell))
+    about.append(_p(f"Rules of play: {h.rules}" + (f". Dealt from {h.decks} decks." if h.decks else "."), styles.note))
     rows = [[_p("Bet", styles.cell_head), _p("Minimum", styles.cell_head_right), _p("Maximum", styles.cell_head_right)],
             [_p(h.main_bet, styles.cell), _p(money(sign.min_wager, sign.currency), styles.cell_right),
              _p(money(sign.max_wager, sign.currency), styles.cell_right)]]
@@ -60,7 +70,9 @@ def _payout_sections(sign: Sign, width, styles: _Styles):
         numbered = payouts.paytable not in ("", "unnumbered")
         title = f"{payouts.bet} (paytable {payouts.paytable})" if numbered else payouts.bet
         rows = [[_p(hand, styles.payout), _p(paid, styles.payout_right)] for hand, paid in payouts.lines]
-        grid = _grid(rows, [width * 0.66, width * 0.34], styles, head=False)
+        if payouts.unit:  # the heading names the one unit every payout of the table is written in
+            rows.insert(0, [_p("Hand", styles.cell_head), _p(payouts.unit, styles.cell_head_right)])
+        grid = _grid(rows, [width * 0.62, width * 0.38], styles, head=bool(payouts.unit))
         sections.append([_p(f"Payouts: {title}", styles.fee_title), grid])
     return sections
 
@@ -79,10 +91,13 @@ def _fees(sign: Sign, width, styles: _Styles):
     if sign.option_label:
         head.append(_p(f"Schedule {sign.schedule_code}, option {sign.option_number}: {sign.option_label}",
                        styles.small))
+    none = [_p(text, styles.fee_title) for text in sign.none_charged]
     if not sign.fee_tables:
-        return [head + [_p(sign.no_fees_note or "The schedule prints no fee for this option.", styles.cell)]]
+        return [head + (none or [_p(sign.no_fees_note or "The schedule prints no fee for this option.", styles.cell)])]
     sections = [_fee_section(t, sign, width, styles) for t in sign.fee_tables]
     sections[0] = head + sections[0]
+    if none:
+        sections.append(none)
     return sections
 
 

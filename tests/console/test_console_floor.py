@@ -209,3 +209,132 @@ def test_a_floor_with_nothing_to_print_offers_no_print_button(client, people):
     page = client.get("/floor/casino-marysville/").content.decode()
     assert 'name="print"' not in page and "Print the whole floor" not in page
     assert "there is no sign to print" in page
+
+
+# -- stale signs, upcoming versions and overrides (issue 25) ----------------------------------------------------------
+
+
+def _flat(answer):
+    return " ".join(re.sub(r"<[^>]+>", " ", answer.content.decode()).split())
+
+
+def test_the_floor_says_every_sign_is_current_then_which_a_reading_or_a_coming_version_touches(client, people,
+                                                                                              floor_of, clock):
+    from fees import services
+    from fees.models import ScheduleDocument, ScheduleVersion
+    from signage import printing
+    from tests.publishing import publish
+
+    postings = list(printing.postings_in_force(floor_of.values(), datetime.datetime(2027, 3, 3, 4, 0, tzinfo=LA))
+                    .values())
+    printing.print_signs(postings, "letter", user=people.floor, channel=SignPrint.Channel.API)
+    client.force_login(people.floor)
+    page = _flat(client.get("/floor/casino-marysville/"))
+    assert "Every sign is current." in page and "Signs to print or reprint (" not in page
+    assert "Coming into force" not in page
+
+    # 3 March 05:00: a reading of GEGA-002888 v1 option 1 approved (an administrator: a shared schedule).
+    clock(datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA))
+    version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
+    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
+                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
+                                              "Test: Bureau answer")
+    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    document = ScheduleDocument.objects.get(code="GEGA-002888")
+    draft = document.new_draft(based_on=version, user=people.compliance, reason="Bureau letter: new rates",
+                               effective_from=datetime.date(2027, 3, 10))
+    publish(draft, requested_by=people.compliance, approved_by=people.admin)
+    page = _flat(client.get("/floor/casino-marysville/"))
+    why = "a reading approved on 2027-03-03 adds a notice: reprint it"
+    assert "Signs to print or reprint (3)" in page and "Every sign is current." not in page
+    assert f"Table 2 : {why} Table 7 : {why} Table 10 : {why}" in page
+    assert ("GEGA-002888 version 2 takes effect on 2027-03-10: reprint the signs of tables 2, 7 and 10 that day."
+            in page)
+    table_page = _flat(client.get(f"/floor/casino-marysville/tables/{floor_of['7'].pk}/"))
+    assert f"Sign out of date A{why[1:]}." in table_page
+
+    client.post(f"/floor/casino-marysville/tables/{floor_of['7'].pk}/sign.pdf", {"layout": "letter"})
+    page = _flat(client.get("/floor/casino-marysville/"))
+    assert "Signs to print or reprint (2)" in page and "Table 7 :" not in page
+
+
+def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client, people, floor_of):
+    from signage import services
+
+    data = {"table": floor_of["12"].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
+            "max_wager": "20000", "effective_from": datetime.datetime(2027, 3, 3, 4, 1, tzinfo=LA).isoformat()}
+    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
+        2027, 3, 3, 4, 0, tzinfo=LA)), user=people.floor)
+    assert run.errors
+    client.force_login(people.floor)
+    clock_to = datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA)
+    import time_machine
+    with time_machine.travel(clock_to, tick=False):
+        services.request_override(people.compliance, posting, reason="The Bureau is reviewing the maximum.")
+        page = _flat(client.get("/floor/casino-marysville/"))
+        assert "override" not in page  # asked for, not yet approved: it prints under none
+        services.approve_override(people.compliance_2, posting, reason="Findings read; print meanwhile.")
+        said = ("Prints under an override approved by t-compliance-2 on 2027-03-03 05:00 PST: "
+                "“The Bureau is reviewing the maximum.”")
+        assert said in _flat(client.get("/floor/casino-marysville/"))
+        table_page = _flat(client.get(f"/floor/casino-marysville/tables/{floor_of['12'].pk}/"))
+        assert ("Prints under an override asked for by t-compliance (“The Bureau is reviewing the maximum.”), "
+                "approved by t-compliance-2 on 2027-03-03 05:00 PST (“Findings read; print meanwhile.”).") in table_page
+        client.force_login(people.regulator_ca)
+        page = _flat(client.get("/regulator/casino-marysville/"))
+    assert ("Its sign prints under an override approved by t-compliance-2 on 2027-03-03 05:00 PST: "
+            "“The Bureau is reviewing the maximum.”") in page
+    # Beside the error finding it overrides, in the findings table.
+    findings = page[page.index("Findings and how they were handled"):page.index("Acknowledged findings")]
+    assert findings.count("Overridden for printing: asked for by t-compliance (“The Bureau is reviewing the "
+                          "maximum.”), approved by t-compliance-2 on 2027-03-03 05:00 PST.") == run.errors
+
+
+def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridden(client, people, floor_of, clock,
+                                                                                  django_assert_max_num_queries):
+    from fees import services
+    from fees.models import ScheduleVersion
+    from signage import printing, services as signage_services
+
+    game = Game.objects.get(slug="face-up-pai-gow-poker")
+
+    minutes = iter(range(1, 60))
+
+    def at(minute=None):
+        """The clock on to the next minute (or to ``minute``) of 3 March 04:00."""
+        moment = datetime.datetime(2027, 3, 3, 4, minute or next(minutes), tzinfo=LA)
+        clock(moment)
+        return moment
+
+    def more(labels, maximum):
+        now = at()
+        for label in labels:
+            table = Table.objects.create(establishment=people.marysville, label=label, seats=7, game=game)
+            data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
+                    "max_wager": maximum, "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
+            posting, _ = post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+            if maximum == "20000":
+                signage_services.request_override(people.compliance, posting, reason="The Bureau is reviewing it.")
+                signage_services.approve_override(people.compliance_2, posting, reason="Findings read; print it.")
+        at()  # the postings take effect
+        now = at()
+        printing.print_signs(printing.postings_in_force(Table.objects.filter(label__in=labels), now).values(),
+                             "letter", user=people.floor, channel=SignPrint.Channel.API)
+
+    more(["30"], "20000")
+    version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
+    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
+                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
+                                              "Test: Bureau answer")
+    at()
+    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    client.force_login(people.floor)
+    client.get("/floor/casino-marysville/")  # warm caches (content types, sessions)
+    with django_assert_max_num_queries(40) as few:
+        page = client.get("/floor/casino-marysville/").content.decode()
+    assert "adds a notice" in page and "Prints under an override" in page
+    more([str(n) for n in range(40, 45)], "20000")
+    more([str(n) for n in range(50, 65)], "500")
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = client.get("/floor/casino-marysville/").content.decode()
+    assert page.count("Prints under an override") == 6

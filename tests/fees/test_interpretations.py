@@ -272,7 +272,8 @@ def test_the_sign_uses_the_reading_and_says_it_is_one(people, pai_gow):
     assert titles == ["Player fee by total base wager", "Player-dealer fee by total table action"]
     player, dealer = sign.fee_tables
     assert player.note == f"Interpretation: {PLAYER_COLUMN.rstrip('.')} ({CITATION}, 2026-10-15)."
-    assert [row.bounds for row in dealer.rows] == ["$10-100", "$101.00 or more"]  # read open, not as printed
+    # The open bound is read, not as printed: the whole table is then written from the amounts, one way.
+    assert [row.bounds for row in dealer.rows] == ["$10 to $100", "$101 or more"]
     flat = " ".join(sign_text(posting).split())
     assert "Interpretation: The 'Wagering Limit' column of the player fee is each player's total base wager" in flat
     assert CITATION in flat and "2026-10-15" in flat and "basis not stated" not in flat

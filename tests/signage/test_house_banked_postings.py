@@ -448,7 +448,7 @@ def test_the_sign_shows_approval_limits_paytable_aggregate_limit_and_notices(api
         flat = " ".join(signs.text(pdf, layout=False).split())
         text = signs.text(pdf)
         assert flat.count("One for the Money") == faces
-        assert "Game registration not stated in the source" in flat
+        assert "Game registration" not in flat and "not stated" not in flat  # none on record: nothing said
         assert "Approved: WSGC letter of 2014-02-18 (Licensing Operations Division, Tina Griffin) re: One For The " \
                "Money." in flat
         assert "Perfect Match version" in flat and "Dealt from 6 decks." in flat
@@ -457,6 +457,7 @@ def test_the_sign_shows_approval_limits_paytable_aggregate_limit_and_notices(api
         assert re.search(r"Perfect Match[ \t]+\$1\.00[ \t]+\$5\.00", text) and "paytable WSGC 1" in flat
         for hand, paid in ENCLOSURE_PM_1:
             assert hand in flat and paid in flat, hand
+        assert signs.row("Hand", "Pays (odds)").search(text)  # the payouts' one unit, named
         assert "for 1" not in flat
         assert "Aggregate payout limit" in flat and "$1,000.00: the most paid in total on odds-based prizes" in flat
         assert "including all fees to play; this posting names no fee to play (WAC 230-15-060)" in flat

@@ -39,7 +39,7 @@ def _approval_rows(establishment, today, forms_posted=None, may_record=False):
                                                  if may_record and c["recordable"] and not c["met"] else None)
             c["withdraw_form"] = (forms_posted.get(("withdraw", c["record"].pk))
                                   or WithdrawMetForm(prefix=f"w{c['record'].pk}")) if may_record and c["met"] else None
-        outstanding = [c["condition"] for c in at if c["recordable"] and not c["met"]]
+        outstanding = [c["condition"] for c in at if c["state"] == record_conditions.OUTSTANDING]
         expiring = bool(state.in_force and approval.expires_on and approval.expires_on - today <= EXPIRING_WITHIN)
         trial_ending = bool(state.in_force and approval.status == Approval.Status.TRIAL and approval.trial_ends_on
                             and approval.trial_ends_on - today <= EXPIRING_WITHIN)

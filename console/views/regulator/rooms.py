@@ -12,6 +12,7 @@ from cardroom.ordering import natural
 from compliance import inbox
 from compliance.models import Finding
 from fees.models import TablePosting
+from signage import printing
 
 from ...access import establishment_or_404, page, regulated_establishments
 from .forms import MonthForm
@@ -70,7 +71,10 @@ def establishment(request, establishment, scope):
     counts = inbox.standing_counts(kept)
     # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
     findings = Paginator(kept.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings"))
-    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk)} for t in tables]
+    # The overrides the signs print under, shown beside the postings and the error findings they override.
+    overrides = printing.overrides_in_use(p.pk for p in in_force.values() if p.table_id in per_table)
+    rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk),
+             "override": t.pk in in_force and overrides.get(in_force[t.pk].pk)} for t in tables]
     month_form = MonthForm(request.GET or None)
     fees = _fees(establishment, every_table, month_form)
     if not month_form.is_bound or not month_form.errors:
@@ -80,7 +84,9 @@ def establishment(request, establishment, scope):
     return render(request, "console/regulator/establishment.html", {
         "section": "regulator", "establishment": establishment, "now": now, "rows": rows,
         "unposted": sum(1 for r in rows if r["posting"] is None),
-        "findings": findings, "finding_rows": inbox.shown(findings.object_list),
+        "findings": findings, "finding_rows": [
+            (f, overrides.get(f.posting_id) if f.severity == Finding.Severity.ERROR else None)
+            for f in inbox.shown(findings.object_list)],
         "infos": counts["info"]["open"] + counts["info"]["acknowledged"], "open_errors": counts["error"]["open"],
         "handled": list(handled), "approvals": list(_approvals(establishment)),
         "month_form": month_form, "fees": fees,
