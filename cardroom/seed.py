@@ -21,6 +21,8 @@ from .models.places import validate_time_zone
 from .upsert import upsert
 
 CITED = ("source", "citation")
+# Who the history names for what the seed loader wrote: the transcription of the source documents.
+SEED_ACTOR = "the seed data (transcribed from the source documents)"
 
 
 class Loader:

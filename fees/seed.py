@@ -9,6 +9,7 @@ from simple_history.utils import bulk_create_with_history
 
 from cardroom import seedfile as sf
 from cardroom.models import Jurisdiction
+from cardroom.seed import SEED_ACTOR
 from cardroom.upsert import upsert
 
 from . import services
@@ -127,5 +128,5 @@ def load_version(loader, document, item, where):
         option = FeeOption.objects.create(version=version, **option_data)
         bulk_create_with_history([FeeTier(option=option, **tier) for tier in tiers], FeeTier,
                                  default_change_reason="Seed data import")
-    services.publish_without_review(version, reason=wanted["reason"], actor_label="load_seed_data")
+    services.publish_without_review(version, reason=wanted["reason"], actor_label=SEED_ACTOR)
     loader.created += 1

@@ -61,6 +61,7 @@ def test_load_demo_adds_compliance_2_and_recorded_play_and_a_second_run_adds_not
     assert ("compliance-2", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "casino-marysville", None) in DEMO_USERS
     officer = get_user_model().objects.get(username="compliance-2")
     assert officer.check_password("compliance-dev-only")
+    assert officer.email == "compliance-2@example.org"  # the reviews' emails have someone to go to
     assert list(Membership.objects.filter(user=officer).values_list("role", "establishment", "jurisdiction")) == [
         (Role.COMPLIANCE_OFFICER, marysville.pk, None)]
     # ... and at the Evergreen Card Room, so that its overrides too can take two people.

@@ -548,7 +548,8 @@ def test_verify_endpoint_checks_a_bundle_in_a_job_of_who_asked(api, people, inst
     assert job["status"] == "done" and job["download"] is None
     assert job["result"] == {"ok": True, "problems": [], "manifest": manifest,
                              "public_key_fingerprint": keys.key_fingerprint(), "installation_key": True,
-                             "signature": "valid", "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"}}
+                             "signature": "valid", "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"},
+                             "folder": None, "kept": []}  # zipped as made (no top folder), no kept checkpoint given
     assert not any(p.is_file() for p in (tmp_path / "media").rglob("*"))  # the upload is removed once checked
 
     altered = rebuild(path, tmp_path / "altered.zip", alter="report.pdf")

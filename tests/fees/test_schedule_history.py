@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from cardroom import changes
+from cardroom.seed import SEED_ACTOR
 from fees import history, services
 from fees.models import FeeTier, ScheduleDocument
 from tests.publishing import publish
@@ -92,7 +93,7 @@ def test_the_seeded_version_is_one_import_and_its_publication(gega):
     loaded, approved = history.version_history(v1)
     tiers = FeeTier.objects.filter(option__version=v1).count()
     assert loaded["summary"] == f"Version v1 created with 49 options and {tiers} tiers"
-    assert approved["review"]["by"] == approved["who"] == "load_seed_data"
+    assert approved["review"]["by"] == approved["who"] == SEED_ACTOR
     assert approved["review"]["reason"] == v1.reason
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from cardroom.models import AuditLogEntry
 from cardroom.models.audit import AppendOnlyError
+from cardroom.seed import SEED_ACTOR
 from fees.models import FeeOption, FeeTier, ImmutableVersionError, ScheduleDocument, VersionStateError
 from fees.services import publish_without_review
 
@@ -27,7 +28,7 @@ def test_seeded_version_is_published_with_reason_and_audit(published):
     assert published.is_published
     assert published.reason
     entry = AuditLogEntry.objects.get(action="schedule.publish", object_id=str(published.pk))
-    assert entry.actor_label == "load_seed_data"
+    assert entry.actor_label == SEED_ACTOR
     assert entry.data["code"] == "GEGA-002888"
 
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from cardroom.audit import log_action
-from cardroom.seed import Loader
+from cardroom.seed import SEED_ACTOR, Loader
 from cardroom.seedfile import SeedError
 
 
@@ -32,7 +32,7 @@ class Command(BaseCommand):
                     if find_spec(f"{app.name}.seed") is not None:
                         import_module(f"{app.name}.seed").load(loader)
                 if loader.created or loader.changed:
-                    log_action("seed.import", actor_label="load_seed_data", data={
+                    log_action("seed.import", actor_label=SEED_ACTOR, data={
                         "directory": str(loader.directory), "created": loader.created, "changed": loader.changed,
                     })
         except SeedError as exc:
