@@ -18,6 +18,26 @@ def pytest_sessionstart(session):
         pytest.exit("CARDROOM_REQUIRE_SERVICES is set but CELERY_BROKER_URL is not a Redis URL", returncode=3)
 
 
+# Fixtures through which a test reaches the database; a test with none of them (and no django_db mark) cannot
+# (pytest-django refuses it), so its result does not depend on the database.
+_DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                      "live_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """CARDROOM_DATABASE_TESTS_ONLY (bin/test's PostgreSQL pass): leave out the tests that never reach a database;
+    the SQLite pass has just run them, and a second run on another database could not tell anything new."""
+    if os.environ.get("CARDROOM_DATABASE_TESTS_ONLY") != "True":
+        return
+    kept, left = [], []
+    for item in items:
+        reaches = item.get_closest_marker("django_db") or _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        (kept if reaches else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """Every test starts from the published seed data; each test's own changes are rolled back."""
