@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/pages.py [--repeat 30] [--fresh]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench_pages .venv/bin/python benchmarks/pages.py
     .venv/bin/python benchmarks/pages.py --profile "regulator room"     # where one page's time and queries go
+    .venv/bin/python benchmarks/pages.py --page postings --page floor   # only these pages
 
 Uses DATABASE_URL when set, else its own SQLite file, var/bench-pages.sqlite3 (never the dev database). The first
 run migrates, loads the seed and the demo (``load_seed_data``, ``load_demo``) and adds two California rooms,
@@ -62,6 +63,7 @@ def setup(fresh):
     os.environ.update(DEBUG="False", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="False",
                       ALLOWED_HOSTS="testserver", LOG_LEVEL="ERROR")
     os.environ.pop("CELERY_BROKER_URL", None)  # the sign batch runs in-process: no worker to wait for
+    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"  # the demo's emails, not printed
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
     import django
 
@@ -146,6 +148,7 @@ def prepare():
     from django.core.management import call_command
 
     from cardroom.models import Establishment
+    from cardroom.tasks import refresh_planner_statistics
     from support import analyze
 
     if not Establishment.objects.filter(slug="casino-marysville", tables__isnull=False).exists():
@@ -153,6 +156,7 @@ def prepare():
         call_command("load_demo", force=True, verbosity=0)
     rooms = {n: room(n) for n in ROOMS}
     analyze()
+    refresh_planner_statistics()  # SQLite's, as the nightly beat keeps them in service
     return rooms
 
 
@@ -240,6 +244,8 @@ def main():
     parser.add_argument("--fresh", action="store_true", help="build the database again from nothing")
     parser.add_argument("--setup-only", action="store_true", help="build (or check) the database, measure nothing")
     parser.add_argument("--profile", metavar="PAGE", help="profile one page (a label of the table) at 200 tables")
+    parser.add_argument("--page", action="append", metavar="PAGE", help="measure only this page (a label of the "
+                                                                         "table; may be repeated)")
     args = parser.parse_args()
     setup(args.fresh)
     from django.contrib.auth import get_user_model
@@ -262,6 +268,8 @@ def main():
     print(f"{'page':<16} |" + "    p50    p95    max cpu95 queries |" * 2)
     worst, growing = (0.0, ""), []
     for (label, user, url), (_, big_user, big_url) in zip(small, big):
+        if args.page and label not in args.page:
+            continue
         figures = measure(client, user, url, args.repeat) + measure(client, big_user, big_url, args.repeat)
         worst = max(worst, (figures[1], label), (figures[6], label))
         if figures[4] != figures[9]:

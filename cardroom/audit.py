@@ -2,20 +2,21 @@
 
 Entries are hash-chained (``cardroom.chain``): one chain per establishment and one for the installation
 (entries with no establishment). ``log_action`` appends to the entry's chain under a lock on the chain's
-head; ``verify_chains`` walks the chains; ``chain_head`` says where a chain ends, for anything (an audit
-export) that needs to record which part of the log it covers.
+head; ``verify_chains`` walks the chains whole (the hourly beat, ``verify_audit_log``) and
+``verify_new_entries`` only the entries written since the last verified one (the audit log page); ``chain_head``
+says where a chain ends, for anything (an audit export) that needs to record which part of the log it covers.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from . import bulk
 from . import chain as hashchain
-from .models import AuditChainHead, AuditLogEntry, Establishment
+from .models import AuditChainHead, AuditChainVerified, AuditLogEntry, Establishment
 
 
 def chain_name(establishment):
@@ -120,6 +121,11 @@ class ChainReport:
     head_hash: str  # hash of the last good entry
     recorded_head: tuple | None  # (sequence, entry_hash) from AuditChainHead, None when there is none
     broken: hashchain.Break | None
+    # A walk of the new entries only (verify_new_entries): the position it took up from, when the entries up to it
+    # were verified, and when the whole chain was last walked (None: a whole walk, or never).
+    walked_after: int = 0
+    verified_at: object = None
+    walked_at: object = None
 
     @property
     def ok(self):
@@ -149,7 +155,29 @@ def verify_chains(establishment=None):
         names |= set(AuditLogEntry.objects.order_by().values_list("chain", flat=True).distinct())
         names = sorted(names, key=_chain_order)
         places = Establishment.objects.in_bulk([_establishment_id(name) for name in names if _establishment_id(name)])
-    return [_verify_chain(name, places.get(_establishment_id(name))) for name in names]
+    reports = [_verify_chain(name, places.get(_establishment_id(name))) for name in names]
+    for report in reports:
+        _record_verified(report)
+    return reports
+
+
+def verify_new_entries(establishment):
+    """The establishment's chain checked from its last verified entry on (``AuditChainVerified``): only the entries
+    written since are read and hashed, so a look at the log does not grow with it. An entry changed before that
+    point is not seen here but by the whole walk (``verify_chains``, hourly), which then sets the verified point
+    back to the last good entry, so the next look names the break. Returns a ``ChainReport`` whose ``entries``
+    are the entries walked after ``walked_after``."""
+    name = chain_name(establishment)
+    point = AuditChainVerified.objects.filter(chain=name).first()
+    read = (point.sequence, point.entry_hash) if point else (0, hashchain.GENESIS)
+    start = read
+    if read[0] and not AuditLogEntry.objects.filter(chain=name, sequence=read[0], entry_hash=read[1]).exists():
+        start = (0, hashchain.GENESIS)  # the entry verified through is no longer as verified: walk it all again
+    report = _verify_chain(name, establishment, start)
+    _record_verified(report, read)
+    if not start[0]:
+        return report
+    return replace(report, walked_after=start[0], verified_at=point.verified_at, walked_at=point.walked_at)
 
 
 def _establishment_id(name):
@@ -164,21 +192,44 @@ def _chain_order(name):
     return (1, number, name) if number is not None else (2, 0, name)
 
 
-def _rows(name):
-    return (AuditLogEntry.objects.filter(chain=name).order_by("sequence", "id")
+def _rows(name, after=0):
+    return (AuditLogEntry.objects.filter(chain=name, sequence__gt=after).order_by("sequence", "id")
             .values("id", "entry_hash", *hashchain.FIELDS).iterator(chunk_size=2000))
 
 
-def _verify_chain(name, establishment):
+def _verify_chain(name, establishment, start=(0, hashchain.GENESIS)):
     recorded = AuditChainHead.objects.filter(chain=name).values_list("sequence", "entry_hash").first()
     recorded = tuple(recorded) if recorded else None
-    walked = hashchain.walk(_rows(name), recorded)
+    walked = hashchain.walk(_rows(name, start[0]), recorded, start)
     broken = walked.broken
-    if broken is None and recorded is None and walked.entries:
+    if broken is None and recorded is None and (walked.entries or start[0]):
         broken = hashchain.Break(hashchain.HEAD, walked.sequence, None, "the chain has entries but no recorded head")
     if broken is not None and broken.kind == hashchain.CONTENT:
         broken = _moved(name, broken, recorded)
     return ChainReport(name, establishment, walked.entries, walked.sequence, walked.head_hash, recorded, broken)
+
+
+def _record_verified(report, read=None):
+    """Keep how far the chain is known intact. A whole walk (``read`` None) moves the point to where it ended,
+    back to the last good entry when it found a break. A look (``read``: the point as it read it) moves it on when
+    it verified something new, unless the point moved meanwhile (a whole walk's break stands)."""
+    now = timezone.now()
+    point = {"sequence": report.sequence, "entry_hash": report.head_hash, "verified_at": now}
+    rows = AuditChainVerified.objects.filter(chain=report.chain)
+    if read is None:
+        point["walked_at"] = now
+        if report.ok:
+            rows = rows.filter(sequence__lte=report.sequence)  # a look may have gone further meanwhile
+    elif report.ok and (report.sequence, report.head_hash) != read:
+        rows = rows.filter(sequence=read[0], entry_hash=read[1])
+    else:
+        return  # nothing new verified
+    try:
+        with transaction.atomic():
+            if not rows.update(**point) and not AuditChainVerified.objects.filter(chain=report.chain).exists():
+                AuditChainVerified.objects.create(chain=report.chain, **point)
+    except IntegrityError:  # another look recorded the chain's first point at the same moment: theirs stands
+        pass
 
 
 def _moved(name, broken, recorded):

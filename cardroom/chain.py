@@ -109,7 +109,7 @@ class Walk:
     broken: Break | None
 
 
-def walk(entries, head=None):
+def walk(entries, head=None, start=(0, GENESIS)):
     """Walk one chain's entries in position order and stop at the first break.
 
     ``entries`` is any iterable of mappings, read once (stream it from the database); ``head`` is the
@@ -117,9 +117,11 @@ def walk(entries, head=None):
     Per entry, in this order: its position follows the previous one (a gap is a missing entry, a repeat or
     step back is an entry out of order), its stored hash matches its content, and its ``prev_hash`` is the
     previous entry's hash. At the end, the last entry must be the recorded head: fewer entries means some
-    were removed from the end, more means entries were added behind the application's back.
+    were removed from the end, more means entries were added behind the application's back. ``start``: the
+    ``(sequence, entry_hash)`` of an entry already verified, the entries given being those after it (a walk
+    that takes up where an earlier one stopped).
     """
-    count, sequence, previous = 0, 0, GENESIS
+    count, (sequence, previous) = 0, start
     for entry in entries:
         expected = sequence + 1
         position = entry["sequence"]

@@ -342,6 +342,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cardroom.tasks.sign_checkpoints",
         "schedule": crontab(minute=5),
     },
+    # Hourly: every audit chain walked whole (cardroom.tasks.verify_audit_chains); the audit log page re-hashes only
+    # the entries written since the last verified one, so an older entry changed is found here.
+    "audit-verify-chains": {
+        "task": "cardroom.tasks.verify_audit_chains",
+        "schedule": crontab(minute=35),
+    },
+    # Nightly: SQLite's planner statistics (cardroom.tasks.refresh_planner_statistics; PostgreSQL's autovacuum
+    # keeps its own), after the nightly reconciliation and validation have written.
+    "sqlite-planner-statistics": {
+        "task": "cardroom.tasks.refresh_planner_statistics",
+        "schedule": crontab(hour=7, minute=50),
+    },
     # Daily: each room's compliance officers are emailed the day's new error findings and approvals expiring
     # within 30 days (compliance.tasks.send_daily_digest), after the nightly validation.
     "compliance-daily-digest": {

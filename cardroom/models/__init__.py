@@ -1,6 +1,6 @@
 from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition, ConditionFulfilment
-from .audit import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
+from .audit import AuditChainHead, AuditChainVerified, AuditCheckpoint, AuditLogEntry, SigningKey
 from .jobs import Job
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
 from .places import Establishment, Jurisdiction, Table
@@ -10,6 +10,7 @@ __all__ = [
     "Approval",
     "ApprovalCondition",
     "AuditChainHead",
+    "AuditChainVerified",
     "AuditCheckpoint",
     "AuditLogEntry",
     "BetLimit",

@@ -102,6 +102,25 @@ class AuditChainHead(models.Model):
         return f"{self.chain} @ {self.sequence} {self.entry_hash[:12]}"
 
 
+class AuditChainVerified(models.Model):
+    """How far each audit-log chain is known intact, so that a look at the log re-hashes only the entries written
+    since (``cardroom.audit.verify_new_entries``). The whole walk (``verify_chains``: the hourly beat and
+    ``verify_audit_log``) sets it back to the last good entry when it finds a break, which the next look then shows.
+    """
+
+    chain = models.CharField(max_length=64, unique=True)
+    sequence = models.PositiveBigIntegerField(help_text="Position of the last entry verified (0: none yet).")
+    entry_hash = models.CharField(max_length=64, help_text="Hash of that entry.")
+    verified_at = models.DateTimeField(help_text="When the entries up to it were last verified.")
+    walked_at = models.DateTimeField(null=True, blank=True, help_text="When the whole chain was last walked.")
+
+    class Meta:
+        verbose_name = "audit chain verified point"
+
+    def __str__(self):
+        return f"{self.chain} verified through {self.sequence}"
+
+
 class SigningKey(models.Model):
     """A public key the installation signs with (checkpoints, export manifests), and when.
 

@@ -10,6 +10,7 @@ from django.db import transaction
 from cardroom.audit import log_action
 from cardroom.seed import SEED_ACTOR, Loader
 from cardroom.seedfile import SeedError
+from cardroom.tasks import refresh_planner_statistics
 
 
 class Command(BaseCommand):
@@ -37,6 +38,7 @@ class Command(BaseCommand):
                     })
         except SeedError as exc:
             raise CommandError(str(exc)) from exc
+        refresh_planner_statistics()  # SQLite plans blind without them (PostgreSQL's autovacuum keeps its own)
         for warning in loader.warnings:
             self.stderr.write(self.style.WARNING(warning))
         if options["verbosity"]:

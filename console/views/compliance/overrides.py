@@ -1,10 +1,15 @@
 """Postings in force and to come with their latest check, and print overrides: asked for by one officer,
 approved or refused by a second, or withdrawn (signage.services)."""
 
+from html import escape
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 
 from cardroom import permissions
 from cardroom.exceptions import BadInput, StateConflict
@@ -16,6 +21,7 @@ from signage import services as signage_services
 from signage.models import PrintOverride
 
 from ...access import page
+from ...templatetags.console import money, posted_as, room_time
 from .base import _render, _room
 from .forms import OverrideForm
 
@@ -57,6 +63,76 @@ def _posting_rows(establishment, now):
     return rows
 
 
+def _plural(count, word):
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _e(value):
+    return escape(str(value))  # the standard library's (Django's own escaping costs several times more a call)
+
+
+def _posting_cells(row, establishment, user, may_override, urls):
+    """A row of the postings table, its cells formatted once here: 200 rows cell by cell in the template cost
+    ~0.3 ms each (issue 25). Each cell is HTML with every value escaped."""
+    posting, zone = row["posting"], establishment
+    if posting.schedule__code:
+        code, number = posting.schedule__code, posting.option_number
+        href = f'{urls["schedules"]}{_e(quote(code))}/?option={number}'
+        option = f'<a href="{href}">{_e(code)} option {number}</a>'
+    else:
+        option = _e(posted_as(posting))
+    if not row["checked"]:
+        check = '<span class="muted">not checked</span>'
+    else:
+        badges = []
+        if row["error_count"]:
+            badges.append(f'<span class="badge error">{_plural(row["error_count"], "error")}</span>')
+        if row["warnings"]:
+            badges.append(f'<span class="badge warning">{_plural(row["warnings"], "warning")}</span>')
+        check = " ".join(badges) or '<span class="badge ok">no error or warning</span>'
+        check += "".join(f'<br><span class="small">{_e(error)}</span>' for error in row["errors"])
+    link = f"{urls['postings']}{posting.pk}/override/"
+    if row["override"]:
+        granted = row["override"]
+        printing = (f'<span class="badge ok">overridden</span> <span class="small">asked by '
+                    f'{_e(granted["requested_by__username"])}: “{_e(granted["reason"])}”; approved '
+                    f'{_e(room_time(granted["decided_at"], zone))} by {_e(granted["decided_by__username"])}: '
+                    f'“{_e(granted["decision_reason"])}”</span>')
+    elif row["pending"]:
+        printing = '<span class="badge warning">blocked: override awaiting a second officer</span>'
+        if may_override:
+            mine = row["pending"]["requested_by_id"] == user.pk
+            printing += f' <a href="{link}">{"Yours, awaiting…" if mine else "Approve or refuse…"}</a>'
+    elif row["blocked"]:
+        printing = '<span class="badge error">blocked</span>'
+        if may_override:
+            printing += f' <a href="{link}">Ask for an override…</a>'
+    else:
+        printing = '<span class="badge ok">may print</span>'
+    upcoming = ' <span class="tag">to come</span>' if row["upcoming"] else ""
+    limits = f"{money(posting.min_wager, posting.currency)} to {money(posting.max_wager, posting.currency)}"
+    return {"table": mark_safe(_e(posting.table__label) + upcoming), "from": room_time(posting.effective_from, zone),
+            "option": mark_safe(f'{option} <span class="small">{_e(posting.game__name)}</span>'),
+            "limits": limits, "check": mark_safe(check), "printing": mark_safe(printing)}
+
+
+def _history_cells(override, establishment):
+    """A row of the overrides asked for, formatted once (as the postings' rows)."""
+    zone, posting = establishment, override.posting
+    badge = {"approved": "ok", "refused": "error"}.get(override.status, "warning")
+    answer = f'<span class="badge {badge}">{_e(override.get_status_display())}</span>'
+    if override.decided_by:
+        answer += (f" {_e(room_time(override.decided_at, zone))} by {_e(override.decided_by.get_username())}: "
+                   f"{_e(override.decision_reason)}")
+    return {
+        "asked": room_time(override.requested_at, zone),
+        "posting": f"Table {posting.table.label}, {posting.posted_as} from {room_time(posting.effective_from, zone)}",
+        "by": f"{override.requested_by.get_username()}: {override.reason}",
+        "answer": mark_safe(answer),
+        "errors": mark_safe("<br>".join(_e(e["message"]) for e in override.findings)),
+    }
+
+
 @page("compliance")
 def postings(request, establishment, scope):
     """Postings in force and to come, their findings and print overrides; the overrides awaiting a second officer;
@@ -64,12 +140,18 @@ def postings(request, establishment, scope):
     establishment = _room(scope, establishment)
     now = timezone.now()
     rows = _posting_rows(establishment, now)
-    history = (PrintOverride.objects.filter(posting__table__establishment=establishment)
+    may_override = permissions.allowed(request.user, "signage.override_print", establishment)
+    urls = {"schedules": reverse("console:compliance-schedules", args=[establishment.slug]),
+            "postings": reverse("console:compliance-postings", args=[establishment.slug])}
+    for row in rows:
+        row["cells"] = _posting_cells(row, establishment, request.user, may_override, urls)
+    history = [_history_cells(o, establishment) for o in
+               PrintOverride.objects.filter(posting__table__establishment=establishment)
                .select_related("posting__table", "posting__schedule", "posting__rules", "requested_by",
-                               "decided_by")[:100])
+                               "decided_by")[:100]]
     return _render(request, "postings.html", establishment, {
         "rows": rows, "pending": [r for r in rows if r["pending"]], "history": history, "now": now,
-        "may_override": permissions.allowed(request.user, "signage.override_print", establishment)})
+        "may_override": may_override})
 
 
 OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
