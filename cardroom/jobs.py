@@ -29,6 +29,7 @@ TASKS = {
     Job.Kind.SIGNAGE_BATCH: "signage.tasks.print_batch",
     Job.Kind.AUDIT_EXPORT: "exports.tasks.export_audit",
     Job.Kind.BUNDLE_VERIFICATION: "exports.tasks.verify_bundle",
+    Job.Kind.LEDGER_IMPORT: "fees.imports.import_records",
 }
 
 

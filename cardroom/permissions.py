@@ -261,6 +261,9 @@ add("fees.view_drafts", sees_drafts, "Drafts are seen by the compliance officers
 add("fees.record_ledger", is_staff_of,
     "Only floor supervisors and compliance officers of the table's establishment may record collections, rounds "
     "and reconciliations.")
+add("fees.import_records", is_compliance_officer_of_establishment,
+    "Only compliance officers of the establishment import its records (files of rounds and collections) into the "
+    "ledger.")
 
 # Compliance.
 add("compliance.acknowledge_finding", is_compliance_officer_of,

@@ -1,7 +1,8 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from .views import compliance, floor, game_math, history, home, impact, interpretations, jobs, regulator
+from .views.imports import patterns as import_patterns  # compliance/<room>/imports/
 
 app_name = "console"
 
@@ -58,6 +59,7 @@ urlpatterns = [
     path("regulator/<slug:establishment>/", regulator.establishment, name="regulator-establishment"),
     path("regulator/<slug:establishment>/audit-log/", regulator.audit_log, name="regulator-audit-log"),
     path("regulator/<slug:establishment>/game-math/", game_math.regulator_game_math, name="regulator-game-math"),
+    path("compliance/<slug:establishment>/imports/", include(import_patterns)),
     path("jobs/<uuid:job>/", jobs.job, name="job"),
     path("jobs/<uuid:job>/file", jobs.job_file, name="job-file"),
 ]

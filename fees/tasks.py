@@ -12,6 +12,7 @@ from cardroom.permissions import SYSTEM
 
 from . import ledger, partitions, services
 from .models import Reconciliation
+from .imports import import_records  # noqa: F401  (the worker registers the tasks of fees.tasks)
 
 
 @shared_task

@@ -19,6 +19,7 @@ class Job(models.Model):
         SIGNAGE_BATCH = "signage_batch", "Batch of table signs"
         AUDIT_EXPORT = "audit_export", "Audit export bundle"
         BUNDLE_VERIFICATION = "bundle_verify", "Check of an audit export bundle"
+        LEDGER_IMPORT = "ledger_import", "Import of a room's records"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

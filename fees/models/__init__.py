@@ -1,6 +1,7 @@
 from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Reconciliation, RoundOfPlay
 from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
+from .imports import ImportMapping, RecordImport
 from .options import FeeOption, FeeTier
 from .reviews import Interpretation, VersionReview
 from .schedules import ScheduleDocument, ScheduleVersion
@@ -20,6 +21,8 @@ __all__ = [
     "FeeTier",
     "ImmutableVersionError",
     "Interpretation",
+    "ImportMapping",
+    "RecordImport",
     "ScheduleDocument",
     "ScheduleVersion",
     "VersionReview",

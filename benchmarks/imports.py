@@ -1,0 +1,100 @@
+"""Importing a room's file through the import pages' service (fees.imports): a 1,000,000-row CSV of collection
+entries into PostgreSQL, issue 27's target under 60 s.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench .venv/bin/python benchmarks/imports.py
+
+Prepares the benchmark database as ``ledger_ingest`` does (seed data, 50 posted tables at Casino Marysville) with a
+compliance officer, writes BENCH_ROWS rows (default 1,000,000; one row in BENCH_BAD_EVERY refused, default 10,000)
+as a room's CSV (local times, table labels, no keys: keys derived from content), then times what the pages do:
+``receive`` (size and row checks, SHA-256, the header), ``save_mapping`` and ``start``, the job run in-process
+(jobs run in-process with no broker). Prints each step's wall time, rows/s, and rows per CPU second of this
+process (the machine may be shared: the CPU figure does not count waiting, nor PostgreSQL's own work). Then
+imports the same file again (nothing recorded twice) and deletes the rows it made.
+"""
+
+import csv
+import datetime
+import os
+import sys
+import tempfile
+import time
+
+from ledger_ingest import TABLES, cleanup, ensure_database, prepare  # benchmarks/ is on sys.path as a script
+
+ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
+BAD_EVERY = int(os.environ.get("BENCH_BAD_EVERY", "10000"))
+TARGET = 60.0
+FIRST_DAY = datetime.date(2026, 1, 1)
+HEADER = ["Record", "Table", "Gaming date", "Time", "Hand #", "Payer", "Seat", "Fee type", "Amount"]
+SLOTS = [("player", "1", "player", "3.00"), ("player", "2", "player", "1.00"), ("player_dealer", "", "player_dealer",
+                                                                                 "3.00")]
+
+
+def write_file(path, tables):
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(HEADER)
+        for i in range(ROWS):
+            hand, slot = divmod(i, 3)
+            table = tables[hand % TABLES].label
+            day = FIRST_DAY + datetime.timedelta(days=(hand // TABLES) % 30)
+            payer, seat, fee_kind, amount = SLOTS[slot]
+            if BAD_EVERY and i % BAD_EVERY == BAD_EVERY - 1:
+                amount = "3,00"  # refused: a decimal comma
+            writer.writerow(["entry", table, day.isoformat(), f"{day.isoformat()} {10 + slot}:00:00",
+                             f"H-{hand // (TABLES * 30)}", payer, seat, fee_kind, amount])
+
+
+def timed(what, function, *args):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function(*args)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"  {what:<34} {wall:7.1f} s wall, {cpu:7.1f} s CPU, {ROWS / wall:9,.0f} rows/s, "
+          f"{ROWS / max(cpu, 1e-9):9,.0f} rows per CPU second")
+    return result, wall, cpu
+
+
+def main():
+    ensure_database()
+    user, tables = prepare(clean=True)
+    from django.contrib.auth import get_user_model
+    from django.core.files import File
+
+    from cardroom.models import Establishment, Role
+    from cardroom.roles import appoint
+    from fees import imports
+    from fees.models import CollectionEntry
+
+    room = Establishment.objects.get(slug="casino-marysville")
+    officer, _ = get_user_model().objects.get_or_create(username="bench-import")
+    appoint(officer, Role.COMPLIANCE_OFFICER, establishment=room)
+    path = os.path.join(tempfile.mkdtemp(prefix="bench-import-"), "bench.csv")
+    started = time.perf_counter()
+    write_file(path, tables)
+    print(f"{ROWS:,} rows written to {path} ({os.path.getsize(path) / 1e6:.0f} MB) in "
+          f"{time.perf_counter() - started:.1f} s")
+    try:
+        for attempt in ("first import", "same file again"):
+            print(f"{attempt}:")
+            with open(path, "rb") as binary:
+                received, wall_1, cpu_1 = timed("receive (check, hash, header)", imports.receive, officer, room,
+                                                File(binary, name="bench.csv"))
+            imports.save_mapping(officer, room, imports.guess_mapping(received.header), received.header)
+            job, wall_2, cpu_2 = timed("start and run the job", imports.start, officer, received)
+            received.refresh_from_db()
+            job.refresh_from_db()
+            total = wall_1 + wall_2
+            print(f"  status {job.status}{': ' + job.error if job.error else ''}; recorded "
+                  f"{received.entries_recorded:,}, already recorded {received.already_recorded:,}, refused "
+                  f"{received.refused:,}")
+            print(f"  through the page's service: {total:.1f} s ({ROWS / total:,.0f} rows/s; "
+                  f"{ROWS / (cpu_1 + cpu_2):,.0f} rows per CPU second of this process); target under {TARGET:.0f} s: "
+                  f"{'met' if total < TARGET else 'NOT met'}")
+        print(f"entries at the benchmark tables: {CollectionEntry.objects.filter(table__in=tables).count():,}")
+    finally:
+        cleanup(tables, [CollectionEntry])
+        os.remove(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

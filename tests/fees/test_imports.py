@@ -1,0 +1,316 @@
+"""Importing a room's own records (fees.imports, the compliance import pages): the mapping, the preview, good and
+bad rows through the ledger's own services, a file imported twice, the refused rows' download, the audit entries,
+who may import, and files that are not what they claim."""
+
+import csv
+import datetime
+import hashlib
+import io
+import json
+
+import openpyxl
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
+from cardroom.models import AuditLogEntry
+from fees import imports
+from fees.models import CollectionEntry, RecordImport, RoundOfPlay
+from tests.factories import make_posted_table
+
+pytestmark = pytest.mark.django_db
+
+POSTED_FROM = datetime.datetime(2026, 3, 1, 6, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-8)))
+HEADER = ["Record", "Table", "Gaming date", "Time", "Hand #", "Payer", "Seat", "Player", "Fee type", "Amount",
+          "Facts"]
+FACTS = json.dumps({"wagers": [{"player": "p1", "base": "150", "bonus": "25"}, {"player": "p2", "base": "40"}]})
+MAPPING = {"record": "Record", "table": "Table", "gaming_day": "Gaming date", "time": "Time", "reference": "Hand #",
+           "payer": "Payer", "seat": "Seat", "player": "Player", "fee_kind": "Fee type", "amount": "Amount",
+           "facts": "Facts"}
+PAGES = "/compliance/casino-marysville/imports/"
+
+
+@pytest.fixture
+def table(people):
+    return make_posted_table(people.marysville, label="L-7", effective_from=POSTED_FROM)
+
+
+def entry(reference, seat, amount="3.00", *, table="L-7", time="2026-03-03 02:30", day="2026-03-03", payer="player"):
+    return ["entry", table, day, time, reference, payer, str(seat), f"p{seat}", "player", amount, ""]
+
+
+def round_(reference, *, time="2026-03-03 02:29", table="L-7", facts=FACTS):
+    return ["round", table, "2026-03-03", time, reference, "", "", "", "", "", facts]
+
+
+def as_csv(rows, header=HEADER):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def upload(content, name="day.csv"):
+    return SimpleUploadedFile(name, content, content_type="text/csv")
+
+
+GOOD = [round_("H-1"), entry("H-1", 1), entry("H-1", 2), entry("H-2", 3, "2.00")]
+BAD = [entry("H-3", 4, "4,50"), entry("H-4", 1, table="T-99"), entry("H-5", 9), entry("H-6", 2, payer="dealer")]
+REASONS = {
+    6: "amount: must be an amount of money",
+    7: "table: no table 'T-99' at Casino Marysville.",
+    8: "seat: must be a betting position from 1 to 7 at table L-7, not 9.",
+    9: "payer: must be one of",
+}
+
+
+def imported(user, establishment, content, django_capture_on_commit_callbacks, name="day.csv", mapping=MAPPING):
+    received = imports.receive(user, establishment, upload(content, name))
+    imports.save_mapping(user, establishment, mapping, received.header)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = imports.start(user, received)
+    received.refresh_from_db()
+    job.refresh_from_db()
+    return received, job
+
+
+# -- mapping and preview ---------------------------------------------------------------------------------------
+
+def test_the_first_mapping_is_guessed_from_the_header_and_the_kept_one_wins(people):
+    assert imports.guess_mapping(HEADER) == MAPPING
+    kept = {**MAPPING, "reference": "Round id"}
+    assert imports.guess_mapping([*HEADER, "Round id"], kept)["reference"] == "Round id"
+    assert imports.mapping_problems({"table": "Table"}, HEADER) == [
+        "Time: choose its column.", "Hand or round: choose its column.",
+        "Choose the column of the amounts (collection entries) or of the facts (rounds), or both."]
+
+
+def test_a_mapping_is_kept_per_room_and_audited(people):
+    with pytest.raises(BadInput, match="Time: choose its column"):
+        imports.save_mapping(people.compliance, people.marysville, {"table": "Table"}, HEADER)
+    imports.save_mapping(people.compliance, people.marysville, MAPPING, HEADER)
+    assert imports.saved_mapping(people.marysville) == MAPPING
+    assert imports.saved_mapping(people.wa_room) == {}
+    logged = AuditLogEntry.objects.get(action="ledger.import_mapping")
+    assert logged.data == {"mapping": MAPPING} and logged.establishment == people.marysville
+
+
+def test_the_preview_reads_each_value_in_the_rooms_zone(people, table):
+    received = imports.receive(people.compliance, people.marysville, upload(as_csv([*GOOD, BAD[1]])))
+    rows = imports.preview(received, MAPPING)
+    assert [row["line"] for row in rows] == [2, 3, 4, 5, 6]
+    assert dict(rows[0]["readings"])["Facts"] == "wagers: 2"
+    readings = dict(rows[1]["readings"])
+    assert readings["Time"] == "2026-03-03 02:30 PST"
+    assert readings["Gaming day"] == "2026-03-03"
+    assert readings["Amount"] == "$3.00"
+    assert readings["Payer"] == "Player"
+    assert readings["Key"] == "from the row's content"
+    assert rows[4]["problem"] == "table: no table 'T-99' at Casino Marysville."
+    assert RoundOfPlay.objects.count() == 0 and CollectionEntry.objects.count() == 0
+
+
+def test_the_mapping_and_preview_pages(client, people, table):
+    client.force_login(people.compliance)
+    response = client.post(PAGES + "new/", {"file": upload(as_csv(GOOD))})
+    received = RecordImport.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"{PAGES}{received.uuid}/mapping/"
+    page = client.get(f"{PAGES}{received.uuid}/mapping/")
+    assert page.status_code == 200 and page.context["first_time"] is True
+    assert page.context["form"].initial == MAPPING
+    # The preview waits for a mapping.
+    assert client.get(f"{PAGES}{received.uuid}/preview/")["Location"] == f"{PAGES}{received.uuid}/mapping/"
+    refused = client.post(f"{PAGES}{received.uuid}/mapping/", {"table": "Table"})
+    assert refused.status_code == 400 and b"Time: choose its column." in refused.content
+    saved = client.post(f"{PAGES}{received.uuid}/mapping/", MAPPING)
+    assert saved["Location"] == f"{PAGES}{received.uuid}/preview/"
+    preview = client.get(saved["Location"])
+    assert preview.status_code == 200 and b"2026-03-03 02:30 PST" in preview.content
+    assert b"Import 4 rows" in preview.content
+
+
+# -- importing ----------------------------------------------------------------------------------------------------
+
+def test_good_rows_are_recorded_and_bad_ones_refused_with_the_reason(people, table,
+                                                                    django_capture_on_commit_callbacks):
+    content = as_csv(GOOD + BAD)
+    received, job = imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    assert job.status == "done", job.error
+    assert (received.rounds_recorded, received.entries_recorded, received.already_recorded, received.refused) == \
+        (1, 3, 0, 4)
+    assert RoundOfPlay.objects.get().expected_total > 0
+    assert sorted(CollectionEntry.objects.values_list("reference", "seat", "amount")) == [
+        ("H-1", 1, 3), ("H-1", 2, 3), ("H-2", 3, 2)]
+    reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
+    assert sorted(reasons) == sorted(REASONS)
+    for line, start in REASONS.items():
+        assert reasons[line].startswith(start), reasons[line]
+
+
+def test_the_same_file_twice_records_nothing_new(people, table, django_capture_on_commit_callbacks):
+    content = as_csv(GOOD + BAD)
+    imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    again, job = imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    assert (again.rounds_recorded, again.entries_recorded, again.already_recorded, again.refused) == (0, 0, 4, 4)
+    assert RoundOfPlay.objects.count() == 1 and CollectionEntry.objects.count() == 3
+    with pytest.raises(StateConflict, match="imported already"):
+        imports.start(people.compliance, again)
+
+
+def test_refused_rows_download_fix_and_import_again(client, people, table, django_capture_on_commit_callbacks):
+    received, _ = imported(people.compliance, people.marysville, as_csv(GOOD + BAD),
+                           django_capture_on_commit_callbacks)
+    client.force_login(people.compliance)
+    response = client.get(f"{PAGES}{received.uuid}/refused.csv")
+    assert response.status_code == 200 and response["Content-Type"] == "text/csv"
+    assert 'filename="day refused rows.csv"' in response["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0] == [*HEADER, "refused because"]
+    assert [row[:-1] for row in rows[1:]] == BAD
+    assert rows[1][-1].startswith("line 6: amount: must be an amount of money")
+    # Corrected (the last column left in: it is not mapped), then imported again: only the fixed rows are new.
+    fixed = [[*row[:-1], row[-1]] for row in rows[1:]]
+    fixed[0][9], fixed[1][1], fixed[2][6], fixed[3][5] = "4.50", "L-7", "5", "player"
+    again, _ = imported(people.compliance, people.marysville, as_csv(fixed, rows[0]),
+                        django_capture_on_commit_callbacks, name="fixed.csv")
+    assert (again.entries_recorded, again.refused) == (4, 0)
+    assert not again.refused_file
+    assert CollectionEntry.objects.count() == 7
+    third, _ = imported(people.compliance, people.marysville, as_csv(fixed, rows[0]),
+                        django_capture_on_commit_callbacks, name="fixed.csv")
+    assert (third.entries_recorded, third.already_recorded) == (0, 4)
+
+
+def test_more_bad_rows_than_the_ledger_names_at_once(people, table, django_capture_on_commit_callbacks):
+    rows = []
+    for number in range(60):  # every other row bad: the ledger names 20 per batch
+        rows.append(entry(f"G-{number}", 1))
+        rows.append(entry(f"B-{number}", 1, "x"))
+    received, _ = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
+    assert (received.entries_recorded, received.refused) == (60, 60)
+    assert set(CollectionEntry.objects.values_list("reference", flat=True)) == {f"G-{n}" for n in range(60)}
+
+
+def test_a_rows_own_key_reused_for_other_content_refuses_that_row_only(people, table,
+                                                                        django_capture_on_commit_callbacks):
+    header, keyed = [*HEADER, "Entry id"], {**MAPPING, "idempotency_key": "Entry id"}
+    first = [[*entry("K-1", 1), "k-1"], [*entry("K-2", 2), "k-2"]]
+    imported(people.compliance, people.marysville, as_csv(first, header), django_capture_on_commit_callbacks,
+             mapping=keyed)
+    second = [[*entry("K-1", 1), "k-1"], [*entry("K-9", 2, "9.00"), "k-2"], [*entry("K-3", 3), "k-3"]]
+    received, job = imported(people.compliance, people.marysville, as_csv(second, header),
+                             django_capture_on_commit_callbacks, mapping=keyed)
+    assert (received.entries_recorded, received.already_recorded, received.refused) == (1, 1, 1)
+    assert job.result["refused_rows"][0]["line"] == 3
+    assert "already recorded for a different entry" in job.result["refused_rows"][0]["reason"]
+
+
+def test_a_local_time_the_clocks_pass_twice_is_refused(people, table, django_capture_on_commit_callbacks):
+    rows = [entry("D-1", 1, time="2026-11-01 01:30", day="2026-11-01"),
+            entry("D-2", 1, time="2026-11-01T01:30:00-08:00", day="2026-11-01")]
+    received, job = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
+    assert received.entries_recorded == 1
+    assert job.result["refused_rows"] == [{"line": 2, "reason": "time: 2026-11-01 01:30 came twice (the clocks "
+                                           "went back) at Casino Marysville (America/Los_Angeles): write it with "
+                                           "its UTC offset."}]
+
+
+# -- the audit log --------------------------------------------------------------------------------------------------
+
+def test_the_upload_its_mapping_counts_and_hash_are_audited(people, table, django_capture_on_commit_callbacks):
+    content = as_csv(GOOD + BAD)
+    received, job = imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    sha = hashlib.sha256(content).hexdigest()
+    assert received.sha256 == sha
+    uploaded = AuditLogEntry.objects.get(action="ledger.import_uploaded")
+    assert uploaded.data == {"file": "day.csv", "format": "csv", "size": len(content), "sha256": sha, "rows": 8,
+                             "columns": HEADER}
+    started = AuditLogEntry.objects.get(action="ledger.import")
+    assert started.data == {"file": "day.csv", "format": "csv", "size": len(content), "sha256": sha, "rows": 8,
+                            "mapping": MAPPING, "job": str(job.uuid)}
+    finished = AuditLogEntry.objects.get(action="ledger.import_finished")
+    refused = received.refused_file.open("rb").read()
+    assert finished.data == {"file": "day.csv", "sha256": sha, "rows": 8, "rounds_recorded": 1,
+                             "entries_recorded": 3, "already_recorded": 0, "refused": 4,
+                             "refused_sha256": hashlib.sha256(refused).hexdigest(), "job": str(job.uuid)}
+    assert {uploaded.actor, started.actor, finished.actor} == {people.compliance}
+    assert started.establishment == people.marysville  # its chain is the room's: the audit export carries it
+
+
+# -- who may import --------------------------------------------------------------------------------------------------
+
+def test_only_the_rooms_compliance_officers_import(client, people, table):
+    with pytest.raises(NotAllowed, match="Only compliance officers of the establishment import its records"):
+        imports.receive(people.floor, people.marysville, upload(as_csv(GOOD)))
+    with pytest.raises(NotAllowed):
+        imports.receive(people.compliance_wa, people.marysville, upload(as_csv(GOOD)))
+    received = imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD)))
+    with pytest.raises(NotAllowed):
+        imports.start(people.compliance_wa, received)
+    for user, status in ((people.floor, 403), (people.regulator_ca, 403), (people.compliance_wa, 404)):
+        client.force_login(user)
+        assert client.get(PAGES).status_code == status
+        assert client.get(f"{PAGES}{received.uuid}/preview/").status_code == status
+        assert client.post(f"{PAGES}{received.uuid}/start/").status_code == status
+    assert RecordImport.objects.get().job is None
+
+
+# -- bad files ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, content, message", [
+    ("day.csv", b"", "The submitted file is empty."),  # Django's own check, before the service's
+    ("day.csv", b"%PDF-1.7\n\x00\x01binary", "This file is not a CSV file"),
+    ("day.csv", "Record,Table\n".encode("utf-16"), "This file is not a CSV file"),
+    ("day.csv", b"Record;Table;Time\n", "The first row must name the file's columns"),
+    ("day.csv", b"Record,Table\n", "The file has a header but no rows."),
+    ("day.csv", b"Table,Table\nL-7,L-7\n", "The column 'Table' appears twice"),
+    ("day.csv", "Table,Amount\nL-7,3\xe9\n".encode("latin-1"), "This file is not UTF-8 text"),
+    ("day.pdf", b"Table,Amount\nL-7,3\n", "Upload a .csv or .xlsx file"),
+    ("day.xlsx", b"Table,Amount\nL-7,3\n", "This file is not an XLSX workbook"),
+])
+def test_bad_files_are_refused_and_nothing_kept(client, people, name, content, message):
+    client.force_login(people.compliance)
+    response = client.post(PAGES + "new/", {"file": upload(content, name)})
+    assert response.status_code == 400
+    assert message in response.context["form"].errors["file"][0]
+    assert RecordImport.objects.count() == 0
+
+
+def test_too_big_too_many_rows_and_empty(people, monkeypatch):
+    with pytest.raises(BadInput, match="The file is empty."):
+        imports.receive(people.compliance, people.marysville, upload(b""))
+    monkeypatch.setattr(imports, "MAX_BYTES", 100)
+    with pytest.raises(BadInput, match="the import takes at most 0 MB"):
+        imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
+    monkeypatch.setattr(imports, "MAX_BYTES", 10**6)
+    monkeypatch.setattr(imports, "MAX_ROWS", 3)
+    with pytest.raises(BadInput, match="more than 3 rows"):
+        imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
+    assert RecordImport.objects.count() == 0
+
+
+def xlsx(rows):
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(HEADER)
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+def test_an_xlsx_with_date_cells_numbers_and_a_formula(people, table, django_capture_on_commit_callbacks):
+    at = datetime.datetime(2026, 3, 3, 2, 30)
+    rows = [["entry", "L-7", datetime.date(2026, 3, 3), at, "X-1", "player", 1, "p1", "player", 3.5, None],
+            ["entry", "L-7", datetime.date(2026, 3, 3), at, "X-2", "player", 2, "p2", "player", "=2*1.5", None]]
+    received, job = imported(people.compliance, people.marysville, xlsx(rows), django_capture_on_commit_callbacks,
+                             name="day.xlsx")
+    assert received.format == "xlsx" and received.rows == 2
+    assert (received.entries_recorded, received.refused) == (1, 1)
+    recorded = CollectionEntry.objects.get()
+    assert (recorded.reference, str(recorded.amount)) == ("X-1", "3.50")
+    assert recorded.collected_at == datetime.datetime(2026, 3, 3, 10, 30, tzinfo=datetime.UTC)  # 02:30 PST
+    assert job.result["refused_rows"] == [{"line": 3, "reason": "column J holds a formula (=2*1.5), not a value: "
+                                                                "export the values."}]
