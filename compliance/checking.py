@@ -15,6 +15,7 @@ from django.utils import timezone
 from cardroom import game_checks
 from cardroom.models import Table
 from fees.models import ScheduleVersion, TablePosting
+from fees.variance import short_days
 
 from . import identity
 from .facts import Catalog, document_facts, table_rounds
@@ -33,6 +34,7 @@ from .rules import check_posting, lint_approvals, lint_documents, rule_player_de
 from .rules.game_math import house_edge_findings
 from .rules.lint import TableFacts
 from .rules.postings import PostingFacts
+from .rules.variance import LOOKBACK_DAYS, ShortDays, rule_short_days_in_a_row
 
 __all__ = [
     "CheckError", "FEE_KINDS", "FIELDS", "HOUSE_BANKED_FIELDS", "check_request", "read_request", "summary",
@@ -109,6 +111,23 @@ def _check_tables(recorder, tables, day, at):
         if finding.subject.get("type") == "table":
             recorder.add(finding)
     _check_rounds(recorder, tables, day)
+    _check_variance(recorder, tables, day)
+
+
+def _check_variance(recorder, tables, day):
+    """Tables and recorders short on many gaming days in a row, up to ``day`` (compliance.rules.variance)."""
+    first = day - datetime.timedelta(days=2 * LOOKBACK_DAYS)  # a run still standing may have begun before
+    for establishment in {t.establishment_id: t.establishment for t in tables}.values():
+        days = short_days(establishment, first, day)
+        facts = [("table", label, days["played"].get(label, ()), short)
+                 for label, short in days["tables_short"].items()]
+        facts += [("recorder", name, days["room_days"], short) for name, short in days["recorders_short"].items()]
+        for kind, name, played, short in facts:
+            found = rule_short_days_in_a_row(ShortDays(
+                establishment=establishment.slug, jurisdiction=establishment.jurisdiction.code, as_of=day, kind=kind,
+                name=name, days_played=tuple(sorted(played)), days_short=tuple(sorted(short))), recorder.catalog.params)
+            for item in found:
+                recorder.add(item, establishment=establishment)
 
 
 def _check_rounds(recorder, tables, day):

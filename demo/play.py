@@ -48,6 +48,9 @@ MISKEYINGS = (
     (lambda amount: Decimal("0.00"), "Keyed as $0.00; the drop box count shows ${amount} collected."),
     (lambda amount: amount + 1, "Keyed ${keyed}; the count sheet and the camera show ${amount} collected."),
 )
+# One table whose evening's last hands go uncollected day after day: the pattern the variance page
+# (fees.variance) and its finding (compliance.rules.variance) are for. Days counted from the first (0-based).
+STREAK_TABLE, STREAK_DAYS, STREAK_HANDS = "5", range(12, 18), 2
 
 
 @dataclass
@@ -123,6 +126,8 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     for offset in range(days):
         day = first_day + datetime.timedelta(days=offset)
         _mishaps(by_day[day], random.Random(f"{SEED}:mishaps:{day.isoformat()}"), offset)
+        if offset in STREAK_DAYS:
+            _streak(by_day[day])
     result.fates = {fate: sum(1 for hand in hands if hand.fate == fate) for fate in ("short", "missing", "corrected")}
 
     # Collections: every row with its own idempotency key, in bulk; then the corrections.
@@ -259,6 +264,14 @@ def _mishaps(hands, rng, offset):
         wanted.append("corrected")
     for fate, hand in zip(wanted, rng.sample(hands, min(len(wanted), len(hands)))):
         hand.fate = fate
+
+
+def _streak(hands):
+    """The evening's last STREAK_HANDS hands at STREAK_TABLE (of those nothing else befell) not collected."""
+    mine = sorted((h for h in hands if h.table.label == STREAK_TABLE and h.fate == "collected"),
+                  key=lambda h: h.played_at)
+    for hand in mine[-STREAK_HANDS:]:
+        hand.fate = "missing"
 
 
 def _collect(hand, lines, entries, corrections):

@@ -21,6 +21,7 @@ RULE_TITLES = {
     "ca.player_dealer_rotation": "Player-dealer rotation (California)",
     "ca.wager_limits": "Wager limits (California)",
     "coverage.tiers": "Every wager has a fee tier",
+    "ledger.short_days_in_a_row": "Collections short day after day",
     "lint.ambiguous": "Unclear schedule entry",
     "lint.ascending": "Tiers in order",
     "lint.cents": "Amounts in whole cents",
@@ -64,6 +65,8 @@ PARAMETER_NAMES = {
     "rake_max_percent": "the largest rake percentage",
     "side_wager_max": "the largest side wager",
     "time_fee_max": "the largest time fee",
+    "variance_short_days_error": "the gaming days in a row with a hand short that make an error",
+    "variance_short_days_warning": "the gaming days in a row with a hand short that make a warning",
 }
 
 

@@ -12,6 +12,7 @@ from .figures import buckets, fee_days
 from .pdf import H2, NOTE, Col, para, table
 from .people import count, local, money
 from .summary import SEVERITIES
+from .variance import variance_section
 
 
 def _wagers(row):
@@ -80,6 +81,7 @@ def write(story, data, counts, several):
                     Col("Address", lambda r: r["address"]), Col("Demo data", lambda r: r["is_demo"])],
                    data.rows("establishments"), story.width, empty="None.")
     _fees_section(story, data, several)
+    variance_section(story, data, several)
     changes_section(story, data, counts)
 
     story.section("Collection schedules in force during the period", "landscape", intro=(

@@ -5,6 +5,7 @@ from .imports import ImportMapping, RecordImport
 from .options import FeeOption, FeeTier
 from .reviews import Interpretation, VersionReview
 from .schedules import ScheduleDocument, ScheduleVersion
+from .variance import VarianceCell, VarianceDay
 
 # VersionRowGuard is a base of migrated models, so migrations import it from here.
 
@@ -20,12 +21,14 @@ __all__ = [
     "FeeOption",
     "FeeTier",
     "ImmutableVersionError",
-    "Interpretation",
     "ImportMapping",
     "RecordImport",
+    "Interpretation",
     "ScheduleDocument",
     "ScheduleVersion",
     "VersionReview",
     "VersionRowGuard",
     "VersionStateError",
+    "VarianceCell",
+    "VarianceDay",
 ]

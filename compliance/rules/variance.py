@@ -1,0 +1,82 @@
+"""Collections short day after day: a table, or a recorder, with a hand collected short (or not collected) on
+many gaming days in a row. Pure Python.
+
+One short hand is a mistake; the same table or the same person short night after night is a pattern for the
+compliance officer to look into (docs/compliance.md, "Collections short day after day"). The facts come from the
+stored reconciliations (``fees.variance.short_days``): the days a table was played, the days it (or a
+recorder) had a hand short. Days in a row are counted over the days played: a table closed for a day neither
+breaks nor lengthens its run; a recorder's days are the room's days of play.
+
+The thresholds are dated rule parameters of the jurisdiction: ``variance_short_days_warning`` and
+``variance_short_days_error`` (seed/rules/regulations.yaml). A room may tighten them with a parameter row of
+its own, keyed ``<key>--<establishment slug>`` (``room_key``): the lower of the two values applies, so a room can
+never loosen its jurisdiction's. A run is reported while its last day is within ``LOOKBACK_DAYS`` of the day
+checked, once, at the severity its length reaches.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from fees.variance_stats import runs_in_a_row
+
+from .base import ERROR, WARNING, Finding, ParameterSet, finding
+
+RULE = "ledger.short_days_in_a_row"
+WARNING_KEY, ERROR_KEY = "variance_short_days_warning", "variance_short_days_error"
+LOOKBACK_DAYS = 30
+CITATION = "Internal controls on accounting for collected fees (room policy)"
+
+
+def room_key(key: str, establishment: str) -> str:
+    """The key of a room's own, tighter value of a jurisdiction's parameter."""
+    return f"{key}--{establishment}"
+
+
+@dataclass(frozen=True)
+class ShortDays:
+    """One table's (or recorder's) days. ``kind`` is "table" or "recorder"; ``name`` its label or username."""
+
+    establishment: str
+    jurisdiction: str
+    as_of: datetime.date
+    kind: str
+    name: str
+    days_played: tuple
+    days_short: tuple
+
+
+def threshold(params: ParameterSet, jurisdiction: str, establishment: str, key: str, day: datetime.date):
+    """The value in force: the jurisdiction's, or the room's own when it is lower (None: neither is set)."""
+    found = [p for p in (params.get(jurisdiction, key, day), params.get(jurisdiction, room_key(key, establishment),
+                                                                        day)) if p is not None]
+    return min(found, key=lambda p: p.value) if found else None
+
+
+def rule_short_days_in_a_row(facts: ShortDays, params: ParameterSet) -> list[Finding]:
+    day = facts.as_of
+    levels = [(ERROR, threshold(params, facts.jurisdiction, facts.establishment, ERROR_KEY, day)),
+              (WARNING, threshold(params, facts.jurisdiction, facts.establishment, WARNING_KEY, day))]
+    levels = [(severity, p) for severity, p in levels if p is not None]
+    if not levels:
+        return []
+    what = f"table {facts.name}" if facts.kind == "table" else f"recorder {facts.name}"
+    since = day - datetime.timedelta(days=LOOKBACK_DAYS - 1)
+    out = []
+    for first, last, length in runs_in_a_row(facts.days_short, facts.days_played):
+        if last < since or last > day:
+            continue
+        for severity, parameter in levels:
+            if length >= int(parameter.value):
+                subject = {"type": facts.kind, facts.kind: facts.name, "establishment": facts.establishment,
+                           "from": first.isoformat()}
+                played = "days it was played" if facts.kind == "table" else "days the room was open"
+                out.append(finding(
+                    RULE, severity, subject,
+                    f"A hand was collected short or not collected at {what} on {length} {played} in a row, "
+                    f"{first.isoformat()} to {last.isoformat()}; {int(parameter.value)} in a row call for a "
+                    f"{severity}. See the variance page for the hands.",
+                    parameter.citation, [parameter]))
+                break
+    return out

@@ -1,0 +1,121 @@
+"""Where the money goes missing, for a room's compliance officers and its regulators: fees expected vs
+collected over a period by table, gaming day, shift and recorder, how unusual each is against the room's own
+history, and the hands behind a row (fees.variance). Read-only; the same page under each role's section."""
+
+from urllib.parse import quote
+
+from django import forms
+from django.db.models import Max
+from django.shortcuts import render
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+from django.utils import timezone
+
+from cardroom import values
+from cardroom.money import format_money
+from fees import variance
+from fees.models import Reconciliation
+from fees.variance_stats import BASELINE_DAYS
+
+from ..access import compliance_establishments, establishment_or_404, page, regulated_establishments
+
+MAX_DAYS = 366  # a year at most: the page answers in well under a second over a busy room's year
+GROUP_TITLES = {"table": "By table", "day": "By gaming day", "shift": "By shift", "recorder": "By recorder"}
+
+
+class PeriodForm(forms.Form):
+    day_from = forms.DateField(label="From gaming day", widget=forms.DateInput(attrs={"type": "date"}),
+                               error_messages={"invalid": "Give a day as YYYY-MM-DD."})
+    day_to = forms.DateField(label="to gaming day", widget=forms.DateInput(attrs={"type": "date"}),
+                             error_messages={"invalid": "Give a day as YYYY-MM-DD."})
+    by = forms.ChoiceField(choices=[(g, g) for g in variance.GROUPS], required=False, widget=forms.HiddenInput,
+                           error_messages={"invalid_choice": "Drill down by table, day, shift or recorder."})
+    key = forms.CharField(max_length=40, required=False, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        first, last = data.get("day_from"), data.get("day_to")
+        if first is None or last is None:
+            return data
+        for day in (first, last):
+            if not values.FIRST_DAY <= day <= values.LAST_DAY:
+                raise forms.ValidationError(f"Give days between {values.FIRST_DAY:%Y-%m-%d} and "
+                                            f"{values.LAST_DAY:%Y-%m-%d}.")
+        if last < first:
+            raise forms.ValidationError("The period ends before it begins: give the earlier day first.")
+        if (last - first).days + 1 > MAX_DAYS:
+            raise forms.ValidationError(f"Give a period of at most {MAX_DAYS} gaming days.")
+        return data
+
+
+def _default_period(establishment):
+    """The month of the room's latest reconciliation (this month when there is none)."""
+    latest = Reconciliation.objects.filter(table__establishment=establishment).aggregate(
+        last=Max("gaming_day"))["last"] or timezone.localdate(timezone.now(), establishment.zone)
+    return latest.replace(day=1), latest
+
+
+ROW = ('<tr id="{}-{}"{}><th scope="row">{}</th>{}<td class="num">{}</td><td class="num{}">{}</td>'
+       '<td><svg width="120" height="12" role="img" aria-label="{} short"><rect x="0" y="1" width="{}%" height="10" '
+       'fill="{}"></rect></svg></td><td{}>{}</td><td>{}</td></tr>')
+SUMS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
+DRILL = '<a href="?{}&amp;by={}&amp;key={}#hands" class="drill">hands</a>'
+
+
+def _rows_html(group, rows, currency, period):
+    """The rows of one group's table, each with its amount short as a bar against the largest of the group.
+    Written here rather than by the template: a year is 365 days and a busy room's 200 tables, and the
+    template's lookups cost more than all the page's queries."""
+    top = max([r.amount_short for r in rows] or [0])
+    out = []
+    for row in rows:
+        unusual = row.judgement is not None and row.judgement.unusual
+        short = format_money(row.amount_short, currency)
+        sums = format_html(SUMS, format_money(row.expected, currency), format_money(row.collected, currency),
+                           row.hands) if row.expected is not None else ""
+        out.append(format_html(
+            ROW, group, row.key, mark_safe(' class="unusual"') if unusual else "", row.label, sums, row.hands_short,
+            " error" if row.hands_short else "", short, short,
+            f"{float(row.amount_short / top * 100):.1f}" if top else "0", "#a4161a" if unusual else "#6b7785",
+            mark_safe(' class="error"') if unusual else "", row.judgement.words if row.judgement else "",
+            format_html(DRILL, period, group, quote(row.key)) if row.hands_short else ""))
+    return mark_safe("\n".join(out))
+
+
+def _page(request, establishment, section):
+    status = 200
+    if "day_from" in request.GET or "day_to" in request.GET:
+        form = PeriodForm(request.GET)
+        if not form.is_valid():
+            status = 400
+    else:
+        first, last = _default_period(establishment)
+        form = PeriodForm({"day_from": first.isoformat(), "day_to": last.isoformat()})
+        form.is_valid()
+    context = {"section": section, "establishment": establishment, "form": form, "baseline_days": BASELINE_DAYS,
+               "group_titles": GROUP_TITLES}
+    if status == 200:
+        first, last = form.cleaned_data["day_from"], form.cleaned_data["day_to"]
+        report = variance.report(establishment, first, last)
+        period = f"day_from={first.isoformat()}&day_to={last.isoformat()}"
+        context.update(report=report, period=period, groups=[
+            (g, GROUP_TITLES[g], report.groups[g], _rows_html(g, report.groups[g], report.currency, period))
+            for g in variance.GROUPS])
+        by, key = form.cleaned_data.get("by"), form.cleaned_data.get("key")
+        if by and key:
+            hands, count = variance.hands_behind(establishment, first, last, by, key)
+            row = next((r for r in report.groups[by] if r.key == key), None)
+            context.update(drill={"by": by, "key": key, "label": row.label if row else key, "hands": hands,
+                                  "count": count})
+        context["short_text"] = format_money(report.total.amount_short, report.currency)
+    return render(request, "console/variance.html", context, status=status)
+
+
+@page("compliance")
+def compliance_variance(request, establishment, scope):
+    return _page(request, establishment_or_404(compliance_establishments(scope), establishment), "compliance")
+
+
+@page("regulator")
+def regulator_variance(request, establishment, scope):
+    return _page(request, establishment_or_404(regulated_establishments(scope), establishment), "regulator")

@@ -1,0 +1,54 @@
+"""What the variance page reads (fees.variance): each table-day's latest reconciliation summed up once, and its
+short hands counted by the local hour their rounds were played and by who recorded them.
+
+Derived, never edited by hand: ``fees.variance.refresh`` writes them from the reconciliations (append-only) and
+the rounds and entries of the short hands, replacing a table-day's rows when a later reconciliation of it
+arrives. Deleting them loses nothing: the next refresh writes them again.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from .options import MONEY
+
+
+class VarianceDay(models.Model):
+    """One table-day as its latest reconciliation found it."""
+
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.CASCADE, related_name="+",
+                                      db_index=False)
+    table = models.ForeignKey("cardroom.Table", on_delete=models.CASCADE, related_name="+", db_index=False)
+    gaming_day = models.DateField()
+    reconciliation = models.ForeignKey("fees.Reconciliation", on_delete=models.CASCADE, related_name="+",
+                                       db_index=False)
+    expected_total = models.DecimalField(**MONEY)
+    collected_total = models.DecimalField(**MONEY)
+    hands = models.PositiveIntegerField()
+    hands_short = models.PositiveIntegerField(help_text="Hands under-collected or not collected.")
+    amount_short = models.DecimalField(**MONEY, help_text="Expected minus collected, over the hands short.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="variance_day_table_day")]
+        # The page sums a period's rows from this index alone (PostgreSQL's index-only scan).
+        indexes = [models.Index(fields=["establishment", "gaming_day"], name="variance_day_room_day",
+                                include=["table", "expected_total", "collected_total", "hands", "hands_short",
+                                         "amount_short"]),
+                   models.Index(fields=["establishment", "reconciliation"], name="variance_day_room_run")]
+
+
+class VarianceCell(models.Model):
+    """A table-day's short hands played in one local hour and recorded by one person."""
+
+    day = models.ForeignKey(VarianceDay, on_delete=models.CASCADE, related_name="cells")
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.CASCADE, related_name="+",
+                                      db_index=False)
+    gaming_day = models.DateField()
+    hour = models.SmallIntegerField(help_text="The local hour (0-23) the rounds were played.")
+    recorder = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+", db_constraint=False)
+    hands_short = models.PositiveIntegerField()
+    amount_short = models.DecimalField(**MONEY)
+
+    class Meta:
+        indexes = [models.Index(fields=["establishment", "gaming_day"], name="variance_cell_room_day",
+                                include=["hour", "recorder", "hands_short", "amount_short"])]
