@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -23,6 +24,8 @@ from signage.models import SignPrint
 from signage.tasks import BadSelection, start_batch
 
 from ..access import establishment_or_404, floor_establishments, page
+from ..rows import badge, cell, e, plural
+from ..templatetags.console import money, posted_as, room_time
 
 
 @page("floor")
@@ -69,17 +72,55 @@ def floor(request, establishment, scope):
 def _floor_page(request, establishment, scope, print_error=None, ticked=(), status=200):
     now = timezone.now()
     rows, upcoming = _floor_rows(establishment, now)
+    may_print = permissions.allowed(request.user, "signage.print_sign", establishment)
+    tables_url, ticked = reverse("console:floor", args=[establishment.slug]) + "tables/", set(ticked)
+    for row in rows:
+        row["cells"] = _floor_cells(row, establishment, may_print, ticked, tables_url)
     return render(request, "console/floor/floor.html", {
         "section": "floor", "establishment": establishment, "rows": rows, "now": now,
-        "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
+        "may_print": may_print,
         "layouts": sign_render.LAYOUTS,
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
         "unposted": [r for r in rows if r["posting"] is None],
         "upcoming": [{"version": version, "tables": _listed(labels), "count": len(labels)}
                      for version, labels in upcoming],
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
-        "print_error": print_error, "ticked": set(ticked),
+        "print_error": print_error,
     }, status=status)
+
+
+def _floor_cells(row, establishment, may_print, ticked, tables_url):
+    """A row of the floor's table, its cells formatted once here (console.rows): at 200 tables the template took
+    ~21 ms of cpu cell by cell, ~8 ms with the cells written here (issue 25)."""
+    table, posting, sign = row["table"], row["posting"], row["sign"]
+    cells = {"table": cell(f'<a href="{tables_url}{table.pk}/">{e(table.label)}</a>'), "print": ""}
+    if may_print and posting:
+        cells["print"] = cell(f'<input type="checkbox" name="tables" value="{table.pk}" aria-label="Include table '
+                              f'{e(table.label)}"{" checked" if table.pk in ticked else ""}>')
+    if posting is None:
+        return cells
+    findings = ""
+    if row["errors"]:
+        findings += badge("error", plural(row["errors"], "error")) + " "
+    if row["warnings"]:
+        findings += badge("warning", plural(row["warnings"], "warning"))
+    if not row["errors"] and not row["warnings"]:
+        findings = badge("ok", "none")
+    if override := row["override"]:
+        findings += (f'<br><span class="small override">Prints under an override approved by '
+                     f"{e(override.decided_by.get_username())} on {e(room_time(override.decided_at, establishment))}: "
+                     f"“{e(override.reason)}”</span>")
+    if sign.get("out_of_date") or sign.get("changed"):
+        state = f'{badge("error", "out of date")} <span class="small">{e(sign["why"])}</span>'
+    elif sign.get("reprint"):
+        state = badge("warning", f"to print: {sign['why']}")
+    else:
+        state = (f'{badge("ok", "current")} <span class="small">printed '
+                 f'{e(room_time(sign.get("last_printed"), establishment))}</span>')
+    currency = posting.currency
+    return {**cells, "game": posting.game__name, "option": posted_as(posting),
+            "minimum": money(posting.min_wager, currency), "maximum": money(posting.max_wager, currency),
+            "findings": cell(findings), "sign": cell(state)}
 
 
 def _listed(labels):

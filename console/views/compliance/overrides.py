@@ -1,7 +1,6 @@
 """Postings in force and to come with their latest check, and print overrides: asked for by one officer,
 approved or refused by a second, or withdrawn (signage.services)."""
 
-from html import escape
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -21,6 +20,7 @@ from signage import services as signage_services
 from signage.models import PrintOverride
 
 from ...access import page
+from ...rows import e as _e, plural as _plural
 from ...templatetags.console import money, posted_as, room_time
 from .base import _render, _room
 from .forms import OverrideForm
@@ -61,14 +61,6 @@ def _posting_rows(establishment, now):
                      else None,
                      "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
     return rows
-
-
-def _plural(count, word):
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _e(value):
-    return escape(str(value))  # the standard library's (Django's own escaping costs several times more a call)
 
 
 def _posting_cells(row, establishment, user, may_override, urls):

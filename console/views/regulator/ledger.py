@@ -12,6 +12,7 @@ from cardroom.money import format_difference
 from exports import collect
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
+from ...rows import cell, e
 from ...templatetags.console import money
 
 
@@ -58,7 +59,7 @@ CHART = {"width": 640, "height": 250, "left": 66, "right": 8, "top": 14, "bottom
 
 
 def _chart(first, last, days, currency):
-    """The SVG chart, laid out here (numbers written as SVG wants them, titles ready): expected and collected
+    """The SVG chart, laid out here (its days' bars and labels as SVG, ready to write): expected and collected
     side by side for every gaming day of the month, on a round money scale."""
     by_day = {d["day"]: d for d in days}
     top = max([max(d["expected"], d["collected"]) for d in days] or [Decimal("0")])
@@ -77,30 +78,34 @@ def _chart(first, last, days, currency):
     def n(value):
         return f"{value:.1f}"
 
-    slots = []
+    def rect(x, value, fill, title):
+        return (f'\n        <rect x="{n(x)}" y="{n(y(value))}" width="{n(bar)}" height="{n(base - y(value))}" '
+                f'fill="{fill}"><title>{e(title)}</title></rect>')
+
+    # Each day's bars and label written as SVG here, once: the template writes them as they are (issue 25).
+    marks = []
     for index in range(count):
         day = first + datetime.timedelta(days=index)
         middle = CHART["left"] + index * slot + slot / 2
         found = by_day.get(day)
-        entry = {"label_x": n(middle), "label": str(day.day) if count <= 16 or day.day % 2 == 1 else ""}
         if found:
             when = f"{day:%a} {day.day} {day:%b}"
             short = found["collected"] < found["expected"]
-            entry["bars"] = [
-                {"x": n(middle - bar), "y": n(y(found["expected"])), "h": n(base - y(found["expected"])),
-                 "fill": "#6b7785", "title": f"{when}: expected {money(found['expected'], currency)}"},
-                {"x": n(middle), "y": n(y(found["collected"])), "h": n(base - y(found["collected"])),
-                 "fill": "#a4161a" if short else "#0b5cad",
-                 "title": f"{when}: collected {money(found['collected'], currency)}"
-                          + (", short of expected" if short else "")},
-            ]
-        slots.append(entry)
+            marks.append(rect(middle - bar, found["expected"], "#6b7785",
+                              f"{when}: expected {money(found['expected'], currency)}"))
+            marks.append(rect(middle, found["collected"], "#a4161a" if short else "#0b5cad",
+                              f"{when}: collected {money(found['collected'], currency)}"
+                              + (", short of expected" if short else "")))
+        if count <= 16 or day.day % 2 == 1:
+            marks.append(f'\n        <text x="{n(middle)}" y="{base + 14}" text-anchor="middle" font-size="11" '
+                         f'fill="#555">{day.day}</text>')
+        marks.append("\n      ")
     ticks = []
     value = Decimal("0")
     while value <= ceiling:
         ticks.append({"label": money(value, currency), "y": n(y(value))})
         value += step
-    return {**CHART, "slots": slots, "ticks": ticks, "bar": n(bar), "base": base, "label_y": base + 14,
+    return {**CHART, "marks": cell("".join(marks)), "ticks": ticks, "base": base,
             "tick_x": CHART["left"] - 6, "plot_right": CHART["width"] - CHART["right"],
             "axis_label_y": CHART["height"] - 4}
 
