@@ -13,6 +13,8 @@ from cardroom.roles import appoint
 from demo import play
 from fees.models import ScheduleDocument, TablePosting
 
+# Who the history names for what the demo posts (no person: the demo loader).
+DEMO_ACTOR = "the demo data"
 # Development-only accounts, documented in the README. Never load these on a real installation.
 DEMO_USERS = [
     # username, password, role, establishment slug, jurisdiction code
@@ -171,7 +173,7 @@ class Command(BaseCommand):
             for option in candidates:
                 try:
                     with transaction.atomic():
-                        posting, run = post_table(self.fields(table, option), actor_label="load_demo")
+                        posting, run = post_table(self.fields(table, option), actor_label=DEMO_ACTOR)
                         if run.errors:
                             first = first or option
                             raise PostingInputError("has errors")  # roll this attempt back; try the next option
@@ -180,7 +182,7 @@ class Command(BaseCommand):
                     continue
             else:
                 if first is not None:
-                    posting, run = post_table(self.fields(table, first), actor_label="load_demo")
+                    posting, run = post_table(self.fields(table, first), actor_label=DEMO_ACTOR)
                     request_override(officer, posting, reason=(
                         "Demo: every option listed for this game breaks a rule of the approved game (see the "
                         "findings); printed while the Bureau is asked which document governs."))
@@ -206,7 +208,7 @@ class Command(BaseCommand):
                 "seats": table.seats, "effective_from": DEMO_POSTED_FROM, "notes": "Demo posting.",
                 "bonus_limits": [(bet, low, high, house_banked.paytable_of(game, bet, number))
                                  for bet, low, high, number in bets],
-            }, actor_label="load_demo")
+            }, actor_label=DEMO_ACTOR)
             if run.errors:
                 self.stderr.write(f"Table {table.label} at {table.establishment} was posted with {run.errors} error "
                                   "finding(s); its sign prints only under a compliance override.")
