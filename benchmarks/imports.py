@@ -2,6 +2,7 @@
 entries into PostgreSQL, issue 27's target under 60 s.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench .venv/bin/python benchmarks/imports.py
+    BENCH_ROWS=100000 .venv/bin/python benchmarks/imports.py --profile   # where the job's CPU goes
 
 Prepares the benchmark database as ``ledger_ingest`` does (seed data, 50 posted tables at Casino Marysville) with a
 compliance officer, writes BENCH_ROWS rows (default 1,000,000; one row in BENCH_BAD_EVERY refused, default 10,000)
@@ -12,9 +13,11 @@ process (the machine may be shared: the CPU figure does not count waiting, nor P
 imports the same file again (nothing recorded twice) and deletes the rows it made.
 """
 
+import cProfile
 import csv
 import datetime
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -23,6 +26,7 @@ from ledger_ingest import TABLES, cleanup, ensure_database, prepare  # benchmark
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 BAD_EVERY = int(os.environ.get("BENCH_BAD_EVERY", "10000"))
+PROFILE = "--profile" in sys.argv  # cProfile the first import's job (its own time per function; slower)
 TARGET = 60.0
 FIRST_DAY = datetime.date(2026, 1, 1)
 HEADER = ["Record", "Table", "Gaming date", "Time", "Hand #", "Payer", "Seat", "Fee type", "Amount"]
@@ -45,10 +49,17 @@ def write_file(path, tables):
                              f"H-{hand // (TABLES * 30)}", payer, seat, fee_kind, amount])
 
 
-def timed(what, function, *args):
+def timed(what, function, *args, profile=False):
+    profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), time.process_time()
+    if profiler is not None:
+        profiler.enable()
     result = function(*args)
+    if profiler is not None:
+        profiler.disable()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     print(f"  {what:<34} {wall:7.1f} s wall, {cpu:7.1f} s CPU, {ROWS / wall:9,.0f} rows/s, "
           f"{ROWS / max(cpu, 1e-9):9,.0f} rows per CPU second")
     return result, wall, cpu
@@ -80,7 +91,8 @@ def main():
                 received, wall_1, cpu_1 = timed("receive (check, hash, header)", imports.receive, officer, room,
                                                 File(binary, name="bench.csv"))
             imports.save_mapping(officer, room, imports.guess_mapping(received.header), received.header)
-            job, wall_2, cpu_2 = timed("start and run the job", imports.start, officer, received)
+            job, wall_2, cpu_2 = timed("start and run the job", imports.start, officer, received,
+                                       profile=PROFILE and attempt == "first import")
             received.refresh_from_db()
             job.refresh_from_db()
             total = wall_1 + wall_2

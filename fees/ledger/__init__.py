@@ -9,6 +9,8 @@ is checked the same way whichever door it came in by.
   with the same content counts as "already recorded" and is not written again; the same key with different
   content is a ``LedgerConflict``. On PostgreSQL rows are COPied into a temporary table and inserted with one
   ``INSERT ... SELECT ... ON CONFLICT (idempotency_key) DO NOTHING``; elsewhere ``bulk_create`` is used.
+- ``check_entries`` and ``record_checked``: the same in two steps, for the import (a file's good rows recorded,
+  its bad rows refused alone, each row checked once): the check names every bad row, records nothing.
 - Corrections: a row with ``corrects`` (an entry id) or ``corrects_key`` (its idempotency key) states the
   amount really collected for that entry. It inherits the corrected entry's table, day, reference, payer and
   fee kind, needs a reason, and an entry can be corrected once (correct the correction to change it again).
@@ -22,14 +24,15 @@ The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (wri
 """
 
 from .intake import (
-    MAX_BATCH, MAX_ID, IngestResult, LedgerInputError, agreed_gaming_day, record_entries, record_entry,
-    writable_tables,
+    MAX_BATCH, MAX_ID, CheckedEntries, IngestResult, LedgerInputError, agreed_gaming_day, check_entries,
+    record_checked, record_entries, record_entry, writable_tables,
 )
 from .reconciliation import compute, empty_summary, previous_gaming_day, reconcile, tables_with_activity
 from .rounds import record_round
 
 __all__ = [
-    "MAX_BATCH", "MAX_ID", "IngestResult", "LedgerInputError", "agreed_gaming_day", "compute", "empty_summary",
-    "previous_gaming_day", "reconcile", "record_entries", "record_entry", "record_round",
+    "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "LedgerInputError", "agreed_gaming_day",
+    "check_entries", "compute", "empty_summary",
+    "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round",
     "tables_with_activity", "writable_tables",
 ]

@@ -1,6 +1,8 @@
 """Collection entries coming in: every row of a batch checked before anything is written (one bad row rejects
 the batch, ``LedgerInputError`` naming the row), corrections matched to the entries they correct, then the batch
-handed to ``storage``."""
+handed to ``storage``. ``check_entries`` is the check alone and ``record_checked`` the writing of its good rows
+(the import records a file's good rows and refuses the bad ones, each row checked once); ``record_entries`` is
+both, all or nothing."""
 
 import datetime
 import time
@@ -31,6 +33,7 @@ MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
 # What a spreadsheet opening an export's CSV would take for a formula (OWASP, CSV injection). Identifiers (keys,
 # references, players) are refused if they begin with one; free text is escaped in the CSV instead.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+MAX_ERRORS = 20  # bad rows a refused batch names (the check stops there)
 
 
 class LedgerInputError(ValueError):
@@ -145,15 +148,34 @@ def _plain_text(value, max_length):
 
 
 def _clean_rows(rows, *, tables, originals, batch_key, label):
-    """Check every row; return the rows ready to insert, or raise LedgerInputError / LedgerConflict.
+    """Check every row; return the rows ready to insert, or raise LedgerInputError / LedgerConflict."""
+    cleaned, errors = _check_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label)
+    if errors:
+        raise _input_error(errors, len(rows))
+    return cleaned
+
+
+def _input_error(errors, received):
+    first = list(errors.values())[:5]
+    more = len(errors) - len(first)
+    prefix = "Nothing was recorded. " if received > 1 else ""
+    return LedgerInputError(prefix + " ".join(first) + (f" (and {more} more rows with errors)" if more > 0 else ""),
+                            errors)
+
+
+def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERRORS):
+    """Check every row: (the rows ready to insert, {index: message} of the bad ones, at most ``max_errors``: the
+    check stops there; None for all). Raises LedgerConflict (a correction of an entry corrected already).
 
     Written for speed (it runs for every one of a million rows): the common case is tested inline and the
     readers of ``cardroom.values`` are called for every value that is not already a plain string.
     """
     cleaned, errors, seen_keys, corrected_here = [], {}, {}, {}
+    amounts = {}  # text -> the amount it reads as: a batch's amounts repeat (the same few fees)
     append = cleaned.append
     moment, day, money = values.moment, values.day, values.money
     establishment_of = {pk: table.establishment for pk, table in tables.items()}
+    establishment_id_of = {pk: table.establishment_id for pk, table in tables.items()}
     currency_of = {pk: table.establishment.jurisdiction.currency for pk, table in tables.items()}
     seats_of = {pk: table.seats for pk, table in tables.items()}
     fields, payers, fee_kinds = ENTRY_FIELDS, PAYERS, FEE_KINDS
@@ -239,27 +261,25 @@ def _clean_rows(rows, *, tables, originals, batch_key, label):
             value = get("amount")
             if value is None:
                 raise _RowError("amount", "is required.")
-            amount = _read(money, value, "amount")
+            amount = amounts.get(value) if type(value) is str else None
+            if amount is None:
+                amount = _read(money, value, "amount")
+                if type(value) is str:
+                    amounts[value] = amount
             currency = currency_of[table_id]
             stated_currency = get("currency")
             if stated_currency is not None and stated_currency != currency:
                 raise _RowError("currency", f"table {tables[table_id].label} collects in {currency}, "
                                             f"not {stated_currency!r}.")
-            append((index, key, establishment_of[table_id].pk, table_id, gaming_day, reference, collected_at, payer,
+            append((index, key, establishment_id_of[table_id], table_id, gaming_day, reference, collected_at, payer,
                     seat, player, fee_kind, amount, currency, corrects_id, reason))
         except _RowError as error:
             where = label(index)
             field = f"{where}.{error.field}" if where and error.field else (where or error.field or "entry")
             errors[index] = f"{field}: {error.message}"
-            if len(errors) >= 20:
+            if len(errors) == max_errors:
                 break
-    if errors:
-        first = list(errors.values())[:5]
-        more = len(errors) - len(first)
-        prefix = "Nothing was recorded. " if len(rows) > 1 else ""
-        message = prefix + " ".join(first) + (f" (and {more} more rows with errors)" if more > 0 else "")
-        raise LedgerInputError(message, errors)
-    return cleaned
+    return cleaned, errors
 
 
 def _as_stated(value):
@@ -298,12 +318,26 @@ def _original(row, originals, key, corrected_here, index):
     return original
 
 
-def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index: f"entries[{index}]"):
-    """Record a batch of collection entries, all or nothing. Returns an IngestResult.
+@dataclass(frozen=True)
+class CheckedEntries:
+    """A batch checked by ``check_entries``: the rows ready to record (each with its index in the batch) and the
+    bad rows' messages by index. ``record_checked`` records the rows without checking them again."""
+    rows: tuple
+    errors: dict
 
-    Raises LedgerInputError (bad input, nothing recorded) or LedgerConflict (a key reused for a different
-    entry, an entry already corrected; nothing recorded), or NotAllowed (``fees.record_ledger`` nowhere; each
-    row's table must be one of the scope's).
+    def part(self, start, stop=None):
+        """The checked rows from ``start`` to ``stop``, to record apart (e.g. to find a reused key by halving)."""
+        return CheckedEntries(rows=self.rows[start:stop], errors={})
+
+
+def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[{index}]", max_errors=MAX_ERRORS):
+    """Check a batch of collection entries as ``record_entries`` does, recording nothing: a CheckedEntries with
+    the good rows and each bad row's message (the first ``max_errors``, where the check stops; None: every row
+    checked, e.g. to record the good rows of a file and refuse only the bad ones).
+
+    Raises LedgerInputError for the batch as a whole (not a list, empty, too long, a bad batch key),
+    LedgerConflict (a correction of an entry corrected already) or NotAllowed (``fees.record_ledger`` nowhere;
+    a row's table that is not one of the scope's is that row's error).
     """
     permissions.require_of(scope, "fees.record_ledger")
     try:
@@ -322,7 +356,18 @@ def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index
     table_ids = {row.get("table") for row in rows if type(row) is dict and is_id(row.get("table"))}
     table_ids |= {entry["table"] for entry in originals.by_id.values()}
     tables = allowed.in_bulk(table_ids)
-    cleaned = _clean_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label)
+    cleaned, errors = _check_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label,
+                                  max_errors=max_errors)
+    return CheckedEntries(rows=tuple(cleaned), errors=errors)
+
+
+def record_checked(checked, *, user=None):
+    """Record the good rows of a CheckedEntries, all or nothing (its bad rows are the caller's to refuse).
+    Returns an IngestResult; raises LedgerConflict (a key already recorded for a different entry, a concurrent
+    batch; nothing recorded)."""
+    cleaned = list(checked.rows)
+    if not cleaned:
+        return IngestResult(received=0, created=0)
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
     insert = insert_postgresql if connection.vendor == "postgresql" else insert_portable
     for attempt in range(1, RETRIES + 1):
@@ -340,6 +385,19 @@ def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index
             raise LedgerConflict("The ledger changed while this batch was recorded; nothing was recorded. "
                                  "Send it again.") from None
     return IngestResult(received=len(cleaned), created=created, keys=tuple((row[2], row[1]) for row in cleaned))
+
+
+def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index: f"entries[{index}]"):
+    """Record a batch of collection entries, all or nothing. Returns an IngestResult.
+
+    Raises LedgerInputError (bad input, nothing recorded; it names the first 20 bad rows) or LedgerConflict (a
+    key reused for a different entry, an entry already corrected; nothing recorded), or NotAllowed
+    (``fees.record_ledger`` nowhere; each row's table must be one of the scope's).
+    """
+    checked = check_entries(rows, scope=scope, batch_key=batch_key, label=label)
+    if checked.errors:
+        raise _input_error(checked.errors, len(rows))
+    return record_checked(checked, user=user)
 
 
 def record_entry(row, *, scope, user=None, key=None):

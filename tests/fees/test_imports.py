@@ -7,6 +7,8 @@ import datetime
 import hashlib
 import io
 import json
+import threading
+from decimal import Decimal
 
 import openpyxl
 import pytest
@@ -184,12 +186,30 @@ def test_refused_rows_download_fix_and_import_again(client, people, table, djang
 
 def test_more_bad_rows_than_the_ledger_names_at_once(people, table, django_capture_on_commit_callbacks):
     rows = []
-    for number in range(60):  # every other row bad: the ledger names 20 per batch
+    for number in range(60):  # every other row bad: more than the 20 the API's refusal names, each refused alone
         rows.append(entry(f"G-{number}", 1))
         rows.append(entry(f"B-{number}", 1, "x"))
     received, _ = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
     assert (received.entries_recorded, received.refused) == (60, 60)
     assert set(CollectionEntry.objects.values_list("reference", flat=True)) == {f"G-{n}" for n in range(60)}
+
+
+def test_amounts_are_read_as_the_ledger_reads_them_never_rounded(people, table, django_capture_on_commit_callbacks):
+    rows = [entry("A-1", 1, "3.005"), entry("A-2", 2, "1E+2"), entry("A-3", 3, " 2.50 "), entry("A-4", 4, "3.0"),
+            entry("A-4", 4, "3.00"), entry("S-1", 1), entry("S-2", 1)]
+    rows[5][6], rows[6][6] = "²", "1" * 5000  # digits to str.isdigit, not to int()
+    received, job = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
+    assert job.status == "done", job.error
+    reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
+    assert reasons[2] == "amount: has more than 2 decimal places: '3.005'."
+    assert reasons[3] == "amount: must be an amount of money such as \"12.50\", not '1E+2'."
+    assert reasons[7] == "seat: must be a whole number, not '²'."
+    assert reasons[8].startswith("seat: must be a whole number, not '1111")
+    # 3.0 and 3.00 are one amount, so one entry: the key is made of what is recorded, not how it was written.
+    assert "is used twice in this batch" in reasons[6]
+    assert (received.entries_recorded, received.already_recorded, received.refused) == (2, 0, 5)
+    assert sorted(CollectionEntry.objects.values_list("reference", "amount")) == [("A-3", Decimal("2.50")),
+                                                                                  ("A-4", Decimal("3.00"))]
 
 
 def test_a_rows_own_key_reused_for_other_content_refuses_that_row_only(people, table,
@@ -280,11 +300,11 @@ def test_bad_files_are_refused_and_nothing_kept(client, people, name, content, m
 def test_too_big_too_many_rows_and_empty(people, monkeypatch):
     with pytest.raises(BadInput, match="The file is empty."):
         imports.receive(people.compliance, people.marysville, upload(b""))
-    monkeypatch.setattr(imports, "MAX_BYTES", 100)
+    monkeypatch.setattr(imports.reading, "MAX_BYTES", 100)
     with pytest.raises(BadInput, match="the import takes at most 0 MB"):
         imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
-    monkeypatch.setattr(imports, "MAX_BYTES", 10**6)
-    monkeypatch.setattr(imports, "MAX_ROWS", 3)
+    monkeypatch.setattr(imports.reading, "MAX_BYTES", 10**6)
+    monkeypatch.setattr(imports.reading, "MAX_ROWS", 3)
     with pytest.raises(BadInput, match="more than 3 rows"):
         imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
     assert RecordImport.objects.count() == 0
@@ -314,3 +334,45 @@ def test_an_xlsx_with_date_cells_numbers_and_a_formula(people, table, django_cap
     assert recorded.collected_at == datetime.datetime(2026, 3, 3, 10, 30, tzinfo=datetime.UTC)  # 02:30 PST
     assert job.result["refused_rows"] == [{"line": 3, "reason": "column J holds a formula (=2*1.5), not a value: "
                                                                 "export the values."}]
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_batches_are_recorded_on_a_thread_while_the_next_is_read(reseed, people, monkeypatch):
+    """A job on PostgreSQL records each checked batch on a thread of its own (the next batch is read meanwhile):
+    the same rows recorded and refused, a reused key found by halving, the counts whole."""
+    from django.db import connection
+
+    from fees import ledger
+
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    table = make_posted_table(people.marysville, label="L-7", effective_from=POSTED_FROM)
+    threads, record_checked = set(), ledger.record_checked
+
+    def spy(checked, **options):
+        threads.add(threading.current_thread().name.split("_")[0])
+        return record_checked(checked, **options)
+
+    monkeypatch.setattr(ledger, "record_checked", spy)
+    monkeypatch.setattr(imports.recording, "ENTRY_BATCH", 4)
+    header, keyed = [*HEADER, "Entry id"], {**MAPPING, "idempotency_key": "Entry id"}
+    imports.save_mapping(people.compliance, people.marysville, keyed, header)
+    first = imports.receive(people.compliance, people.marysville, upload(as_csv([[*entry("K-1", 1), "k-1"]], header)))
+    imports.import_records(imports.start(people.compliance, first).pk)  # as the worker does
+    rows = [[*entry(f"R-{n}", n % 7 + 1, "x" if n % 5 == 4 else "3.00"), f"r-{n}"] for n in range(20)]
+    rows[13] = [*entry("K-1", 2, "9.00"), "k-1"]  # k-1 is recorded with other content: refused alone
+    received = imports.receive(people.compliance, people.marysville, upload(as_csv(rows, header)))
+    job = imports.start(people.compliance, received)
+    imports.import_records(job.pk)
+    received.refresh_from_db()
+    job.refresh_from_db()
+    assert job.status == "done", job.error
+    assert threads == {"import-recorder"}
+    assert (received.entries_recorded, received.already_recorded, received.refused) == (15, 0, 5)
+    reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
+    assert sorted(reasons) == [6, 11, 15, 16, 21]
+    assert reasons[15].endswith("is already recorded for a different entry; a key names one entry for good. "
+                                "Nothing was recorded.")
+    assert reasons[6] == "amount: must be an amount of money such as \"12.50\", not 'x'."
+    recorded = set(CollectionEntry.objects.filter(table=table).values_list("idempotency_key", flat=True))
+    assert recorded == {"k-1", *(f"r-{n}" for n in range(20) if n % 5 != 4 and n != 13)}

@@ -1,0 +1,244 @@
+"""The import's job: every row of the file recorded or refused, through the ledger's own services (the API's
+door): rounds one by one through ``record_round``; collection entries in batches, each row checked once by
+``check_entries``, the good rows recorded by ``record_checked`` (on a thread of its own on PostgreSQL, while the
+next batch is read) and the bad ones refused with the ledger's reason. A row is recorded whole or refused."""
+
+import csv
+import hashlib
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from celery import shared_task
+from django.core.files.base import ContentFile
+from django.db import connection, connections, transaction
+from django.utils import timezone
+
+from cardroom import audit, jobs, permissions
+from cardroom.access import Scope
+from cardroom.exceptions import NotAllowed
+from cardroom.models import Job
+
+from .. import ledger
+from ..models import LedgerConflict, RecordImport
+from .reading import Refused, read_rows
+from .rows import Reader
+
+PERMISSION = "fees.import_records"  # asked by each step's service, and again by the job
+ENTRY_BATCH = ledger.MAX_BATCH
+ROUND_PROGRESS = 200  # rounds between two progress updates
+REFUSED_SHOWN = 200  # refused rows listed on the page (all are in the download)
+REFUSED_COLUMN = "refused because"
+
+
+def _no_label(index):
+    return ""  # the ledger's messages name the field alone: the refused row's line is said by the import
+
+
+class _Outcome:
+    """Counts and the refused rows (written to a temporary CSV as they come, in file order per batch)."""
+
+    def __init__(self, header):
+        self.rounds = self.entries = self.already = self.refused = 0
+        self.pending, self.shown = [], []
+        self.file = tempfile.TemporaryFile("w+", newline="", encoding="utf-8")
+        self.writer = csv.writer(self.file)
+        self.writer.writerow([*header, REFUSED_COLUMN])
+        self.width = len(header)
+
+    def refuse(self, line, cells, reason):
+        self.refused += 1
+        self.pending.append((line, cells, reason))
+
+    def flush(self):
+        for line, cells, reason in sorted(self.pending, key=lambda row: row[0]):
+            cells = list(cells[:self.width]) + [""] * (self.width - len(cells))
+            self.writer.writerow([*cells, f"line {line}: {reason}"])
+            if len(self.shown) < REFUSED_SHOWN:
+                self.shown.append({"line": line, "reason": reason})
+        self.pending = []
+
+
+def _check(batch, scope, outcome):
+    """Check ``batch`` ([(line, cells, row)]) once: each bad row refused with the ledger's reason; returns the
+    [(checked, rows)] to record."""
+    todo, ready = [batch], []
+    while todo:
+        rows = todo.pop()
+        try:
+            checked = ledger.check_entries([row for _, _, row in rows], scope=scope, label=_no_label,
+                                           max_errors=None)
+        except ledger.LedgerInputError as error:  # the batch as a whole: never for the import's own batches
+            for line, cells, _ in rows:
+                outcome.refuse(line, cells, str(error))
+            continue
+        except LedgerConflict as conflict:  # a correction of an entry corrected already: halve to find it
+            if len(rows) == 1:
+                outcome.refuse(rows[0][0], rows[0][1], str(conflict))
+            else:
+                todo += [rows[len(rows) // 2:], rows[:len(rows) // 2]]
+            continue
+        for index, message in checked.errors.items():
+            outcome.refuse(rows[index][0], rows[index][1], message)
+        ready.append((checked, rows))
+    return ready
+
+
+def _record(checked, rows, user):
+    """Record checked rows: (created, already recorded, [(line, cells, reason)] refused). A key already recorded
+    for other content is found by halving, and that row refused."""
+    todo, created, already, refused = [checked], 0, 0, []
+    while todo:
+        part = todo.pop()
+        try:
+            result = ledger.record_checked(part, user=user)
+        except LedgerConflict as conflict:
+            if len(part.rows) == 1:
+                line, cells, _ = rows[part.rows[0][0]]  # a checked row starts with its index in the batch
+                refused.append((line, cells, str(conflict)))
+            else:
+                middle = len(part.rows) // 2
+                todo += [part.part(middle), part.part(0, middle)]
+        else:
+            created += result.created
+            already += result.already_recorded
+    return created, already, refused
+
+
+class _Recorder:
+    """Records checked batches one after the other. On PostgreSQL outside a transaction (a job) it does so on a
+    thread of its own, with its own connection, so that the next batch is read and checked while this one is
+    written (the database's work and this process's overlap); else in line. A file with corrections is recorded
+    in line: a correction may name an entry of the batch before it, which must be recorded before it is checked."""
+
+    def __init__(self, user, outcome, corrections):
+        self.user, self.outcome, self.pending = user, outcome, None
+        background = (connection.vendor == "postgresql" and not connection.in_atomic_block and not corrections)
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="import-recorder") if background else None
+
+    def record(self, checked, rows):
+        self.wait()
+        if self.pool is None:
+            self._count(_record(checked, rows, self.user))
+        else:
+            self.pending = self.pool.submit(_record, checked, rows, self.user)
+
+    def wait(self):
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            self._count(pending.result())
+
+    def _count(self, recorded):
+        created, already, refused = recorded
+        self.outcome.entries += created
+        self.outcome.already += already
+        for line, cells, reason in refused:
+            self.outcome.refuse(line, cells, reason)
+
+    def close(self):
+        try:
+            self.wait()
+        finally:
+            if self.pool is not None:
+                self.pool.submit(connections.close_all).result()  # the thread's own connection
+                self.pool.shutdown()
+
+
+def _record_round(line, cells, parsed, user, outcome):
+    try:
+        _, created = ledger.record_round(table=parsed["table"], reference=parsed["reference"],
+                                         played_at=parsed["time"], facts=parsed["facts"],
+                                         gaming_day=parsed.get("gaming_day"), user=user)
+    except (ledger.LedgerInputError, LedgerConflict) as error:
+        outcome.refuse(line, cells, str(error))
+    else:
+        if created:
+            outcome.rounds += 1
+        else:
+            outcome.already += 1
+
+
+def run_import(job, on_progress=None):
+    """The job's work: every row of the file recorded or refused; the import's counts and refused rows kept."""
+    record_import = RecordImport.objects.select_related("establishment__jurisdiction").get(job=job)
+    establishment, user = record_import.establishment, job.requested_by
+    try:
+        permissions.require(user, PERMISSION, establishment)
+    except NotAllowed as refused:
+        raise ValueError(str(refused)) from None
+    scope = Scope(user)
+    reader = Reader(establishment, record_import.mapping, record_import.header)
+    outcome = _Outcome(record_import.header)
+    job.plan(record_import.rows, f"Reading {record_import.rows:,} rows")
+    recorder = _Recorder(user, outcome, corrections="corrects_key" in reader.columns)
+    batch, done, since = [], 0, 0
+
+    def progress():
+        job.advance(done, f"{done:,} of {record_import.rows:,} rows: {outcome.rounds + outcome.entries:,} recorded, "
+                          f"{outcome.refused:,} refused")
+        if on_progress is not None:
+            on_progress(job)
+
+    def send():
+        nonlocal batch
+        if batch:
+            for checked, rows in _check(batch, scope, outcome):
+                recorder.record(checked, rows)
+            batch = []
+        outcome.flush()
+
+    try:
+        for line, cells, problem in read_rows(record_import):
+            done += 1
+            try:
+                if problem:
+                    raise Refused(None, problem)
+                kind, parsed = reader.parse(cells)
+            except Refused as refused:
+                outcome.refuse(line, cells, refused.message)
+                continue
+            if kind == "round":
+                _record_round(line, cells, parsed, user, outcome)
+                since += 1
+                if since >= ROUND_PROGRESS:
+                    since = 0
+                    progress()
+            else:
+                batch.append((line, cells, reader.entry(parsed)))
+                if len(batch) >= ENTRY_BATCH:
+                    send()
+                    progress()
+        send()
+    finally:
+        recorder.close()
+    outcome.flush()
+    outcome.file.seek(0)
+    refused_csv = outcome.file.read().encode("utf-8")
+    outcome.file.close()
+    record_import.rounds_recorded, record_import.entries_recorded = outcome.rounds, outcome.entries
+    record_import.already_recorded, record_import.refused = outcome.already, outcome.refused
+    counts = {"rows": done, "rounds_recorded": outcome.rounds, "entries_recorded": outcome.entries,
+              "already_recorded": outcome.already, "refused": outcome.refused}
+    with transaction.atomic():
+        if outcome.refused:
+            record_import.refused_file.save("refused.csv", ContentFile(refused_csv), save=False)
+        record_import.save(update_fields=["rounds_recorded", "entries_recorded", "already_recorded", "refused",
+                                          "refused_file"])
+        audit.log_action("ledger.import_finished", actor=user, obj=record_import, establishment=establishment,
+                         data={"file": record_import.name, "sha256": record_import.sha256, **counts,
+                               "refused_sha256": hashlib.sha256(refused_csv).hexdigest() if outcome.refused
+                               else None, "job": str(job.uuid)})
+        job.status, job.done, job.finished_at, job.stage = Job.Status.DONE, job.total, timezone.now(), ""
+        job.result = {**counts, "refused_rows": outcome.shown}
+        job.save(update_fields=["status", "done", "finished_at", "stage", "result"])
+    return None
+
+
+# The name the job's kind is queued under (cardroom.jobs.TASKS): kept when the module became a package.
+@shared_task(name="fees.imports.import_records")
+def import_records(job_id):
+    return jobs.run(job_id, run_import)
+
+
+def refused_name(record_import):
+    stem = record_import.name.rsplit(".", 1)[0]
+    return f"{stem} refused rows.csv"
