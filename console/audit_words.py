@@ -117,6 +117,15 @@ WORDS = {
     "compliance.run": lambda d: (f"Ran validation ({_v(d, 'kind', 'a run')}, rules as of {_v(d, 'as_of', 'today')}): "
                                  f"{_v(d, 'errors', 0)} errors, {_v(d, 'warnings', 0)} warnings, "
                                  f"{_v(d, 'infos', 0)} notes."),
+    "ledger.import_uploaded": lambda d: (f"Uploaded {_v(d, 'file', 'a file')} for import ({_v(d, 'rows', '?')} rows, "
+                                         f"SHA-256 {str(_v(d, 'sha256', '?'))[:12]}…)."),
+    "ledger.import_mapping": lambda d: "Set which of the room's file columns are which ledger fields.",
+    "ledger.import": lambda d: (f"Started importing {_v(d, 'file', 'a file')} ({_v(d, 'rows', '?')} rows) into the "
+                                "ledger."),
+    "ledger.import_finished": lambda d: (f"Imported {_v(d, 'file', 'a file')}: {_v(d, 'rounds_recorded', 0)} rounds "
+                                         f"and {_v(d, 'entries_recorded', 0)} collections recorded, "
+                                         f"{_v(d, 'already_recorded', 0)} rows already recorded, "
+                                         f"{_v(d, 'refused', 0)} refused."),
     "ledger.reconcile": _reconciled,
     "posting.create": _posted,
     "role.appoint": lambda d: f"Appointed {_v(d, 'user', 'a user')} as {ROLES.get(d.get('role'), d.get('role'))}.",
