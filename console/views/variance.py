@@ -11,7 +11,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils import timezone
 
-from cardroom import values
+from cardroom.forms import DayField
 from cardroom.money import format_money
 from fees import variance
 from fees.models import Reconciliation
@@ -24,10 +24,8 @@ GROUP_TITLES = {"table": "By table", "day": "By gaming day", "shift": "By shift"
 
 
 class PeriodForm(forms.Form):
-    day_from = forms.DateField(label="From gaming day", widget=forms.DateInput(attrs={"type": "date"}),
-                               error_messages={"invalid": "Give a day as YYYY-MM-DD."})
-    day_to = forms.DateField(label="to gaming day", widget=forms.DateInput(attrs={"type": "date"}),
-                             error_messages={"invalid": "Give a day as YYYY-MM-DD."})
+    day_from = DayField(label="From gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+    day_to = DayField(label="to gaming day", widget=forms.DateInput(attrs={"type": "date"}))
     by = forms.ChoiceField(choices=[(g, g) for g in variance.GROUPS], required=False, widget=forms.HiddenInput,
                            error_messages={"invalid_choice": "Drill down by table, day, shift or recorder."})
     key = forms.CharField(max_length=40, required=False, widget=forms.HiddenInput)
@@ -37,10 +35,6 @@ class PeriodForm(forms.Form):
         first, last = data.get("day_from"), data.get("day_to")
         if first is None or last is None:
             return data
-        for day in (first, last):
-            if not values.FIRST_DAY <= day <= values.LAST_DAY:
-                raise forms.ValidationError(f"Give days between {values.FIRST_DAY:%Y-%m-%d} and "
-                                            f"{values.LAST_DAY:%Y-%m-%d}.")
         if last < first:
             raise forms.ValidationError("The period ends before it begins: give the earlier day first.")
         if (last - first).days + 1 > MAX_DAYS:

@@ -91,6 +91,10 @@ for value, message in day_edges():
          {"table": "{table}", "time": "12:00"}, "day", value, 400, message)
     case(f"export start {value}", "regulator_ca", "post", "/regulator/export/",
          {"what": "establishment:casino-marysville", "end": "2026-01-31"}, "start", value, 400, message)
+    case(f"variance from {value}", "compliance", "get", f"{ROOM}/variance/", {"day_to": "2026-11-06"}, "day_from",
+         value, 400, message)
+    case(f"regulator variance to {value}", "regulator_ca", "get", "/regulator/casino-marysville/variance/",
+         {"day_from": "2026-11-01"}, "day_to", value, 400, message)
 
 CASES += [
     # the ends of the range are accepted
@@ -98,6 +102,10 @@ CASES += [
     pytest.param("compliance", "get", f"{GEGA}/", {}, "as_of", "2199-12-31", 200, "", id="timeline as_of last day"),
     pytest.param("compliance", "get", f"{GEGA}/versions/1/impact/", {"from": "2199-12-01"}, "to", "2199-12-31", 200,
                  "", id="impact to the last day"),
+    pytest.param("compliance", "get", f"{ROOM}/variance/", {"day_from": "2199-12-01"}, "day_to", "2199-12-31", 200,
+                 "", id="variance to the last day"),
+    pytest.param("compliance", "get", f"{ROOM}/variance/", {"day_to": "1900-01-31"}, "day_from", "1900-01-01", 200,
+                 "", id="variance from the first day"),
     pytest.param("compliance", "get", f"{GEGA}/versions/1/impact/", {"from": "1900-01-01"}, "to", "2199-12-31", 400,
                  "The period from 1900-01-01 to 2199-12-31 is 109573 days long; it can be at most 92 days.",
                  id="impact from first to last day"),

@@ -218,7 +218,8 @@ def test_the_default_period_is_the_month_of_the_latest_reconciliation(client, pe
 
 @pytest.mark.parametrize("query, message", [
     ("day_from=2026-06-05&day_to=2026-06-01", "The period ends before it begins"),
-    ("day_from=2026-13-01&day_to=2026-06-01", "From: Give a day as YYYY-MM-DD."),
+    ("day_from=2026-13-01&day_to=2026-06-01",
+     "From: Must be a date written YYYY-MM-DD, not &#x27;2026-13-01&#x27; (no such day)."),
     ("day_from=2025-01-01&day_to=2026-06-01", "Give a period of at most 366 gaming days."),
     ("day_from=2026-06-01&day_to=2026-06-05&by=nonsense&key=1", "Drill down by table, day, shift or recorder."),
 ])
