@@ -8,6 +8,12 @@ supervisor, starts gunicorn with DEBUG=False, and runs wrk (Debian package `wrk`
 under 50 ms). Then an open loop (benchmarks/open_loop.py: requests due at a fixed rate, latency counted from the
 moment each was due) at BENCH_RATES (default 250, 400 and 1,000 a second), BENCH_OPEN_SECONDS each (default 20),
 beside issue 15's target: p99 under 10 ms at 1,000 a second. Load goes only to 127.0.0.1 and stops by itself.
+
+    DATABASE_URL=postgres://... .venv/bin/python benchmarks/api_quotes.py --in-process [--quotes 2000] [--sqlite]
+
+does no HTTP: the same quote through Django's test client in this one process (DEBUG off), printing the queries
+one quote makes and its wall and processor time (``--sqlite``: on a throw-away SQLite database instead). What a
+quote costs the service itself, measurable on a machine too busy for the open loop.
 """
 
 import json
@@ -82,7 +88,46 @@ def wait_for(url, token, timeout=30):
     raise SystemExit(f"gunicorn did not answer on {url}")
 
 
+def in_process(quotes):
+    os.environ.update({**production_environment(), "ALLOWED_HOSTS": "testserver"})
+    if "--sqlite" in sys.argv:
+        os.environ.pop("DATABASE_URL")
+    from support import setup_django
+
+    setup_django()
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    token = prepare()
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    body = json.dumps(ROUND)
+
+    def quote():
+        response = client.post("/api/v1/fees/quote", body, content_type="application/json")
+        assert response.status_code == 200, response.content
+
+    for _ in range(50):  # warm: imports, the connection, the caches
+        quote()
+    with CaptureQueriesContext(connection) as captured:
+        quote()
+    queries = list(captured)  # read now: the next request empties Django's query log
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(quotes):
+        quote()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"{connection.vendor}, DEBUG off, Django's test client in one process, {quotes:,} quotes of a 6-spot round")
+    print(f"queries per quote: {len(queries)}")
+    for query in queries:
+        print(f"  {' '.join(query['sql'].split())[:150]}")
+    print(f"per quote: {wall / quotes * 1000:.2f} ms wall, {cpu / quotes * 1000:.2f} ms processor time of this "
+          f"process ({quotes / wall:,.0f} quotes/s on one core)")
+
+
 def main():
+    if "--in-process" in sys.argv:
+        count = sys.argv[sys.argv.index("--quotes") + 1] if "--quotes" in sys.argv else "2000"
+        return in_process(int(count))
     if not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     ensure_database()

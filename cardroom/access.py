@@ -8,11 +8,13 @@
 - anyone else: nothing.
 """
 
+import copy
 import itertools
 
 from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 
+from . import generation
 from .models import Jurisdiction, Membership, Role
 
 # Bumped whenever a membership is saved or deleted: a Scope kept on a user object is recomputed after that, so a
@@ -24,6 +26,7 @@ _current = next(_generation)
 def _memberships_changed(**kwargs):
     global _current
     _current = next(_generation)
+    generation.bump()  # and in every process: a role granted or revoked changes who may quote what
 
 
 post_save.connect(_memberships_changed, sender=Membership, dispatch_uid="cardroom.access.memberships")
@@ -40,6 +43,21 @@ def scope_for(user):
         if user is not None:
             user._cardroom_scope = cached
     return cached[1]
+
+
+def remembered_scope(user, memory):
+    """``scope_for``, remembered in ``memory`` (``cardroom.generation``: forgotten when a membership or the user
+    changes), and kept on the user object as ``scope_for`` keeps it, so the permission registry reads it too."""
+    if not (user and user.is_authenticated):
+        return scope_for(user)
+    key = (_current, user.pk, user.is_active, user.is_superuser)
+    scope = memory.get("scope", key[1:])
+    if scope is None:
+        scope = memory.keep("scope", key[1:], Scope(user))
+    scope = copy.copy(scope)  # the sets are shared (never changed after reading); the user is this request's
+    scope.user = user
+    user._cardroom_scope = (key, scope)
+    return scope
 
 
 def scope_of(request):

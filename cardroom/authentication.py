@@ -5,14 +5,17 @@ door that checks a password through Django's ``authenticate``; axes' middleware 
 request was answered with by ``lockout_response``.
 """
 
+import copy
 import math
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_client_username, get_cool_off, get_failure_limit
 from axes.models import AccessAttempt
+from drf_spectacular.drainage import set_override
 from rest_framework import authentication
 
+from cardroom import generation
 from cardroom.responses import error_response
 
 
@@ -29,6 +32,29 @@ class BasicAuthentication(authentication.BasicAuthentication):
 
     def authenticate_credentials(self, userid, password, request=None):
         return super().authenticate_credentials(userid, password, request._request)
+
+
+class RememberedTokenAuthentication(authentication.TokenAuthentication):
+    """DRF's "Authorization: Token <key>", with the token's user remembered per process (``cardroom.generation``):
+    a token made or revoked, or its user changed or deactivated, draws a new generation, so a revoked token is
+    refused at once. Only a token found is remembered: made-up keys are looked up each time and leave nothing behind.
+    """
+
+    def authenticate(self, request):
+        self.request = request  # DRF makes its authenticators anew for each request
+        return super().authenticate(request)
+
+    def authenticate_credentials(self, key):
+        memory = generation.of_request(self.request)
+        found = memory.get("token", key)
+        if found is None:
+            found = memory.keep("token", key, super().authenticate_credentials(key))  # refuses what DRF refuses
+        user, token = found
+        return copy.copy(user), token  # what a request sets on its user stays with that request
+
+
+# The API schema's "tokenAuth" either way: the same header, the same answers as DRF's.
+set_override(RememberedTokenAuthentication, "suppress_collision_warning", True)
 
 
 class LoginThrottleHandler(AxesDatabaseHandler):

@@ -5,9 +5,9 @@ then, so that a version published later, a retroactive one among them, is left o
 date is the latest on or before the day; a first version whose source states no date is in force from the
 beginning until a later one takes over; of two taking effect on the same day, the higher number.
 
-It is needed in three forms, all kept here: ``candidates``, a query (``ScheduleDocument.version_as_of``,
-``ScheduleVersion.objects.in_force_for``); ``SQL_*``, fragments of the one flat statement on every quote's hot
-path (``fees.quoting``); and ``among``, over versions already in hand (the compliance pages).
+It is needed in two forms, both kept here: ``candidates``, a query (``ScheduleDocument.version_as_of``,
+``ScheduleVersion.objects.in_force_for``); and ``among``, over versions already in hand (the compliance pages,
+and every quote: ``fees.quoting`` keeps a document's published versions in memory).
 """
 
 import datetime
@@ -35,9 +35,3 @@ def among(versions, day, known_at=None):
         return None
     return max(found, key=lambda v: (v.effective_from is not None, v.effective_from or datetime.date.min, v.number))
 
-
-# The same rule in SQL over a version aliased ``v``. Parameters: the published status and the day, then (with
-# SQL_KNOWN_AT) the moment.
-SQL_CANDIDATE = "v.status = %s AND (v.effective_from <= %s OR v.effective_from IS NULL)"
-SQL_KNOWN_AT = "AND v.published_at <= %s"
-SQL_LATEST_FIRST = "ORDER BY v.effective_from DESC NULLS LAST, v.number DESC"

@@ -26,7 +26,6 @@ version carries its approved readings (``ScheduleDocument.new_draft``).
 
 from decimal import Decimal
 
-from django.db import connection
 from django.utils import timezone
 
 from cardroom import review, values
@@ -104,24 +103,6 @@ def approved(version):
     for reading in Interpretation.objects.filter(version=version, status=Interpretation.Status.APPROVED).order_by("id"):
         found.setdefault((reading.option_number, reading.tier_order), {})[reading.field] = reading
     return found
-
-
-STAMP_SQL = "SELECT id FROM {table} WHERE version_id = %s AND status = %s ORDER BY id"
-
-
-def approved_stamp(version_id):
-    """The ids of a version's approved readings, in order: what its engine snapshot was read with. Approved readings
-    never change (a withdrawal takes one out of the set), so the same ids mean the same reading. Plain SQL: it runs
-    on every cached quote (fees.quoting)."""
-    with connection.cursor() as cursor:
-        cursor.execute(STAMP_SQL.format(table=Interpretation._meta.db_table),
-                       [version_id, Interpretation.Status.APPROVED])
-        return tuple(row[0] for row in cursor.fetchall())
-
-
-def stamp_of(readings):
-    """``approved_stamp`` of readings already loaded by ``approved``."""
-    return tuple(sorted(r.pk for fields in readings.values() for r in fields.values()))
 
 
 def _engine_reading(reading, printed):

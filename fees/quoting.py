@@ -4,42 +4,19 @@ The API, the ``quote_fee`` command and the ledger all come through here, so a re
 priced the same way everywhere. Request and response shapes are documented in docs/fees.md.
 """
 
-from django.db import connection
+from typing import NamedTuple
+
 from django.utils import timezone
 
-from cardroom import values
+from cardroom import generation, values
 
 from . import engine, in_force, interpretations
 from .engine import QuoteError
 from .models import ScheduleDocument, ScheduleVersion
 
 
-class _Snapshots(dict):
-    """Engine snapshots of published versions by version id, each kept with the approved interpretations it was read
-    with. A published version never changes, but an interpretation approved or withdrawn since (in any process)
-    changes how it is read: an entry whose interpretations are no longer the approved ones is dropped when read
-    (one small query per read, ``interpretations.approved_stamp``)."""
-
-    def get(self, version_id, default=None):
-        entry = super().get(version_id)
-        if entry is None:
-            return default
-        stamp, schedule = entry
-        if stamp != interpretations.approved_stamp(version_id):
-            self.pop(version_id, None)
-            return default
-        return schedule
-
-
-_snapshots = _Snapshots()
-
-
-def snapshot(version):
-    """The immutable engine view of one version, as read: the values approved interpretations read replace the
-    printed ones, and the Option or Tier carries the interpretation (``fees.interpretations``)."""
-    cached = _snapshots.get(version.pk)
-    if cached is not None:
-        return cached
+def _engine_view(version):
+    """The immutable engine view of one version, read from the database (``snapshot``)."""
     document = version.document
     readings = interpretations.approved(version)
     options = tuple(
@@ -50,44 +27,72 @@ def snapshot(version):
         )
         for option in version.options.prefetch_related("tiers")
     )
-    schedule = engine.Schedule(
+    return engine.Schedule(
         code=document.code, title=document.title, version=version.number, effective_from=version.effective_from,
         currency=document.currency, citation=f"{document.source.title}, {document.citation}", options=options,
     )
-    if version.is_published:
-        _snapshots[version.pk] = (interpretations.stamp_of(readings), schedule)
+
+
+def snapshot(version, memory=None):
+    """The immutable engine view of one version, as read: the values approved interpretations read replace the
+    printed ones, and the Option or Tier carries the interpretation (``fees.interpretations``).
+
+    A published version's is remembered in the process for the current generation (``cardroom.generation``: an
+    interpretation approved or withdrawn draws a new one); a draft's is read each time.
+    """
+    if not version.is_published:
+        return _engine_view(version)
+    memory = memory or generation.current()
+    schedule = memory.get("snapshot", version.pk)
+    if schedule is None:
+        schedule = memory.keep("snapshot", version.pk, _engine_view(version))
     return schedule
 
 
-VERSION_IN_FORCE_SQL = f"""
-    SELECT v.id, d.establishment_id, e.jurisdiction_id, d.jurisdiction_id
-    FROM fees_scheduleversion v
-    JOIN fees_scheduledocument d ON d.id = v.document_id
-    LEFT JOIN cardroom_establishment e ON e.id = d.establishment_id
-    WHERE d.code = %s AND {in_force.SQL_CANDIDATE} {{known}}
-    {in_force.SQL_LATEST_FIRST}
-    LIMIT 1
-"""
+class Published(NamedTuple):
+    """A published version of a document, as ``fees.in_force.among`` reads it, and where its document belongs."""
+
+    id: int
+    number: int
+    effective_from: object
+    published_at: object
+    place: tuple  # establishment, its jurisdiction, the document's jurisdiction: what Scope.sees_placed reads
+
+    is_published = True
 
 
-def schedule_snapshot(code, as_of, scope=None, known_at=None):
+def published_versions(code, memory):
+    """Every published version of schedule ``code``, remembered for the generation (a publication draws a new one);
+    an unknown code, or one with nothing published, is looked up each time and not remembered."""
+    versions = memory.get("published", code)
+    if versions is None:
+        versions = tuple(Published(*row[:4], row[4:]) for row in ScheduleVersion.objects.filter(
+            document__code=code, status=ScheduleVersion.Status.PUBLISHED,
+        ).values_list("id", "number", "effective_from", "published_at", "document__establishment_id",
+                      "document__establishment__jurisdiction_id", "document__jurisdiction_id"))
+        if versions:
+            memory.keep("published", code, versions)
+    return versions
+
+
+def schedule_snapshot(code, as_of, scope=None, known_at=None, memory=None):
     """The engine view of schedule ``code`` as of ``as_of`` (as the record stood at ``known_at``, if given); with a
     ``scope``, only if that user may see it.
 
-    One flat query per call (this is on the hot path of every quote); the snapshot itself is cached.
+    On every quote's hot path: which version is in force is decided in Python (``fees.in_force.among``) over the
+    document's published versions, remembered with their snapshots for the current generation, so a quote of a
+    schedule already read costs the one read of the generation number (``memory``, when the caller has read it).
     """
-    # Written as SQL because it runs on every quote: the ORM spent longer compiling it than the database
-    # spent answering. The rule is fees.in_force's.
-    with connection.cursor() as cursor:
-        if known_at is None:
-            cursor.execute(VERSION_IN_FORCE_SQL.format(known=""), [code, ScheduleVersion.Status.PUBLISHED, as_of])
-        else:
-            cursor.execute(VERSION_IN_FORCE_SQL.format(known=in_force.SQL_KNOWN_AT),
-                           [code, ScheduleVersion.Status.PUBLISHED, as_of, known_at])
-        row = cursor.fetchone()
-    if row is not None and (scope is None or scope.sees_placed(*row[1:])):
-        cached = _snapshots.get(row[0])
-        return cached or snapshot(ScheduleVersion.objects.select_related("document__source").get(pk=row[0]))
+    memory = memory or generation.current()
+    versions = published_versions(code, memory)
+    if known_at is not None:  # a version with no moment of publication was never known at a moment (as in SQL)
+        versions = [v for v in versions if v.published_at is not None]
+    found = in_force.among(versions, as_of, known_at)
+    if found is not None and (scope is None or scope.sees_placed(*found.place)):
+        schedule = memory.get("snapshot", found.id)
+        if schedule is None:
+            schedule = snapshot(ScheduleVersion.objects.select_related("document__source").get(pk=found.id), memory)
+        return schedule
     # Say why, without telling a user about a schedule they may not see.
     document = ScheduleDocument.objects.filter(code=code).values_list(
         "establishment_id", "establishment__jurisdiction_id", "jurisdiction_id"
@@ -251,8 +256,9 @@ def response(schedule, option, quote, as_of, known_at=None):
     return body
 
 
-def quote_request(data, *, today, scope=None):
-    """A whole quote request (the API's JSON body) to its JSON response. Raises QuoteError on bad input."""
+def quote_request(data, *, today, scope=None, memory=None):
+    """A whole quote request (the API's JSON body) to its JSON response. Raises QuoteError on bad input.
+    ``memory``: the request's ``cardroom.generation`` memory, when its caller has read it already."""
     if not isinstance(data, dict):
         raise QuoteError("The request body must be a JSON object.")
     code = _text(_field(data, "schedule"), "schedule")
@@ -261,6 +267,6 @@ def quote_request(data, *, today, scope=None):
     known_at = read_known_at(data.get("known_at"))
     facts = {key: value for key, value in data.items() if key not in ("schedule", "option", "as_of", "known_at")}
     kind_of(facts)  # say what is missing before looking anything up
-    schedule = schedule_snapshot(code, as_of, scope, known_at=known_at)
+    schedule = schedule_snapshot(code, as_of, scope, known_at=known_at, memory=memory)
     option = schedule.option(option_number)
     return response(schedule, option, quote_facts(schedule, option.number, facts), as_of, known_at)

@@ -17,7 +17,7 @@ steps go through the one review mechanism (``cardroom.review``, workflows in ``f
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from cardroom import changes, notify, permissions, review
+from cardroom import changes, generation, notify, permissions, review
 from cardroom.audit import log_action
 from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.permissions import SYSTEM
@@ -231,6 +231,7 @@ def approve_interpretation(actor, reading, *, reason):
                                               "Withdraw it.") from None
     _answered(reading, actor, status, reason)
     readings.save(reading, actor, f"Interpretation approved: {reason}")
+    generation.bump()  # quotes read the value as approved from its commit on
     readings.log(reading, "approved", actor, printed=printed, reason=reason)
     notify.answered("interpretation", reading, True)
     return reading
@@ -257,6 +258,7 @@ def withdraw_interpretation(actor, reading, *, reason):
     reason = readings.read_reason(reason)
     _answered(reading, actor, status, reason)
     readings.save(reading, actor, f"Interpretation withdrawn: {reason}")
+    generation.bump()  # an approved reading retired: quotes read the printed value again
     readings.log(reading, "withdrawn", actor, reason=reason, was=was)
     return reading
 

@@ -46,14 +46,14 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
-def fresh_snapshots():
-    """Each test rolls back, so a version id can come back with other content: forget the engine snapshots
-    (in production an id is never reused, so the per-process cache stays right)."""
-    from fees import quoting
+def fresh_memory():
+    """Each test rolls back, so an id can come back with other content: forget what the process remembered for
+    quotes (cardroom.generation; in production an id is never reused, so the memory stays right)."""
+    from cardroom import generation
 
-    quoting._snapshots.clear()
+    generation.forget()
     yield
-    quoting._snapshots.clear()
+    generation.forget()
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@ from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition, ConditionFulfilment
 from .audit import AuditChainHead, AuditChainVerified, AuditCheckpoint, AuditLogEntry, SigningKey
 from .jobs import Job
+from .generation import Generation
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
 from .places import Establishment, Jurisdiction, Table
 from .sources import Cited, Source
@@ -19,6 +20,7 @@ __all__ = [
     "Establishment",
     "Game",
     "GameRules",
+    "Generation",
     "Job",
     "Jurisdiction",
     "Membership",

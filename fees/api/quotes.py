@@ -1,12 +1,14 @@
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import exceptions
+from rest_framework import authentication, exceptions
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from cardroom import values
-from cardroom.access import scope_of
+from cardroom import generation, values
+from cardroom.access import remembered_scope
+from cardroom.authentication import RememberedTokenAuthentication
 from fees import quoting, receipts
 from fees.engine import QuoteError
 
@@ -40,6 +42,10 @@ class QuoteView(APIView):
     replay_receipt`` checks it later (docs/receipts.md)."""
 
     permission_names = {"post": "cardroom.view_records"}  # a quote reads published schedules: anyone signed in
+    # The project's, the token's remembered per process (cardroom.generation): a quote reads the generation number
+    # once and, for a schedule, token and person already seen, nothing else.
+    authentication_classes = [RememberedTokenAuthentication if door is authentication.TokenAuthentication else door
+                              for door in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, examples=EXAMPLES)
     def post(self, request):
@@ -52,7 +58,9 @@ class QuoteView(APIView):
             except values.Invalid as exc:
                 raise exceptions.ValidationError({"detail": f"receipt {exc}"}) from None
         try:
-            body = quoting.quote_request(data, today=timezone.localdate(), scope=scope_of(request))
+            memory = generation.of_request(request)
+            body = quoting.quote_request(data, today=timezone.localdate(), scope=remembered_scope(request.user, memory),
+                                         memory=memory)
             if wants_receipt:
                 body["receipt"] = receipts.quote_receipt(data, body, user=request.user)
         except QuoteError as exc:

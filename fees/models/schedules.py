@@ -15,6 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
+from cardroom import generation
 from cardroom.models import Cited
 
 from .. import in_force
@@ -281,4 +282,9 @@ class ScheduleVersion(models.Model):
         self.published_by = user if getattr(user, "is_authenticated", False) else None
         self.published_at = timezone.now()
         self.record_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
+        generation.bump()  # every process's quotes read the new version from its commit on (cardroom.generation)
         return self
+
+
+# Its code, title, citation and place are in every quote of its versions (cardroom.generation).
+generation.bump_on_change(ScheduleDocument)
