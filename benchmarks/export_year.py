@@ -3,7 +3,8 @@ benchmarks/ledger_year.py generates and benchmarks/ledger_reconcile.py keeps.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench_year .venv/bin/python benchmarks/export_year.py
 
-Builds the whole bundle (every kind as CSV and JSON, the PDF report, checkpoints, the signed manifest) for
+Builds the whole bundle (format 2: each kind once, as CSV, with the rounds' fee lines and pricings, the PDF report,
+checkpoints, the signed manifest) for
 Casino Marysville over the first BENCH_EXPORT_DAYS gaming days of the year (default 30; the year is 365: the
 export reads its rows in one pass per kind, so its time grows with the rows and a year's is printed at that
 rate), the way the export task does. Prints the time, the bundle's size, the rows per kind and the process's peak

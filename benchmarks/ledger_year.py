@@ -4,7 +4,8 @@ benchmarks work on.
 50 tables at Casino Marysville, each posted on GEGA-002888 option 43, play ROUNDS_PER_TABLE_DAY rounds (1,096:
 60 hands an hour for 18 hours) every gaming day of 2025: 20,002,000 rounds. Each round is the same 6-spot round
 priced by the fee engine once, before generating (7.00 USD: 3.00 and 1.00 from the two players, 3.00 from the
-player-dealer), with its facts, lines and explanation stored as the ledger stores them. Its three entries collect
+player-dealer), with its facts and fee lines stored as the ledger stores them (its pricing, what every round of the
+option shares, stored once: fees.ledger.compact). Its three entries collect
 that, except where a hand is made to disagree, by the hand's number h in the year (0, 1, ...):
 
 - every 211th hand has nothing collected;
@@ -76,7 +77,8 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     from django.db import connection, transaction
 
     from fees import partitions, quoting
-    from fees.ledger import rounds as ledger_rounds
+    from fees.engine.compact import option_tiers
+    from fees.ledger import compact, rounds as ledger_rounds
     from fees.models import CollectionEntry, RoundOfPlay, TablePosting
 
     at = datetime.datetime.combine(FIRST_DAY, datetime.time(18), tzinfo=datetime.timezone.utc)
@@ -85,6 +87,9 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     lines, by_payer = ledger_rounds._lines(quote)
     explanation = quoting.explain(schedule, option, quote, as_of=at.date())
     fees = {(p["payer"], p["player"]): p["fee"] for p in by_payer}
+    # What every round stores of its account: the shared pricing (stored here, once), its fee lines; each round is
+    # priced as of its own day, as record_round does.
+    stored = compact.compacted(explanation, lines, by_payer, tiers=option_tiers(schedule, option))
     assert Decimal(quote.total) == Decimal("7.00"), quote.total
     establishment = tables[0].establishment_id
     table_ids = [t.pk for t in tables]
@@ -101,13 +106,12 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     )
     insert_rounds = (
         f"INSERT INTO {rounds} (establishment_id, table_id, gaming_day, reference, played_at, facts, posting_id, "
-        "schedule_code, schedule_version, option_number, expected_total, currency, expected_by_payer, "
-        "expected_lines, explanation, recorded_by_id, recorded_at) "
+        "schedule_code, schedule_version, option_number, expected_total, currency, pricing_id, fee_lines, priced_on, "
+        "recorded_by_id, recorded_at) "
         # The JSON is parsed once, not once a row.
-        "WITH c AS MATERIALIZED (SELECT %(facts)s::jsonb AS facts, %(by_payer)s::jsonb AS by_payer, "
-        "%(lines)s::jsonb AS lines, %(explanation)s::jsonb AS explanation) "
+        "WITH c AS MATERIALIZED (SELECT %(facts)s::jsonb AS facts) "
         "SELECT %(establishment)s, table_id, day, reference, at, c.facts, posting, %(code)s, %(version)s, "
-        "%(option)s, %(total)s, 'USD', c.by_payer, c.lines, c.explanation, %(user)s, at "
+        "%(option)s, %(total)s, 'USD', %(pricing)s, %(fee_lines)s, day, %(user)s, at "
         f"FROM ({hands}) hands CROSS JOIN c ORDER BY day, at, table_id"
     )
     entry_columns = ("idempotency_key, establishment_id, table_id, gaming_day, reference, collected_at, payer, seat, "
@@ -137,7 +141,7 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
         "first": FIRST_DAY, "per_day": HANDS_PER_DAY, "tables": TABLES, "per_table": ROUNDS_PER_TABLE_DAY,
         "ids": table_ids, "postings": posting_ids, "establishment": establishment, "facts": json.dumps(ROUND),
         "code": schedule.code, "version": schedule.version, "option": option.number, "total": Decimal(quote.total),
-        "by_payer": json.dumps(by_payer), "lines": json.dumps(lines), "explanation": json.dumps(explanation),
+        "pricing": stored["pricing_id"], "fee_lines": stored["fee_lines"],
         "user": user.pk, "prefix": KEY_PREFIX, "corrected": CORRECTED_EVERY, "short": SHORT_EVERY,
         "uncollected": UNCOLLECTED_EVERY, "stray": STRAY_EVERY, "fee_p1": fees[("player", "p1")],
         "fee_p2": fees[("player", "p2")], "fee_dealer": fees[("player_dealer", "")],

@@ -5,7 +5,8 @@ installation's public key. The format (docs/exports.md, "Bundle format and verif
 
 - data files, each a zip entry (deflated), named freely but uniquely (``report.pdf``, ``ledger_entries.csv``...);
 - ``manifest.json``: the exporter's fields (period, generator, audit chain heads...) plus ``"format":
-  "cardroom-audit-bundle/1"`` and ``"files"``: ``[{"name", "sha256", "bytes", "rows"?}]`` sorted by name,
+  "cardroom-audit-bundle/2"`` (``FORMAT``; ``/1``, the format before it, is still verified: ``FORMATS``) and
+  ``"files"``: ``[{"name", "sha256", "bytes", "rows"?}]`` sorted by name,
   serialized canonically (``json.dumps(sort_keys=True, indent=2, ensure_ascii=False)``, UTF-8);
 - ``manifest.sig``: the Ed25519 signature over the exact bytes of ``manifest.json``, base64, one line.
 
@@ -22,8 +23,9 @@ Checking: ``verify(path, public_key)`` returns a ``Verification`` (ok, problems,
 state and the signature's for a page to show); it never raises on a malformed or tampered bundle, every problem
 is a sentence naming the file concerned.
 
-The parts: ``cardroom.bundle_format`` (names, sizes, keys, canonical JSON), ``cardroom.bundle_write`` (writing)
-and ``cardroom.bundle_verify`` (checking, with its limits); this module gathers them under one name.
+The parts: ``cardroom.bundle_format`` (names, sizes, keys, canonical JSON, the formats), ``cardroom.bundle_write``
+(writing), ``cardroom.bundle_verify`` (checking, with its limits) and ``cardroom.bundle_read`` (a format-2 CSV file
+read back as columns.json types it); this module gathers the first three under one name.
 """
 
 from .bundle_format import (
@@ -31,6 +33,9 @@ from .bundle_format import (
     COMPRESS_LEVEL,
     DIRECTORY_BYTES_PER_MEMBER,
     FORMAT,
+    FORMAT_1,
+    FORMAT_2,
+    FORMATS,
     MANIFEST,
     MAX_MANIFEST_BYTES,
     MAX_SIGNATURE_BYTES,
@@ -51,8 +56,8 @@ from .bundle_verify import Limits, Verification, directory_problem, verify
 from .bundle_write import BundleWriter, check_name
 
 __all__ = [
-    "CHUNK", "COMPRESS_LEVEL", "DIRECTORY_BYTES_PER_MEMBER", "FORMAT", "MANIFEST", "MAX_MANIFEST_BYTES",
-    "MAX_SIGNATURE_BYTES", "RATIO_FROM_BYTES", "RESERVED", "SIGNATURE",
+    "CHUNK", "COMPRESS_LEVEL", "DIRECTORY_BYTES_PER_MEMBER", "FORMAT", "FORMAT_1", "FORMAT_2", "FORMATS", "MANIFEST",
+    "MAX_MANIFEST_BYTES", "MAX_SIGNATURE_BYTES", "RATIO_FROM_BYTES", "RESERVED", "SIGNATURE",
     "canonical_json", "fingerprint", "generate_private_key", "load_private_key", "load_public_key",
     "private_key_pem", "public_key_base64", "public_key_pem", "public_key_raw",
     "BundleWriter", "check_name",

@@ -12,13 +12,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-FORMAT = "cardroom-audit-bundle/1"
+# The bundle's format, named in its manifest. 1: every kind as CSV and JSON; 2: each kind once, as CSV described
+# in columns.json (types, units, currencies, time zones), JSON only where a record nests. A verifier reads both.
+FORMAT_1 = "cardroom-audit-bundle/1"
+FORMAT_2 = "cardroom-audit-bundle/2"
+FORMAT = FORMAT_2  # what BundleWriter writes
+FORMATS = (FORMAT_1, FORMAT_2)  # what verify accepts
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
 RESERVED = (MANIFEST, SIGNATURE)
 COMPRESS_LEVEL = 1  # deflate level: speed over size (the CSVs compress well at any level)
 CHUNK = 1 << 20  # bytes read at a time when hashing
-# A manifest lists ~30 files and the audit chains' heads: a few kB (1,000 files would be ~150 kB).
+# A manifest lists ~20 files and the audit chains' heads: a few kB (1,000 files would be ~150 kB).
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_SIGNATURE_BYTES = 4096
 # A member's record in the zip's central directory: 46 bytes, its name (a bundle's are short) and a zip64 extra.

@@ -16,7 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from .bundle_format import (
     CHUNK,
     DIRECTORY_BYTES_PER_MEMBER,
-    FORMAT,
+    FORMATS,
     MANIFEST,
     MAX_MANIFEST_BYTES,
     MAX_SIGNATURE_BYTES,
@@ -33,7 +33,8 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 @dataclass(frozen=True)
 class Limits:
     """What a bundle may claim to hold before a byte of it is unpacked (docs/exports.md, "Limits"). A real bundle
-    holds ~30 files (the kinds as CSV and JSON, columns.json, the report, a checkpoint or two per audit chain)."""
+    holds ~20 files (format 2: each kind's CSV, round_pricings.json, columns.json, the report, a checkpoint or two
+    per audit chain); one of format 1, ~30 (each kind as CSV and JSON)."""
 
     max_members: int = 1000
     # All members unzipped, as their zip headers declare them; None: no cap (the service sets one).
@@ -107,6 +108,12 @@ class Verification:
     signature: str = "unchecked"
     # The one top folder every file sat in, taken off their names (a bundle unzipped and zipped again); None.
     folder: str | None = None
+
+    @property
+    def format(self):
+        """The bundle format its manifest names (``cardroom-audit-bundle/1`` or ``/2``); None when unreadable."""
+        value = self.manifest.get("format") if self.manifest else None
+        return value if isinstance(value, str) else None
 
     def named(self, status):
         """The files of one status, sorted by name."""
@@ -346,8 +353,9 @@ def _verify(fileobj, public_key, limits, on_progress):
                 if not isinstance(manifest, dict):
                     problems.append(f"{MANIFEST}: not a JSON object (wrong format)")
                     manifest = None
-                elif manifest.get("format") != FORMAT:
-                    problems.append(f"{MANIFEST}: format is {manifest.get('format')!r}, expected {FORMAT!r}")
+                elif manifest.get("format") not in FORMATS:
+                    problems.append(f"{MANIFEST}: format is {manifest.get('format')!r}, expected "
+                                    f"{' or '.join(repr(f) for f in FORMATS)}")
 
         if manifest is not None:
             listed = _listed_files(manifest, problems)

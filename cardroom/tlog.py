@@ -93,7 +93,8 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
     entry = commands.add_parser("entry", help="An entry's inclusion proof (GET /api/v1/audit/proof).")
     entry.add_argument("proof")
-    entry.add_argument("--entry", help="The entry as you hold it (a JSON object: a row of an export's "
+    entry.add_argument("--entry", help="The entry as you hold it (a JSON object: a row of an export's audit log, "
+                                       "its columns as audit_log.csv names them, or a row of a format-1 bundle's "
                                        "audit_log.json); without it, the entry the proof carries.")
     consistency = commands.add_parser("consistency", help="A kept checkpoint against a newer one "
                                                           "(GET /api/v1/audit/consistency).")

@@ -6,7 +6,7 @@ import zipfile
 from dataclasses import dataclass, field
 
 from . import chain as hashchain
-from . import bundle, checkpoint, merkle
+from . import bundle, bundle_read, checkpoint, merkle
 from .bundle_verify import members
 from .tlog_keys import _moment, _sha256
 from .tlog_proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, _unb64, parse_proof
@@ -180,7 +180,7 @@ def check_export(keyring, path, kept_notes=(), proof_texts=()):
         kept = [_signed(keyring, note, result, "kept checkpoint") for note in kept_notes]
         kept = [k for k in kept if k is not None]
         read = _Reader(archive, names, checked)
-        rows = _audit_rows(read("audit_log.json"))
+        rows = _audit_rows(result, read, manifest.get("format"))
         chains = [head["chain"] for head in manifest.get("audit_chains", [])]
         for head in manifest.get("audit_chains", []):
             _check_chain(result, keyring, read, head, rows,
@@ -226,14 +226,28 @@ def validity_problem(key, generated_at):
             "the key did not sign bundles then.")
 
 
-def _audit_rows(text):
-    """The bundle's audit rows by chain; None when audit_log.json did not verify (it is not checked again)."""
-    if text is False:
-        return None
-    try:
-        rows = json.loads(text) if text else []
-    except ValueError:
-        return {}
+def _audit_rows(result, read, format_):
+    """The bundle's audit rows by chain, as its format holds them: format 1 in audit_log.json, format 2 in
+    audit_log.csv read with the column types columns.json gives (the same rows). None when a file they are read from
+    did not verify (it is not checked again) or cannot be read (said here)."""
+    if format_ == bundle.FORMAT_1:
+        text = read("audit_log.json")
+        if text is False:
+            return None
+        try:
+            rows = json.loads(text) if text else []
+        except ValueError:
+            return {}
+    else:
+        text, columns = read("audit_log.csv"), read("columns.json")
+        if text is False or columns is False:
+            return None
+        try:
+            rows = bundle_read.records("audit_log.csv", text, bundle_read.columns_of(columns, "audit_log")) \
+                if text else []
+        except bundle_read.BadFile as error:
+            result.fails(str(error))
+            return None
     by_chain = {}
     for row in rows if isinstance(rows, list) else []:
         by_chain.setdefault(row.get("chain"), []).append(row)

@@ -23,6 +23,7 @@ from cardroom.models import Table
 from cardroom.money import CENT
 from cardroom.permissions import SYSTEM
 from fees import ledger, quoting, services as fee_services
+from fees.ledger import compact
 from fees.models import Reconciliation, RoundOfPlay, TablePosting
 
 # October 2026: inside the demo postings' period (from 1 January 2026) and over before the demo's "today".
@@ -101,11 +102,12 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     result.hands = len(hands)
 
     # Rounds: those not recorded yet, one by one through the ledger (priced by the engine).
+    bodies = {}  # the rounds' shared pricing bodies, read once each
     recorded = {
-        (table_id, day, reference): lines
-        for table_id, day, reference, lines in RoundOfPlay.objects.filter(
+        (table_id, day, reference): compact.rebuild_stored(pricing, lines, priced_on, bodies, digest)[1]
+        for table_id, day, reference, pricing, lines, priced_on, digest in RoundOfPlay.objects.filter(
             establishment=establishment, gaming_day__range=(first_day, last_day)
-        ).values_list("table_id", "gaming_day", "reference", "expected_lines")
+        ).values_list("table_id", "gaming_day", "reference", "pricing_id", "fee_lines", "priced_on", "pricing__digest")
     }
     lines_of = {}
     for hand in hands:
@@ -114,7 +116,7 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
             round_, created = ledger.record_round(table=hand.table, reference=hand.reference,
                                                   played_at=hand.played_at, facts=hand.facts, gaming_day=hand.day,
                                                   user=recorder)
-            recorded[key] = round_.expected_lines
+            recorded[key] = compact.rebuilt(round_, bodies)[1]
             result.rounds_created += created
         lines_of[id(hand)] = recorded[key]
 

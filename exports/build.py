@@ -1,4 +1,5 @@
-"""Building an audit export bundle: every kind as CSV and JSON, the PDF report, a signed manifest.
+"""Building an audit export bundle (format 2): every kind once, as CSV described in columns.json, the PDF report, the
+audit chains' checkpoints, a signed manifest.
 
 ``build(scope, path, on_progress=None)`` writes the bundle to ``path`` and returns its manifest. Files are
 streamed into the zip as their rows are read (``cardroom.bundle.BundleWriter`` hashes them on the way), so
@@ -13,11 +14,10 @@ import logging
 import queue
 import subprocess
 import threading
-from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 import cardroom
@@ -52,16 +52,8 @@ def csv_cell(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, str):  # text, never a number: escaped if a spreadsheet would run it (collect.CSV_ESCAPING)
-        return "'" + value if value.startswith(collect.FORMULA_STARTS) else value
+        return "'" + value if value.startswith(collect.ESCAPE_STARTS) else value
     return str(value)
-
-
-def json_cell(value):
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return value
 
 
 class Progress:
@@ -151,11 +143,10 @@ def _write_csv(writer, kind, scope, progress):
             with connection.cursor() as cursor, progress.streaming():
                 statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv)").format(collect.csv_copy_sql(kind, scope))
                 with cursor.cursor.copy(statement) as copy:
-                    for data in copy:
-                        data = bytes(data)
-                        handle.write(data)
-                        rows += data.count(b"\n")  # the big kinds' fields are single-line
-                        if rows // PROGRESS_EVERY != (rows - data.count(b"\n")) // PROGRESS_EVERY:
+                    for data in copy:  # a row a message (psycopg: "an unparsed row"), a note's new lines and all
+                        handle.write(bytes(data))
+                        rows += 1
+                        if rows % PROGRESS_EVERY == 0:
                             progress.stage(f"{name}: {rows:,} rows")
         else:
             for row in scope.rows(kind):
@@ -169,96 +160,46 @@ def _write_csv(writer, kind, scope, progress):
     return rows
 
 
-def _write_json(writer, kind, scope, progress):
-    name = f"{kind.name}.json"
-    columns = kind.column_names
-    with writer.open(name) as handle:
-        if kind.copy_sql is not None and collect.use_copy():
-            rows = _copy_json(handle, kind, scope, progress, name)
-        else:
-            handle.write(b"[")
-            rows = 0
-            buffer = []
-            for row in scope.rows(kind):
-                record = {c: json_cell(v) for c, v in zip(columns, row)}
-                buffer.append(("\n" if rows == 0 else ",\n") + json.dumps(record, ensure_ascii=False))
-                rows += 1
-                if len(buffer) >= 1000:
-                    handle.write("".join(buffer).encode())
-                    buffer = []
-                if rows % PROGRESS_EVERY == 0:
-                    progress.stage(f"{name}: {rows:,} rows")
-            handle.write(("".join(buffer) + "\n]\n").encode())
-        handle.rows = rows
-    progress.file_done(name, rows)
-    return rows
-
-
-NUMERIC_OID = 1700  # PostgreSQL's numeric: a Decimal, written as a JSON string as json_cell writes it
-INTEGER_OIDS = {20, 21, 23}  # bigint, smallint, integer: their text is their JSON
-
-
-def json_lines_sql(kind, scope):
-    """A SELECT giving each row of ``kind.copy_sql`` as one line of JSON followed by a comma, byte for byte what
-    ``json.dumps(record, ensure_ascii=False)`` makes of the Python path's record: keys in column order, ", " and ": "
-    between them, decimals as strings, NULL as null. PostgreSQL's to_json escapes text as Python does (\\", \\\\,
-    \\n, \\t, \\u00XX for other control characters; other characters as they are)."""
-    from psycopg import sql
-
-    select = kind.copy_sql(scope)
-    with connection.cursor() as cursor:
-        cursor.execute(sql.SQL("SELECT * FROM ({}) s LIMIT 0").format(select))
-        types = [column.type_code for column in cursor.description]
-    names = kind.column_names
-    parts = []
-    for index, (column, oid) in enumerate(zip(names, types)):
-        value = sql.Identifier("s", column)
-        if oid in INTEGER_OIDS:
-            value = sql.SQL("{}::text").format(value)
-        else:
-            value = sql.SQL("to_json({}{})::text").format(value, sql.SQL("::text" if oid == NUMERIC_OID else ""))
-        key = ("{" if index == 0 else ", ") + json.dumps(column) + ": "
-        parts.append(sql.SQL("{}, coalesce({}, 'null')").format(sql.Literal(key), value))
-    return sql.SQL("SELECT concat({}, '}},') FROM ({}) s ({}) ORDER BY s.{}").format(
-        sql.SQL(", ").join(parts), select, sql.SQL(", ").join(sql.Identifier(c) for c in names),
-        sql.Identifier(names[0]))
-
-
-def _copy_json(handle, kind, scope, progress, name):
-    """The JSON array streamed from PostgreSQL: one line per row (json_lines_sql), as the Python path joins them.
-    CSV format with a quote and delimiter that JSON text never holds raw gives each line back as it is."""
-    from psycopg import sql
-
-    statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')").format(
-        json_lines_sql(kind, scope))
-    rows, parts, size = 0, [b"[\n"], 0
-    with transaction.atomic(), connection.cursor() as cursor, progress.streaming():
-        cursor.execute("SET LOCAL jit = off")  # compiling the expressions costs more than it saves here
-        with cursor.cursor.copy(statement) as copy:
-            for data in copy:  # whole lines (PostgreSQL sends a row a message); no raw newline inside JSON text
-                data = bytes(data)
-                parts.append(data)
-                size += len(data)
-                lines = data.count(b"\n")
-                if (rows + lines) // PROGRESS_EVERY != rows // PROGRESS_EVERY:
-                    progress.stage(f"{name}: {rows + lines:,} rows")
-                rows += lines
-                if size >= 1 << 20:  # write in large pieces, keeping the last line back for the closing bracket
-                    handle.write(b"".join(parts[:-1]))
-                    parts, size = parts[-1:], 0
-    tail = b"".join(parts)
-    handle.write(tail[:-2] + b"\n]\n" if rows else b"[\n]\n")
-    return rows
+PRICINGS = collect.PRICINGS_FILE
+PRICING_FIELDS = [
+    ("id", "The pricing's id: rounds.csv's pricing column names it", "integer"),
+    ("schedule", "Schedule code", "text"), ("version", "Schedule version", "integer"),
+    ("option", "Option number", "integer"),
+    ("digest", "SHA-256 (hex) of body as JSON with its keys sorted and no spaces (UTF-8): what the pricing is known "
+               "by", "text"),
+    ("body", "What every round priced under it shares: the fee engine's explanation but the round's own fees (the "
+             "document, its title and citation, the option, notes, interpretations read) and the option's tiers "
+             "(their order, bounds and printed text), which round_fee_lines.csv's tier column names", "json"),
+]
 
 
 def columns_document():
-    """columns.json: every file's columns and what they mean (the same text as docs/exports.md)."""
-    return {
-        kind.name: {"title": kind.title, "files": [f"{kind.name}.csv", f"{kind.name}.json"],
-                    "columns": [{"name": n, "description": d} for n, d in kind.columns],
+    """columns.json: every CSV file's columns, what they mean and what they hold (type, unit, currency, time zone;
+    the same text as docs/exports.md), and the fields of round_pricings.json's records."""
+    document = {
+        kind.name: {"title": kind.title, "files": [f"{kind.name}.csv"],
+                    "columns": [{"name": column[0], "description": column[1], **kind_type.describe()}
+                                for column, kind_type in zip(kind.columns, kind.column_types())],
                     "csv_escaping": collect.CSV_ESCAPING}
         for kind in collect.KINDS
     }
+    document["round_pricings"] = {"title": collect.PRICINGS_TITLE, "files": [PRICINGS], "fields": [
+        {"name": n, "description": d, "type": t} for n, d, t in PRICING_FIELDS]}
+    return document
+
+
+def _write_pricings(writer, scope, progress):
+    """round_pricings.json: a JSON array, a record a line, of the pricings the rounds in scope name."""
+    with writer.open(PRICINGS) as handle:
+        handle.write(b"[")
+        rows = 0
+        for record in collect.pricing_records(scope):
+            handle.write((("\n" if rows == 0 else ",\n") + json.dumps(record, ensure_ascii=False)).encode())
+            rows += 1
+        handle.write(b"\n]\n")
+        handle.rows = rows
+    progress.file_done(PRICINGS, rows)
+    return rows
 
 
 def _write_checkpoints(writer, scope):
@@ -277,14 +218,15 @@ def build(scope, path, *, requested_by="", on_progress=None):
 
     signing_key, _ = current_key()  # recorded among the installation's keys before the bundle's time is taken
     scope.freeze()
-    progress = Progress(2 * len(collect.KINDS) + 2, on_progress)
+    progress = Progress(len(collect.KINDS) + 3, on_progress)  # each kind's CSV, the pricings, columns, the report
     started = timezone.now()
     counts = {}
     with BundleWriter(path) as writer:
         for kind in collect.KINDS:
             progress.stage(f"{kind.name}.csv")
             counts[kind.name] = _write_csv(writer, kind, scope, progress)
-            _write_json(writer, kind, scope, progress)
+        progress.stage(PRICINGS)
+        counts["round_pricings"] = _write_pricings(writer, scope, progress)
         writer.add_bytes("columns.json", json.dumps(columns_document(), indent=2, ensure_ascii=False).encode())
         progress.file_done("columns.json", None)
         progress.stage("report.pdf")
@@ -307,5 +249,4 @@ def build(scope, path, *, requested_by="", on_progress=None):
             "last_ids": {"ledger_entries": scope.last_entry, "rounds": scope.last_round},
             "signing_key": keys.key_fingerprint(),
         }
-        writer.finish(manifest, signing_key)
-    return manifest
+        return writer.finish(manifest, signing_key)  # as signed: with its format and files

@@ -100,9 +100,10 @@ class Checked:
     def as_dict(self):
         """What a verification job's ``result`` holds (the API's and the page's answer)."""
         return {"ok": self.verification.ok, "problems": self.verification.problems,
-                "manifest": self.verification.manifest, "public_key_fingerprint": self.public_key_fingerprint,
-                "installation_key": self.installation_key, "signature": self.verification.signature,
-                "files": self.verification.files, "folder": self.verification.folder, "kept": self.kept}
+                "format": self.verification.format, "manifest": self.verification.manifest,
+                "public_key_fingerprint": self.public_key_fingerprint, "installation_key": self.installation_key,
+                "signature": self.verification.signature, "files": self.verification.files,
+                "folder": self.verification.folder, "kept": self.kept}
 
 
 def limits():

@@ -66,7 +66,8 @@ class VerifyView(APIView):
         responses={
             202: OpenApiResponse(JobSerializer, description=(
                 "The check, queued (kind bundle_verify). Once its status is done, its result holds: ok (boolean), "
-                "problems (each naming the file concerned), manifest (as read from the bundle: trust it only when "
+                "problems (each naming the file concerned), format (cardroom-audit-bundle/2 or /1, as the manifest "
+                "names it; null when unreadable), manifest (as read from the bundle: trust it only when "
                 "ok), public_key_fingerprint, installation_key (checked against one of this installation's keys), "
                 "signature (valid, invalid, missing or unchecked) and files (each file's state: ok, altered, "
                 "missing, added or unchecked).")),

@@ -1,15 +1,20 @@
-"""The PostgreSQL path of the big kinds: the SELECTs that ``COPY ... TO STDOUT`` streams for ledger entries and
-rounds, and the CSV escaping (a formula-like text cell written with a ' before it) in Python's terms and in SQL's."""
+"""The PostgreSQL path of the big kinds: the SELECTs that ``COPY ... TO STDOUT`` streams for ledger entries,
+rounds and their fee lines, and the CSV escaping (a formula-like text cell written with a ' before it) in Python's
+terms and in SQL's."""
 
 from django.db import connection
 
 # A text cell beginning with one of these is one a spreadsheet would run as a formula (OWASP, CSV injection): the
-# CSV files write it with a ' before it (exports.build.csv_cell, csv_copy_sql); the JSON files keep the exact text.
+# CSV files write it with a ' before it (exports.build.csv_cell, csv_copy_sql). A cell beginning with ' gets one
+# more too, so the escape can be undone: a reader takes the first ' off any text cell that begins with one and has
+# the exact text (cardroom.bundle_read), as the audit rows' hashes need.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-CSV_ESCAPING = ("A text cell that begins with =, +, -, @, a tab or a carriage return is written in the CSV file with a "
-                "single quote (') before it, so that a spreadsheet shows it as text instead of running it as a "
-                "formula (OWASP, CSV injection); the JSON file holds the exact text. Numbers (a negative amount "
-                "such as -5.00), dates and booleans are never changed.")
+ESCAPE_STARTS = FORMULA_STARTS + ("'",)
+CSV_ESCAPING = ("A text cell that begins with =, +, -, @, a tab or a carriage return is written with a single quote "
+                "(') before it, so that a spreadsheet shows it as text instead of running it as a formula (OWASP, CSV "
+                "injection); so is one that begins with a single quote. To read the exact text, take the first ' off "
+                "any text cell that begins with one. Numbers (a negative amount such as -5.00), dates and booleans are "
+                "never changed.")
 
 
 def _sql_scope(scope, alias, last_id, day_column="gaming_day"):
@@ -46,10 +51,24 @@ def round_copy_sql(scope):
 
     return sql.SQL(
         "SELECT r.id, e.slug, t.label, r.gaming_day, r.reference, " + UTC_TEXT.format("r.played_at") + ", "
-        "r.posting_id, r.schedule_code, r.schedule_version, r.option_number, r.expected_total, r.currency "
+        "r.posting_id, r.schedule_code, r.schedule_version, r.option_number, r.pricing_id, r.expected_total, "
+        "r.currency "
         "FROM fees_roundofplay r JOIN cardroom_table t ON t.id = r.table_id "
         "JOIN cardroom_establishment e ON e.id = t.establishment_id WHERE {} ORDER BY r.id"
     ).format(_sql_scope(scope, "r", scope.last_round))
+
+
+def round_fee_line_copy_sql(scope):
+    """The rounds' fee lines (``fees.ledger.compact.fee_lines_sql``) of the rounds ``round_copy_sql`` reads, their
+    amounts as numbers (the Python path's Decimals)."""
+    from psycopg import sql
+
+    from fees.ledger.compact import fee_lines_sql
+
+    return sql.SQL(
+        "SELECT f.round_id, f.line_number, f.payer, f.player, f.fee_kind, f.measure, f.tier, f.measured::numeric, "
+        "f.fee::numeric, f.note FROM ({} JOIN cardroom_table t ON t.id = r.table_id WHERE {}) f"
+    ).format(sql.SQL(fee_lines_sql()), _sql_scope(scope, "r", scope.last_round))
 
 
 def use_copy():
@@ -62,8 +81,8 @@ ESCAPED = "CASE WHEN left({0}, 1) IN ({1}) THEN '''' || {0} ELSE nullif({0}, '')
 
 def csv_copy_sql(kind, scope):
     """``kind.copy_sql`` for its CSV file, byte for byte what the Python path writes (``build.csv_cell``): a text
-    column's formula-like cell with a ' before it, an empty text as nothing (COPY would write ""); numbers and dates
-    as they are. The JSON file's COPY reads ``kind.copy_sql`` itself: the exact text."""
+    column's formula-like cell (or one beginning with ') with a ' before it, an empty text as nothing (COPY would
+    write ""); numbers and dates as they are."""
     from psycopg import sql
 
     select = kind.copy_sql(scope)
@@ -71,9 +90,9 @@ def csv_copy_sql(kind, scope):
         cursor.execute(sql.SQL("SELECT * FROM ({}) s LIMIT 0").format(select))
         types = [column.type_code for column in cursor.description]
     names = kind.column_names
-    starts = sql.SQL(", ").join(sql.Literal(c) for c in FORMULA_STARTS)
+    starts = sql.SQL(", ").join(sql.Literal(c) for c in ESCAPE_STARTS)
     cells = [sql.SQL(ESCAPED).format(sql.Identifier("s", c), starts) if oid in TEXT_OIDS else sql.Identifier("s", c)
              for c, oid in zip(names, types)]
-    return sql.SQL("SELECT {} FROM ({}) s ({}) ORDER BY s.{}").format(
+    return sql.SQL("SELECT {} FROM ({}) s ({}) ORDER BY {}").format(
         sql.SQL(", ").join(cells), select, sql.SQL(", ").join(sql.Identifier(c) for c in names),
-        sql.Identifier(names[0]))
+        sql.SQL(", ").join(sql.Identifier("s", c) for c in kind.order or names[:1]))

@@ -1,5 +1,6 @@
-"""The big kinds, streamed in chunks: ledger entries, rounds and the audit log; and the fees expected vs
-collected per table and gaming day that the ledger sums to (``fee_day_rows``, ``fees_by_day`` for the pages)."""
+"""The big kinds, streamed in chunks: ledger entries, rounds and their fee lines, the audit log; the pricings the
+rounds share (round_pricings.json); and the fees expected vs collected per table and gaming day that the ledger sums
+to (``fee_day_rows``, ``fees_by_day`` for the pages)."""
 
 import datetime
 from decimal import Decimal
@@ -10,7 +11,8 @@ from django.db.models import DecimalField, Exists, F, OuterRef, Q, Sum, Value
 from cardroom.models import AuditLogEntry, Table
 from cardroom.money import CENT
 from cardroom.ordering import natural
-from fees.models import CollectionEntry, RoundOfPlay
+from fees.ledger.compact import fee_line_rows
+from fees.models import CollectionEntry, RoundOfPlay, RoundPricing
 
 from .scope import CHUNK, ExportScope, _iterate, utc
 
@@ -38,12 +40,33 @@ def _rounds(scope):
 
 
 ROUND_FIELDS = ["id", "table__establishment__slug", "table__label", "gaming_day", "reference", "played_at",
-                "posting_id", "schedule_code", "schedule_version", "option_number", "expected_total", "currency"]
+                "posting_id", "schedule_code", "schedule_version", "option_number", "pricing_id", "expected_total",
+                "currency"]
 
 
 def round_rows(scope):
     for row in _iterate(_rounds(scope).order_by("id"), ROUND_FIELDS):
         yield row[:5] + (utc(row[5]),) + row[6:]
+
+
+def round_fee_line_rows(scope):
+    """The fee lines of the rounds ``round_rows`` reads, one row a line (``fees.ledger.compact.fee_line_rows``), the
+    amounts as Decimals (their text as stored)."""
+    for row in fee_line_rows(_rounds(scope).order_by("id")):
+        yield row[:7] + (None if row[7] is None else Decimal(row[7]), Decimal(row[8]), row[9])
+
+
+PRICINGS_FILE = "round_pricings.json"
+PRICINGS_TITLE = "What the rounds priced under one schedule version and option share, once (JSON: it nests)"
+
+
+def pricing_records(scope):
+    """The pricings the rounds of the scope were priced under, in id order, as round_pricings.json holds them:
+    what the rounds priced under one schedule version and option share, stored once (``fees.models.RoundPricing``)."""
+    used = _rounds(scope).exclude(pricing=None).order_by().values("pricing_id").distinct()
+    for pricing in RoundPricing.objects.filter(pk__in=used).order_by("id").iterator(chunk_size=100):
+        yield {"id": pricing.pk, "schedule": pricing.schedule_code, "version": pricing.schedule_version,
+               "option": pricing.option_number, "digest": pricing.digest, "body": pricing.body}
 
 
 def fee_day_rows(scope):

@@ -1,4 +1,4 @@
-"""The small kinds, read whole and kept for the CSV, the JSON and the report: establishments, schedule versions and
+"""The small kinds, read whole and kept for the CSV and the report: establishments, schedule versions and
 their changes, the change history, approvals and their conditions, postings, validation findings, sign prints."""
 
 import datetime

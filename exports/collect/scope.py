@@ -1,5 +1,5 @@
 """What an export covers and what a kind is: ``ExportScope`` (establishments, a period, and the ledger and audit
-chains fixed when the export starts), ``Kind`` (a file pair's name, columns and how its rows are read), and the
+chains fixed when the export starts), ``Kind`` (a CSV file's name, typed columns and how its rows are read), and the
 UTC timestamps every kind writes."""
 
 import datetime
@@ -20,8 +20,9 @@ class ExportScope:
     start: datetime.date | None  # None: from the beginning ("as of" the end)
     end: datetime.date
     jurisdiction: object = None  # set when the export covers a whole jurisdiction
-    # Fixed when the export starts (``freeze``), so the CSV and JSON of a kind hold the same rows even while
-    # the floor goes on recording: the last ledger entry and round, and each audit chain's head.
+    # Fixed when the export starts (``freeze``), so the files agree with each other (the rounds, their fee lines and
+    # the fees per table and day) even while the floor goes on recording: the last ledger entry and round, and each
+    # audit chain's head.
     last_entry: int = 0
     last_round: int = 0
     chain_heads: dict = field(default_factory=dict)  # chain name -> (sequence, entry_hash)
@@ -44,8 +45,8 @@ class ExportScope:
         return self
 
     def rows(self, kind):
-        """The rows of ``kind`` in the scope: a small kind's are read once and kept for its CSV, its JSON and the
-        report (fees per table and day sums the whole ledger); a big kind's are streamed each time."""
+        """The rows of ``kind`` in the scope: a small kind's are read once and kept for its CSV and the report
+        (fees per table and day sums the whole ledger); a big kind's are streamed each time."""
         if kind.big:
             return kind.rows(self)
         if kind.name not in self.small_rows:
@@ -87,20 +88,56 @@ class ExportScope:
         return f"{what}, {period}"
 
 
+@dataclass(frozen=True)
+class Type:
+    """What a column's cells hold, as columns.json describes it beside the column's description (format 2): the
+    ``type`` (text, integer, decimal, date, timestamp, boolean, json), the ``unit`` (``money``, ``count``), for money
+    the column holding its ``currency`` (of the same file, or ``<kind>.<column>``), and the ``time_zone`` a date or
+    timestamp is in."""
+
+    type: str
+    unit: str | None = None
+    currency: str | None = None
+    time_zone: str | None = None
+
+    def describe(self):
+        return {k: v for k, v in (("type", self.type), ("unit", self.unit), ("currency", self.currency),
+                                  ("time_zone", self.time_zone)) if v is not None}
+
+
+TEXT = Type("text")
+INTEGER = Type("integer")  # an id, a number, a position
+COUNT = Type("integer", unit="count")
+MONEY = Type("decimal", unit="money", currency="currency")
+ROUND_MONEY = Type("decimal", unit="money", currency="rounds.currency")  # the round's, in rounds.csv
+DECIMAL = Type("decimal")
+BOOLEAN = Type("boolean")
+JSON = Type("json")
+TIMESTAMP = Type("timestamp", time_zone="UTC")
+GAMING_DAY = Type("date", time_zone="local: the establishment's gaming day, in its own time zone and from its "
+                                    "gaming-day start, not a UTC day")
+LOCAL_DAY = Type("date", time_zone="local: a calendar day where the establishment is, not a UTC day")
+
+
 @dataclass
 class Kind:
     name: str
     title: str
-    columns: list  # (name, description)
+    columns: list  # (name, description) or (name, description, Type); a column without a Type holds text
     rows: object  # rows(scope) -> iterator of tuples
     copy_sql: object = None  # copy_sql(scope) -> SQL of a SELECT whose columns are ``columns`` (PostgreSQL)
     big: bool = False  # streamed in chunks; the report shows counts, not rows
+    order: tuple = ()  # the columns the rows are in the order of (COPY's ORDER BY); () for the first column
     notes: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
     def column_names(self):
         return [c[0] for c in self.columns]
+
+    def column_types(self):
+        """Each column's ``Type``, in order."""
+        return [c[2] if len(c) > 2 else TEXT for c in self.columns]
 
 
 def utc(moment):

@@ -1,6 +1,6 @@
 """The export's PDF report, for a person to read (docs/exports.md): a one-page summary, then a section per kind
-with the columns a person needs, named for people. The CSV and JSON files hold every row and every column; the
-report says where they are wherever it shows less.
+with the columns a person needs, named for people. The CSV files hold every row and every column; the report says
+where they are wherever it shows less.
 
 Wide sections are on landscape pages. Times are in the room's zone (``settings.TIME_ZONE`` when the rooms exported
 have several), each with its abbreviation, and the zone is named once (``cardroom.moments``). Money stays Decimal,

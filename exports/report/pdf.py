@@ -144,7 +144,7 @@ def table(columns, rows, width, *, total=None, file=None, empty="None in the per
         out.append(para(f"The first {len(rows):,} of {total:,} rows; every row is in {file}.", NOTE))
     if cut:
         out.append(para(f"Texts longer than {CELL_LIMIT} characters are cut here (marked [...]); they are whole in "
-                        f"{file or 'the CSV and JSON files'}.", NOTE))
+                        f"{file or 'the CSV files'}.", NOTE))
     return out
 
 

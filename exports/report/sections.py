@@ -195,10 +195,12 @@ def write(story, data, counts, several):
         "These are too many to print: their rows are in the files below, and are summed in the fees pages."))
     big = [kind for kind in collect.KINDS if kind.big]
     story += table([Col("What", lambda k: k.title), Col("Rows", lambda k: f"{counts.get(k.name, 0):,}", right=True),
-                    Col("Files", lambda k: f"{k.name}.csv, {k.name}.json")], big, story.width)
+                    Col("File", lambda k: f"{k.name}.csv")], big, story.width)
     story.append(para(f"Ledger entries up to id {scope.last_entry:,} and rounds up to id {scope.last_round:,} "
                       "were read: the export's fixed end (manifest: last_ids).", NOTE))
     story.append(para("Every file of the bundle", H2))
-    story += table([Col("What", lambda k: k.title), Col("Rows", lambda k: f"{counts.get(k.name, 0):,}", right=True),
-                    Col("Files", lambda k: f"{k.name}.csv, {k.name}.json")], collect.KINDS, story.width)
+    files = [(k.title, counts.get(k.name, 0), f"{k.name}.csv") for k in collect.KINDS]
+    files.append((collect.PRICINGS_TITLE, counts.get("round_pricings", 0), collect.PRICINGS_FILE))
+    story += table([Col("What", lambda f: f[0]), Col("Rows", lambda f: f"{f[1]:,}", right=True),
+                    Col("File", lambda f: f[2])], files, story.width)
 

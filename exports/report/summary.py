@@ -72,7 +72,7 @@ def write(story, data, counts, generated_at, requested_by):
                       "verifier is plain Python 3.11 with the <i>cryptography</i> package: cardroom/tlog.py, "
                       "tlog_*.py, merkle.py, checkpoint.py, chain.py, bundle.py and bundle_*.py of the cardroom source "
                       "(docs/audit.md); the keys file is the installation's GET /api/v1/audit/keys. Every row and "
-                      "column is in the CSV and JSON files (columns.json describes them); the pages after this one "
+                      "column is in the CSV files (columns.json describes them); the pages after this one "
                       "show them for reading.", NOTE))
 
 

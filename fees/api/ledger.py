@@ -22,6 +22,7 @@ from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, WholeField
 from cardroom.api.schema import may_conflict
 from fees import ledger, receipts
+from fees.ledger import compact
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -101,9 +102,31 @@ class BulkResultSerializer(serializers.Serializer):
     already_recorded = serializers.IntegerField()
 
 
+class RebuiltField(serializers.JSONField):
+    """One of a round's fee lines, fees by payer or explanation, rebuilt from its compact form
+    (``fees.ledger.compact``) once per round; the pricings' bodies are read once per answer."""
+
+    PARTS = ("explanation", "expected_lines", "expected_by_payer")
+
+    def __init__(self, part, **kwargs):
+        super().__init__(read_only=True, source="*", **kwargs)
+        self.index = self.PARTS.index(part)
+
+    def to_representation(self, round_):
+        parts = getattr(round_, "_rebuilt", None)
+        if parts is None:
+            context = getattr(self.parent, "context", None)
+            memo = context.setdefault("pricing_bodies", {}) if isinstance(context, dict) else None
+            parts = round_._rebuilt = compact.rebuilt(round_, memo)
+        return parts[self.index]
+
+
 class RoundSerializer(PlacedSerializer):
     schedule = serializers.CharField(source="schedule_code", read_only=True)
     option = serializers.IntegerField(source="option_number", read_only=True)
+    expected_by_payer = RebuiltField("expected_by_payer", help_text="Fees by payer (and player).")
+    expected_lines = RebuiltField("expected_lines", help_text="The engine's fee lines.")
+    explanation = RebuiltField("explanation", help_text="What was owed and why, as the engine explained it.")
     recorded_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
@@ -265,7 +288,7 @@ class CollectionEntryViewSet(LedgerViewSet):
 class RoundViewSet(LedgerViewSet):
     """Rounds of play with the fee the engine expected against the posting in force at the table."""
 
-    queryset = RoundOfPlay.objects.select_related("table__establishment", "recorded_by")
+    queryset = compact.with_pricing_digest(RoundOfPlay.objects.select_related("table__establishment", "recorded_by"))
     serializer_class = RoundSerializer
     filterset_class = RoundFilter
     ordering_fields = ["id", "played_at", "gaming_day"]

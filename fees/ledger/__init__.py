@@ -20,7 +20,9 @@ is checked the same way whichever door it came in by.
   day, hand by hand, aggregated in SQL; results stored as ``Reconciliation`` rows and logged.
 
 The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (writing them), ``rounds``
-(``record_round``) and ``reconciliation`` (``reconcile``). Callers import from ``fees.ledger`` itself.
+(``record_round``), ``compact`` (a round's explanation, fee lines and fees by payer kept compactly and rebuilt:
+``rebuilt``; the export's fee-line rows) and ``reconciliation`` (``reconcile``). Callers import from
+``fees.ledger`` itself, but for ``compact`` (``fees.ledger.compact``).
 """
 
 from .intake import (

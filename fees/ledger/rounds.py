@@ -11,6 +11,7 @@ from cardroom import values
 from cardroom.money import CENT
 
 from ..models import LedgerConflict, RoundOfPlay, TablePosting
+from . import compact
 from .intake import LedgerInputError, _identifier, _RowError, agreed_gaming_day
 
 def _cents(amount):
@@ -32,6 +33,7 @@ def _plain(value):
 
 
 def _lines(quote):
+    """The round's fee lines and fees by payer as the ledger gives them (kept compactly: fees.ledger.compact)."""
     lines, by_payer = [], {}
     for line in getattr(quote, "lines", ()):
         fee = Decimal(line.fee)
@@ -102,13 +104,14 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     lines, by_payer = _lines(quote)
     try:
         with transaction.atomic():
+            stored = compact.compacted(explanation, lines, by_payer, tiers=compact.tiers_of(schedule, option))
             round_ = RoundOfPlay.objects.create(
                 establishment=establishment, table=table, gaming_day=gaming_day, reference=reference,
                 played_at=played_at, facts=facts,
                 posting=posting, schedule_code=schedule.code, schedule_version=schedule.version,
                 option_number=option.number, expected_total=Decimal(quote.total).quantize(CENT),
-                currency=schedule.currency, expected_by_payer=by_payer, expected_lines=lines,
-                explanation=explanation, recorded_by=user if getattr(user, "is_authenticated", False) else None,
+                currency=schedule.currency, **stored,
+                recorded_by=user if getattr(user, "is_authenticated", False) else None,
             )
     except IntegrityError:
         existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()

@@ -1,4 +1,4 @@
-from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Reconciliation, RoundOfPlay
+from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Reconciliation, RoundOfPlay, RoundPricing
 from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .imports import ImportMapping, RecordImport
@@ -15,6 +15,7 @@ __all__ = [
     "LedgerImmutableError",
     "Reconciliation",
     "RoundOfPlay",
+    "RoundPricing",
     "PostingBonusLimit",
     "PostingImmutableError",
     "TablePosting",

@@ -5,7 +5,8 @@
   states the amount really collected (replacement semantics). An entry counts in reconciliation only while
   no later entry corrects it; an entry is corrected at most once, so corrections form a chain.
 - ``RoundOfPlay``: a hand or round with its facts (wagers, poker facts or a time-collection period) and the
-  fee the engine expected for it against the posting in force at that table at that moment.
+  fee the engine expected for it against the posting in force at that table at that moment: its fee lines in a
+  compact form, and what every round priced under one schedule version and option shares (``RoundPricing``) once.
 - ``Reconciliation``: one run comparing the two for a table and gaming day, with the variances hand by hand.
 
 None of these rows is ever updated or deleted by the application.
@@ -54,6 +55,10 @@ class EntryQuerySet(AppendOnlyQuerySet):
 
 class RoundQuerySet(AppendOnlyQuerySet):
     what = "Recorded rounds"
+
+
+class RoundPricingQuerySet(AppendOnlyQuerySet):
+    what = "Round pricings"
 
 
 class ReconciliationQuerySet(AppendOnlyQuerySet):
@@ -143,6 +148,30 @@ def effective_on_day_sql(alias):
             f"ON c.corrects_id = {alias}.id", "c.corrects_id IS NULL")
 
 
+class RoundPricing(AppendOnly):
+    """What every round priced under one schedule version and option shares: the document, its title and
+    citations, the tiers' bounds and printed text, the interpretations read (``fees.engine.compact``). Stored once
+    per distinct content, known by its digest: normally once per version and option; an interpretation approved
+    later gives the same version and option a second body."""
+
+    schedule_code = models.CharField(max_length=40)
+    schedule_version = models.PositiveIntegerField()
+    option_number = models.PositiveIntegerField()
+    digest = models.CharField(max_length=64, help_text="sha256 (hex) of the body's canonical JSON.")
+    body = models.JSONField()
+
+    objects = RoundPricingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = "round pricing"
+        verbose_name_plural = "round pricings"
+        constraints = [models.UniqueConstraint(fields=["digest"], name="round_pricing_digest")]
+
+    def __str__(self):
+        return f"pricing {self.pk}: {self.schedule_code} v{self.schedule_version} option {self.option_number}"
+
+
 class RoundOfPlay(AppendOnly):
     """A hand or round played at a table, priced by the engine against the posting in force."""
 
@@ -159,9 +188,17 @@ class RoundOfPlay(AppendOnly):
     option_number = models.PositiveIntegerField()
     expected_total = models.DecimalField(**MONEY)
     currency = models.CharField(max_length=3)
-    expected_by_payer = models.JSONField(default=list, encoder=DjangoJSONEncoder)
-    expected_lines = models.JSONField(default=list, encoder=DjangoJSONEncoder)
-    explanation = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    # The fee lines, explanation and fees by payer are rebuilt from these three (fees.ledger.compact). A round
+    # written outside the engine (fixtures, generated rows) has no pricing: it has no lines and no account.
+    pricing = models.ForeignKey(RoundPricing, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                db_index=False)  # never looked up from the pricing's side: no index on 20M rows
+    fee_lines = models.TextField(
+        default="[]", blank=True,
+        help_text="JSON: one array per fee line, fields in fees.engine.compact.LINE_FIELDS' order (the tier by its "
+                  "order in the option). Text, not jsonb: a third smaller for arrays this small.",
+    )
+    priced_on = models.DateField(null=True, blank=True,
+                                 help_text="The day the round was priced as of (the day played, in the room's zone).")
     recorded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
@@ -176,7 +213,7 @@ class RoundOfPlay(AppendOnly):
         constraints = [
             models.UniqueConstraint(fields=["gaming_day", "table", "reference"], name="ledger_round_reference")
         ]
-        # What reconciliation reads of a day's rounds, without visiting the rows (2 KB each with their JSON).
+        # What reconciliation reads of a day's rounds, without visiting the rows (~800 B each with their JSON).
         indexes = [models.Index(fields=["gaming_day", "table"], include=["reference", "expected_total"],
                                 name="ledger_round_day_fees")]
 

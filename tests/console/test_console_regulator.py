@@ -455,6 +455,7 @@ def test_an_intact_bundle_verifies(client, people):
     assert "Verification of audit-march.zip" in html
     assert "Verified: every file is as signed" in html
     assert "Valid" in cell(html, "signature-status")
+    assert "Version 2: each kind once" in cell(html, "bundle-format")
     for section in ("altered-files", "missing-files", "added-files"):
         assert "none" in cell(html, section)
     assert keys.key_fingerprint() in html and "This installation's public key" in html

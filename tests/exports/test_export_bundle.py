@@ -121,7 +121,7 @@ def test_round_trip_verifies_and_the_manifest_lists_every_file_with_its_hash(goo
     assert result.problems == []
     manifest = result.manifest
     assert manifest == written
-    assert manifest["format"] == "cardroom-audit-bundle/1"
+    assert manifest["format"] == "cardroom-audit-bundle/2" and result.format == manifest["format"]
     assert manifest["period"] == PERIOD and manifest["audit_chains"] == CHAINS
     assert [f["name"] for f in manifest["files"]] == sorted(data)
     for entry in manifest["files"]:
@@ -325,7 +325,12 @@ def test_a_signed_manifest_of_the_wrong_format_is_reported(tmp_path, key):
     not_json = bundle.verify(_signed_zip(tmp_path / "a.zip", key, b"{not json"), key)
     assert not not_json.ok and not_json.problems[0].startswith("manifest.json: not valid JSON")
     wrong = bundle.verify(_signed_zip(tmp_path / "b.zip", key, b'{"format": "other/2", "files": []}'), key)
-    assert wrong.problems == ["manifest.json: format is 'other/2', expected 'cardroom-audit-bundle/1'"]
+    assert wrong.problems == ["manifest.json: format is 'other/2', expected 'cardroom-audit-bundle/1' or "
+                              "'cardroom-audit-bundle/2'"]
+    later = bundle.verify(_signed_zip(tmp_path / "d.zip", key, b'{"format": "cardroom-audit-bundle/3", "files": []}'),
+                          key)
+    assert later.problems == ["manifest.json: format is 'cardroom-audit-bundle/3', expected "
+                              "'cardroom-audit-bundle/1' or 'cardroom-audit-bundle/2'"] and not later.ok
     bad_entry = json.dumps({"format": bundle.FORMAT, "files": [{"name": "a.csv", "sha256": "zz", "bytes": 1}]})
     result = bundle.verify(_signed_zip(tmp_path / "c.zip", key, bad_entry.encode(), [("a.csv", b"1")]), key)
     assert "manifest.json: the entry for a.csv has no valid SHA-256 (wrong format)" in result.problems
@@ -465,7 +470,8 @@ def test_verify_export_succeeds_on_a_good_bundle(installation_bundle, capsys):
     path, _, data = installation_bundle
     call_command("verify_export", str(path))
     out = capsys.readouterr().out
-    assert out.startswith(f"OK: {len(data)} files verified; manifest signed by {keys.key_fingerprint()}")
+    assert out.startswith(f"OK: {len(data)} files verified; format cardroom-audit-bundle/2; manifest signed by "
+                          f"{keys.key_fingerprint()}")
     assert "period 2026-10-01 to 2026-10-31" in out
     assert "establishment:casino-marysville #41" in out and "installation #7" in out
 
@@ -546,7 +552,7 @@ def test_verify_endpoint_checks_a_bundle_in_a_job_of_who_asked(api, people, inst
     assert answer.json()["kind"] == "bundle_verify" and answer.json()["params"]["bundle"] == "installation.zip"
     job = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/").json()
     assert job["status"] == "done" and job["download"] is None
-    assert job["result"] == {"ok": True, "problems": [], "manifest": manifest,
+    assert job["result"] == {"ok": True, "problems": [], "format": "cardroom-audit-bundle/2", "manifest": manifest,
                              "public_key_fingerprint": keys.key_fingerprint(), "installation_key": True,
                              "signature": "valid", "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"},
                              "folder": None, "kept": []}  # zipped as made (no top folder), no kept checkpoint given

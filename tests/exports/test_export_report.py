@@ -197,7 +197,9 @@ def test_wide_sections_are_landscape_and_headings_repeat_and_never_break(scope, 
 
     # The big kinds are counted, not listed.
     ledger = " ".join(texts[-2:])
-    assert f"{counts['ledger_entries']:,}" in ledger and "ledger_entries.csv, ledger_entries.json" in ledger
+    assert f"{counts['ledger_entries']:,}" in ledger and "ledger_entries.csv" in ledger
+    assert "ledger_entries.json" not in ledger
+    assert "round_fee_lines.csv" in ledger and "round_pricings.json" in ledger  # every file of the bundle
     assert "H-1" not in " ".join(texts)
 
 

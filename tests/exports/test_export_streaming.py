@@ -1,8 +1,9 @@
 """Progress while a big file streams from PostgreSQL (COPY) never waits on the connection the COPY holds
-(issue 23: an export passing 50,000 rows in a file held its worker forever)."""
+(issue 23: an export passing 50,000 rows in a file held its worker forever); a whole bundle built there verifies."""
 
 import contextlib
 import datetime
+import io
 import signal
 
 import pytest
@@ -13,10 +14,30 @@ from exports import build, collect
 from fees.models import ScheduleDocument
 from signage.postings import post_table
 
-from tests.exports.test_export_json_stream import _Zip
-from tests.exports.test_exports import LA, ROUND
+from tests.exports.test_exports import LA, ROUND, month  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+class _Zip:
+    """What _write_csv writes to: collects the bytes of each file."""
+
+    def __init__(self):
+        self.files = {}
+
+    def open(self, name):
+        handle = io.BytesIO()
+        handle.rows = None
+        self.files[name] = handle
+
+        class Closing:
+            def __enter__(self):
+                return handle
+
+            def __exit__(self, *exc):
+                return False
+
+        return Closing()
 
 
 @contextlib.contextmanager
@@ -51,8 +72,7 @@ def two_rounds(api, people):
         assert answer.status_code == 201, answer.json()
 
 
-@pytest.mark.parametrize("writer", [build._write_csv, build._write_json])
-def test_progress_inside_a_copy_is_written_while_the_file_streams(people, two_rounds, monkeypatch, writer):
+def test_progress_inside_a_copy_is_written_while_the_file_streams(people, two_rounds, monkeypatch):
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
     monkeypatch.setattr(build, "PROGRESS_EVERY", 1)  # a report after every row: inside the COPY
     job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=people.marysville, requested_label="test")
@@ -65,11 +85,22 @@ def test_progress_inside_a_copy_is_written_while_the_file_streams(people, two_ro
     scope = collect.ExportScope(establishments=[people.marysville], start=datetime.date(2026, 3, 1),
                                 end=datetime.date(2026, 3, 31)).freeze()
     kind = next(k for k in collect.KINDS if k.name == "rounds")
-    suffix = "csv" if writer is build._write_csv else "json"
     with within(15):
-        rows = writer(_Zip(), kind, scope, build.Progress(1, report))
+        rows = build._write_csv(_Zip(), kind, scope, build.Progress(1, report))
     assert rows == 2
     # Both rows reported from inside the stream, then the file as done.
-    assert reports == [f"rounds.{suffix}: 1 rows", f"rounds.{suffix}: 2 rows", f"rounds.{suffix}: 2 rows"]
+    assert reports == ["rounds.csv: 1 rows", "rounds.csv: 2 rows", "rounds.csv: 2 rows"]
     job.refresh_from_db()  # the connection is usable again
-    assert job.stage == f"rounds.{suffix}: 2 rows"
+    assert job.stage == "rounds.csv: 2 rows"
+
+
+def test_a_whole_bundle_from_postgresql_verifies(people, month, tmp_path):  # noqa: F811
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
+    from cardroom import bundle, keys
+
+    scope = collect.ExportScope(establishments=[people.marysville], start=datetime.date(2026, 3, 1),
+                                end=datetime.date(2026, 3, 31))
+    manifest = build.build(scope, tmp_path / "b.zip", requested_by="test")
+    checked = bundle.verify(tmp_path / "b.zip", keys.public_key())
+    assert checked.ok and checked.format == bundle.FORMAT_2
+    assert manifest["rows"]["ledger_entries"] == 2 and manifest["rows"]["rounds"] == 2

@@ -16,7 +16,8 @@ from django.utils import timezone
 from cardroom import bundle, keys
 from cardroom.audit import chain_head, chain_name
 from cardroom.models import AuditLogEntry, Game, Job, Table
-from fees.models import ScheduleDocument
+from fees.ledger import compact
+from fees.models import RoundOfPlay, RoundPricing, ScheduleDocument
 from signage import printing
 from signage.models import SignPrint
 from signage.postings import post_table
@@ -82,10 +83,31 @@ def test_a_month_export_verifies_and_holds_the_data(people, month, tmp_path, cap
     assert heads[chain_name(people.marysville)][0] <= chain_head(people.marysville)[0]
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
+        # Format 2: each kind once, as CSV, with its rows counted in the manifest; JSON only where records nest.
         for kind in ("ledger_entries", "rounds", "fees_by_table_day", "postings", "sign_prints", "findings",
                      "schedule_versions", "approvals", "audit_log"):
-            assert {f"{kind}.csv", f"{kind}.json"} <= names
-            assert len(read_csv(zf, f"{kind}.csv")) == len(json.loads(zf.read(f"{kind}.json")))
+            assert f"{kind}.csv" in names and f"{kind}.json" not in names
+            listed = next(f for f in manifest["files"] if f["name"] == f"{kind}.csv")
+            assert len(read_csv(zf, f"{kind}.csv")) == listed["rows"] == manifest["rows"][kind]
+        assert {n for n in names if n.endswith(".json")} == {"columns.json", "manifest.json", "round_pricings.json"}
+        # Each round's fee lines add up to what it was expected to pay, and name the pricing it shares.
+        rounds = {r["id"]: r for r in read_csv(zf, "rounds.csv") if r["table"] == "X-1"}
+        lines = [line for line in read_csv(zf, "round_fee_lines.csv") if line["round"] in rounds]
+        pricings = {p["id"]: p for p in json.loads(zf.read("round_pricings.json"))}
+        assert len(pricings) == 1 and manifest["rows"]["round_pricings"] == 1
+        for round_id, played in rounds.items():
+            stored = RoundOfPlay.objects.get(pk=round_id)
+            mine = [line for line in lines if line["round"] == round_id]
+            assert [int(line["line"]) for line in mine] == list(range(1, len(mine) + 1))
+            assert [(line["payer"], line["player"], line["fee"]) for line in mine] == [
+                (line["payer"], line["player"], line["fee"]) for line in compact.rebuilt(stored)[1]]
+            assert sum(Decimal(line["fee"]) for line in mine) == Decimal(played["expected_total"])
+            pricing = pricings[int(played["pricing"])]
+            assert (pricing["schedule"], pricing["version"], pricing["option"]) == (
+                "GEGA-002888", int(played["schedule_version"]), 1)
+            assert pricing["body"] == RoundPricing.objects.get(pk=stored.pricing_id).body
+            assert {int(line["tier"]) for line in mine if line["tier"]} <= {
+                tier["order"] for tier in pricing["body"]["tiers"]}
         days = [r for r in read_csv(zf, "fees_by_table_day.csv") if r["table"] == "X-1"]
         assert days == [{"gaming_day": "2026-03-03", "establishment": "casino-marysville", "table": "X-1",
                          "expected": f"{month['expected']:.2f}", "collected": "2.00",
@@ -115,11 +137,11 @@ def test_tampering_with_an_export_is_named(people, month, tmp_path):
     data[-3] ^= 1
     with zipfile.ZipFile(altered, "w") as zf:
         for name, value in contents.items():
-            if name != "postings.json":  # removed
+            if name != "postings.csv":  # removed
                 zf.writestr(name, bytes(data) if name == "ledger_entries.csv" else value)
     with pytest.raises(CommandError) as error:
         call_command("verify_export", str(altered))
-    assert "ledger_entries.csv" in str(error.value) and "postings.json" in str(error.value)
+    assert "ledger_entries.csv" in str(error.value) and "postings.csv" in str(error.value)
     call_command("verify_export", str(path))
 
 

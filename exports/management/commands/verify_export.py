@@ -35,7 +35,7 @@ def summary(manifest, key_fingerprint):
     """One line saying what a verified bundle holds."""
     files = manifest.get("files") or []
     parts = [f"OK: {len(files)} file{'s' if len(files) != 1 else ''} verified",
-             f"manifest signed by {key_fingerprint}"]
+             f"format {manifest.get('format')}", f"manifest signed by {key_fingerprint}"]
     if "period" in manifest:
         parts.append(_period(manifest["period"]))
     if "audit_chains" in manifest:
@@ -53,9 +53,10 @@ def summary(manifest, key_fingerprint):
 
 class Command(BaseCommand):
     help = (
-        "Check an audit export bundle (zip): every file's SHA-256 and size against its manifest, no file missing "
-        "or added, and the manifest's Ed25519 signature. Needs only the bundle and the public key (by default "
-        "this installation's). Exits non-zero naming every file altered, missing or added."
+        "Check an audit export bundle (zip), of format 2 or 1 (the line says which): every file's SHA-256 and size "
+        "against its manifest, no file missing or added, and the manifest's Ed25519 signature. Needs only the "
+        "bundle and the public key (by default this installation's). Exits non-zero naming every file altered, "
+        "missing or added."
     )
 
     def add_arguments(self, parser):
