@@ -344,27 +344,13 @@ def _export(first, last, establishments, paths, found, say, out):
     return bundles
 
 
-def _self_references(cursor, table):
-    """The foreign keys of ``table`` onto itself (the corrections' ``ledger_entry_corrects``): (name, definition)."""
-    cursor.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'f' "
-                   "AND conrelid = %s::regclass AND confrelid = conrelid AND conparentid = 0", [table])
-    return cursor.fetchall()
-
-
 def _detach(closed):
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as in _freeze
         for part in closed.partitions:
-            # PostgreSQL (up to 17 at least) refuses to detach a partition whose rows a foreign key of the table
-            # onto itself still sees referenced, even from rows of that same partition (a correction and what it
-            # corrects share their day): the key is dropped for the detach and made again, which checks the months
-            # left (a scan of the table's other partitions, under the detach's lock).
-            keys = _self_references(cursor, part["table"])
-            for name, _ in keys:
-                cursor.execute(f"ALTER TABLE {_q(part['table'])} DROP CONSTRAINT {_q(name)}")
+            # No key of the table's refers to it: the corrections' key is each partition's own, onto itself
+            # (fees.partitions.OWN_KEYS), and leaves with it; the other months are not checked.
             cursor.execute(f"ALTER TABLE {_q(part['table'])} DETACH PARTITION {_q(part['partition'])}")
-            for name, definition in keys:
-                cursor.execute(f"ALTER TABLE {_q(part['table'])} ADD CONSTRAINT {_q(name)} {definition}")
         _log("ledger.month_detached", _named(closed), closed, month=f"{closed.month:%Y-%m}",
              partitions=[p["partition"] for p in closed.partitions])
 
@@ -429,7 +415,9 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
                 cursor.execute(f"ALTER TABLE {_q(name)} DROP CONSTRAINT IF EXISTS {_q(check)}")
                 say(f"    {name}: still attached, opened")
             else:
-                if not _exists(cursor, name):
+                # Detached and not dropped (a closing stopped half way), it still has its keys.
+                restored = not _exists(cursor, name)
+                if restored:
                     _restore(cursor, part, directory / part["file"], first)
                     say(f"    {name}: {part['rows']:,} rows read back from {part['file']}")
                 cursor.execute(f"ALTER TABLE {_q(name)} DROP CONSTRAINT IF EXISTS {_q(check)}")
@@ -437,6 +425,10 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
                 cursor.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(name)} FOR VALUES FROM "
                                f"('{first.isoformat()}') TO ('{partitions.next_month(first).isoformat()}')")
                 cursor.execute(f"ALTER TABLE {_q(name)} DROP CONSTRAINT IF EXISTS {_q(check + '_bound')}")
+                if restored:
+                    # LIKE copies no foreign key: the partition's keys onto itself, made once ATTACH has built its
+                    # primary key (they check this month's rows only).
+                    partitions.add_own_keys(cursor, table, name)
                 say(f"    {name}: attached")
             cursor.execute(f"ALTER TABLE {_q(table + '_default')} DROP CONSTRAINT IF EXISTS {_q(check)}")
         closed.reopened_at, closed.reopened_by = now or timezone.now(), REOPEN_LABEL

@@ -35,6 +35,37 @@ def months(start, end):
     return found
 
 
+# Keys a partition holds onto itself, by table: ``<partition>_<key>``, its template's {0} the partition, {1} the key.
+# The corrections' key: a correction has its original's gaming day (fees.ledger.intake), so both rows are in one
+# partition and each partition's key points at that partition. On the parent instead, PostgreSQL would refuse to
+# detach or drop a month it sees referenced, and making the key again would check every other month.
+OWN_KEYS = {
+    ENTRIES: {"corrects": "ALTER TABLE {0} ADD CONSTRAINT {1} FOREIGN KEY (corrects_id, gaming_day) "
+                          "REFERENCES {0} (id, gaming_day) DEFERRABLE INITIALLY DEFERRED"},
+}
+
+
+def add_own_keys(cursor, table, partition):
+    """Give ``partition`` of ``table`` its keys onto itself (the rounds have none); this checks its rows."""
+    q = connection.ops.quote_name
+    for key, template in OWN_KEYS.get(table, {}).items():
+        cursor.execute(template.format(q(partition), q(f"{partition}_{key}")))
+
+
+def drop_own_keys(cursor, table):
+    """Drop the keys each partition of ``table`` holds onto itself."""
+    q = connection.ops.quote_name
+    for (partition,) in _partitions(cursor, table):
+        for key in OWN_KEYS.get(table, {}):
+            cursor.execute(f"ALTER TABLE {q(partition)} DROP CONSTRAINT IF EXISTS {q(f'{partition}_{key}')}")
+
+
+def _partitions(cursor, table):
+    cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                   "WHERE i.inhparent = %s::regclass ORDER BY 1", [table])
+    return cursor.fetchall()
+
+
 def is_partitioned(cursor, table):
     cursor.execute("SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid "
                    "WHERE c.relname = %s AND c.relnamespace = 'public'::regnamespace", [table])
@@ -45,7 +76,10 @@ def month_function_sql(table):
     """``<table>_month(first)``: makes that month's partition of ``table``, returns its name (NULL: nothing made).
 
     Made by the migration, owned by the table's owner: the service's database role may not create tables (it only
-    reads and writes rows: grant_service_role), so the daily task asks this function to, for this one purpose."""
+    reads and writes rows: grant_service_role), so the daily task asks this function to, for this one purpose.
+    It gives the partition its keys onto itself (``OWN_KEYS``) as ``add_own_keys`` does."""
+    keys = "".join(f"\n    EXECUTE format('{template.format('%1$I', '%2$I')}', name, name || '_{key}');"
+                   for key, template in OWN_KEYS.get(table, {}).items())
     return f"""
 CREATE OR REPLACE FUNCTION {table}_month(first date) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
@@ -61,7 +95,7 @@ BEGIN
     IF EXISTS (SELECT 1 FROM {table}_default WHERE gaming_day >= first AND gaming_day < following) THEN
         RETURN NULL;
     END IF;
-    EXECUTE format('CREATE TABLE %I PARTITION OF {table} FOR VALUES FROM (%L) TO (%L)', name, first, following);
+    EXECUTE format('CREATE TABLE %I PARTITION OF {table} FOR VALUES FROM (%L) TO (%L)', name, first, following);{keys}
     RETURN name;
 END $$"""
 
@@ -112,6 +146,8 @@ def unpartition_table(cursor, table=ROUNDS):
 
 def _rebuild(cursor, table, today, *, partitioned):
     old = f"{table}_before"
+    if not partitioned:
+        drop_own_keys(cursor, table)  # they need the partitions' primary keys, dropped below with the parent's
     cursor.execute(f"ALTER TABLE {table} RENAME TO {old}")
     cursor.execute(
         "SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint "
@@ -132,8 +168,14 @@ def _rebuild(cursor, table, today, *, partitioned):
         cursor.execute(f'ALTER TABLE {old} DROP CONSTRAINT "{name}"')
     cursor.execute(f"CREATE TABLE {table} (LIKE {old} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE "
                    f"INCLUDING COMPRESSION){' PARTITION BY RANGE (gaming_day)' if partitioned else ''}")
+    # The keys before the partitions: a partition's keys onto itself (OWN_KEYS) need its primary key.
+    for name, kind, definition in reversed(constraints):
+        if kind == "p":
+            definition = "PRIMARY KEY (id, gaming_day)" if partitioned else "PRIMARY KEY (id)"
+        cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
     if partitioned:
         cursor.execute(f"CREATE TABLE {table}_default PARTITION OF {table} DEFAULT")
+        add_own_keys(cursor, table, f"{table}_default")
         cursor.execute(month_function_sql(table))
         # Months for the rows there (at most ten years back: anything older stays in DEFAULT), a year either side.
         this_month = today.replace(day=1)
@@ -141,17 +183,14 @@ def _rebuild(cursor, table, today, *, partitioned):
         first = max(min(cursor.fetchone()[0] or this_month, this_month.replace(year=this_month.year - 1)),
                     this_month.replace(year=this_month.year - 10))
         ensure_months(first, this_month.replace(year=this_month.year + 1), cursor, tables=[table])
-    for name, kind, definition in reversed(constraints):
-        if kind == "p":
-            definition = "PRIMARY KEY (id, gaming_day)" if partitioned else "PRIMARY KEY (id)"
-        cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
     for name, definition in indexes:
         cursor.execute(definition.replace(f"ON public.{old} ", f"ON public.{table} ")
                        .replace(f"ON ONLY public.{old} ", f"ON public.{table} "))
     cursor.execute(f"ALTER TABLE {table} ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY")
     cursor.execute(f"INSERT INTO {table} SELECT * FROM {old}")
-    # The copied rows' foreign-key checks (deferred to commit) run now: PostgreSQL refuses to alter a table with
-    # checks pending, and the migration goes on altering it (0013: the corrections' key; backwards: Django's).
+    # The copied rows' foreign-key checks (deferred to commit; the entries' corrections among them) run now:
+    # PostgreSQL refuses to alter a table with checks pending, and a migration backwards goes on altering it
+    # (Django's key on corrects).
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                    f"(SELECT coalesce(max(id), 0) + 1 FROM {old}), false)")

@@ -7,9 +7,12 @@ PostgreSQL requires the partition key in every unique key and every foreign key 
   (fees.ledger.storage, under a lock per key bucket; docs/scaling.md);
 - "corrected once" becomes unique on (corrects, gaming day) where corrects is set: a correction has the day of the
   entry it corrects, so the rule is the same;
-- ``corrects`` points at (id, gaming day): the composite foreign key ``ledger_entry_corrects`` made here in SQL on
-  PostgreSQL (Django's field keeps no constraint of its own: db_constraint=False). It also has the database
-  refuse a correction on another day than its original's.
+- ``corrects`` points at (id, gaming day), a key made in SQL on PostgreSQL (Django's field keeps no constraint of
+  its own: db_constraint=False), one per partition onto that partition itself, ``<partition>_corrects``
+  (fees.partitions.OWN_KEYS): a correction has its original's day, so its partition. Each partition made later
+  gets its own (the month function, reopen_month), and a month detaches and drops with no other month checked,
+  which a key on the parent would not allow. It also has the database refuse a correction on another day than
+  its original's.
 
 SQLite keeps a plain table with the same constraints (model state and both databases agree), and no foreign key
 on ``corrects`` (Django makes none with db_constraint=False; intake only ever names an entry it has read).
@@ -22,9 +25,6 @@ from django.db import migrations, models
 from django.db.models import Q
 
 ENTRIES = "fees_collectionentry"
-# On the partitioned table: the composite key, checked at commit as Django's own foreign keys are.
-CORRECTS_FK = (f"ALTER TABLE {ENTRIES} ADD CONSTRAINT ledger_entry_corrects FOREIGN KEY (corrects_id, gaming_day) "
-               f"REFERENCES {ENTRIES} (id, gaming_day) DEFERRABLE INITIALLY DEFERRED")
 
 
 def partition(apps, schema_editor):
@@ -33,8 +33,9 @@ def partition(apps, schema_editor):
     from fees.partitions import partition_table
 
     with schema_editor.connection.cursor() as cursor:
+        # Each partition (DEFAULT and months) gets its corrections' key (fees.partitions.OWN_KEYS), deferred to
+        # commit as Django's own foreign keys are.
         partition_table(cursor, datetime.date.today(), table=ENTRIES)
-        cursor.execute(CORRECTS_FK)
 
 
 def unpartition(apps, schema_editor):
@@ -43,9 +44,8 @@ def unpartition(apps, schema_editor):
     from fees.partitions import unpartition_table
 
     with schema_editor.connection.cursor() as cursor:
-        # Names (id, gaming_day), which the plain table's primary key (id) is not: Django's single-column key comes
-        # back with the field's db_constraint (the next operation backwards).
-        cursor.execute(f"ALTER TABLE {ENTRIES} DROP CONSTRAINT ledger_entry_corrects")
+        # The partitions' corrections keys go with them; Django's single-column key comes back with the field's
+        # db_constraint (the next operation backwards).
         unpartition_table(cursor, table=ENTRIES)
 
 

@@ -76,11 +76,11 @@ def relation(name):
 
 
 def shape(name):
-    """What a partition has beside its rows: checks and keys, indexes (their definitions, names aside) and
-    triggers; the same for every month's partition."""
+    """What a partition has beside its rows: checks and keys (a key onto the partition itself read as onto
+    "<partition>"), indexes (their definitions, names aside) and triggers; the same for every month's partition."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass "
-                       "ORDER BY 1, 2", [name])
+        cursor.execute("SELECT contype, replace(pg_get_constraintdef(oid), %s, '<partition>') FROM pg_constraint "
+                       "WHERE conrelid = %s::regclass ORDER BY 1, 2", [f" {name}(", name])
         constraints = cursor.fetchall()
         cursor.execute("SELECT regexp_replace(indexdef, '^.* USING ', '') FROM pg_indexes WHERE tablename = %s "
                        "ORDER BY 1", [name])
@@ -88,6 +88,18 @@ def shape(name):
         cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal ORDER BY 1",
                        [name])
         return constraints, indexes, cursor.fetchall()
+
+
+def entries_keys():
+    """Every foreign key of the entries and their partitions: {(table, key): its oid}. None points at the entries
+    table itself (a key there would keep PostgreSQL from detaching a month it sees referenced)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT conname FROM pg_constraint WHERE confrelid = 'fees_collectionentry'::regclass")
+        assert cursor.fetchall() == []
+        cursor.execute("SELECT conrelid::regclass::text, conname, oid FROM pg_constraint WHERE contype = 'f' "
+                       "AND conrelid IN (SELECT 'fees_collectionentry'::regclass UNION "
+                       "SELECT inhrelid FROM pg_inherits WHERE inhparent = 'fees_collectionentry'::regclass)")
+        return {(table, name): oid for table, name, oid in cursor.fetchall()}
 
 
 def close(*slugs, month="2024-06", archive=None):
@@ -121,9 +133,15 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
     names = [partitions.month_name(t, JUNE) for t in partitions.TABLES]
     before = {t: snapshot(t, JUNE) for t in ("fees_roundofplay", "fees_collectionentry")}
     assert len(before["fees_roundofplay"]) == 2 and len(before["fees_collectionentry"]) == 3
+    keys = entries_keys()
+    # The corrections' key: each partition's own, onto itself (June holds a correction and its original).
+    for month in (names[1], partitions.month_name("fees_collectionentry", JULY), "fees_collectionentry_default"):
+        assert (month, f"{month}_corrects") in keys
 
     said = close("casino-marysville", archive=tmp_path)
     assert "1/4" in said and "2/4" in said and "3/4" in said and "4/4" in said and "100%" in said  # each step
+    # June detached with its own keys, and no key dropped and made again: the other months were not checked.
+    assert entries_keys() == {(table, name): oid for (table, name), oid in keys.items() if table != names[1]}
 
     closed = ClosedMonth.objects.get(month=JUNE)
     assert closed.archived and closed.reopened_at is None
@@ -197,7 +215,8 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
         constraints, indexes, triggers = shape(name)
         assert {kind for kind, _ in constraints} >= {"p", "f", "c"} and len(indexes) >= 3
         assert ("fees_ledger_append_only",) in triggers  # the rows stay append-only
-        assert shape(name) == shape(partitions.month_name(table_name, JULY))
+        assert shape(name) == shape(partitions.month_name(table_name, JULY))  # June's corrections key too
+    assert (names[1], f"{names[1]}_corrects") in entries_keys()
     assert {t: snapshot(t, JUNE) for t in before} == before
     closed.refresh_from_db()
     assert closed.reopened_at is not None and closed.reopened_by == months.REOPEN_LABEL

@@ -1,7 +1,7 @@
 """Collection entries partitioned by month of gaming day on PostgreSQL (fees.partitions, fees migration 0013): an
 entry lands in its month's partition, a day with none in DEFAULT; a key names one entry whatever its day, though
 the database's unique key is per day (fees.ledger.storage), even for two batches at once; a correction points at
-(id, gaming day), which the database holds."""
+(id, gaming day), which the database holds by a key of each partition onto itself."""
 
 import datetime
 import threading
@@ -59,14 +59,24 @@ def test_the_entries_table_is_partitioned_by_month_with_its_keys_and_triggers(ta
                        "WHERE i.inhparent = %s::regclass", [ENTRIES])
         assert {partitions.month_name(ENTRIES, this_month), f"{ENTRIES}_default"} <= {n for (n,) in cursor.fetchall()}
         cursor.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass "
-                       "AND conname IN ('fees_collectionentry_pkey', 'ledger_entry_idempotency_key', "
-                       "'ledger_entry_corrects')", [ENTRIES])
+                       "AND conname IN ('fees_collectionentry_pkey', 'ledger_entry_idempotency_key')", [ENTRIES])
         assert dict(cursor.fetchall()) == {
             "fees_collectionentry_pkey": "PRIMARY KEY (id, gaming_day)",
             "ledger_entry_idempotency_key": "UNIQUE (establishment_id, idempotency_key, gaming_day)",
-            "ledger_entry_corrects": f"FOREIGN KEY (corrects_id, gaming_day) REFERENCES {ENTRIES}(id, gaming_day) "
-                                     "DEFERRABLE INITIALLY DEFERRED",
         }
+        # The corrections' key: each partition's own, onto itself; none onto the table, which would keep
+        # PostgreSQL from detaching or dropping a month (fees.months).
+        cursor.execute("SELECT conname FROM pg_constraint WHERE confrelid = %s::regclass", [ENTRIES])
+        assert cursor.fetchall() == []
+        cursor.execute("SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) FROM pg_inherits i "
+                       "JOIN pg_class c ON c.oid = i.inhrelid "
+                       "LEFT JOIN pg_constraint k ON k.conrelid = i.inhrelid AND k.confrelid = i.inhrelid "
+                       "WHERE i.inhparent = %s::regclass", [ENTRIES])
+        keys = cursor.fetchall()
+        assert len(keys) >= 25  # DEFAULT, and the months a year either side of this one at least
+        assert keys == [(name, f"{name}_corrects", f"FOREIGN KEY (corrects_id, gaming_day) REFERENCES {name}(id, "
+                                                   "gaming_day) DEFERRABLE INITIALLY DEFERRED")
+                        for name, _, _ in keys]
         # The append-only trigger (fees migration 0010) came across to the new table.
         cursor.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = %s::regclass "
                        "AND tgname = 'fees_ledger_append_only'", [ENTRIES])
@@ -112,11 +122,16 @@ def test_a_correction_keeps_its_originals_day_and_partition_and_the_database_hol
 
     columns = ("idempotency_key, establishment_id, table_id, gaming_day, reference, collected_at, payer, player, "
                "fee_kind, amount, currency, reason, recorded_at, corrects_id")
-    for corrects, day in ((original + 10_000, far),  # no such entry
-                          (original, far + datetime.timedelta(days=1))):  # the original is on another day
-        with pytest.raises(IntegrityError, match="ledger_entry_corrects"), transaction.atomic():
+    far_month, this_month = partitions.month_name(ENTRIES, far), partitions.month_name(ENTRIES, timezone.localdate())
+    refused = [(original + 10_000, far, far_month),  # no such entry
+               (original, far + datetime.timedelta(days=1), far_month),  # its original is on another day
+               (original, timezone.localdate(), this_month),  # ... of another month
+               (original, datetime.date(2001, 3, 3), f"{ENTRIES}_default")]  # ... of a month without a partition
+    # Each by the key of the partition the row goes to: that partition's own, onto itself.
+    for corrects, day, partition in refused:
+        with pytest.raises(IntegrityError, match=f'"{partition}_corrects"'), transaction.atomic():
             with connection.cursor() as cursor:
-                cursor.execute("SET CONSTRAINTS ledger_entry_corrects IMMEDIATE")
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 cursor.execute(f"INSERT INTO {ENTRIES} ({columns}) VALUES ('raw', %s, %s, %s, 'H-1', now(), "
                                f"'player', '', 'player', 1, 'USD', 'r', now(), %s)",
                                [table.establishment_id, table.pk, day, corrects])

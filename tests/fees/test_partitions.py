@@ -104,3 +104,8 @@ def test_a_role_that_may_only_read_and_write_rows_still_gets_its_months(table):
                                f"FOR VALUES FROM ('{far}') TO ('{far.replace(month=7)}')")
         assert partitions.ensure_months(far, far, cursor) == [partitions.month_name(t, far) for t in partitions.TABLES]
         cursor.execute("RESET ROLE")
+        # The entries' month came with its corrections' key onto itself, which the role could not have made.
+        entries = partitions.month_name(ENTRIES, far)
+        cursor.execute("SELECT confrelid::regclass::text FROM pg_constraint WHERE conrelid = %s::regclass "
+                       "AND conname = %s", [entries, f"{entries}_corrects"])
+        assert cursor.fetchall() == [(entries,)]
