@@ -173,6 +173,8 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # Files made by jobs (sign batches, export bundles). With several hosts, point this at shared storage.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "var" / "media")
 MEDIA_URL = "media/"
+# Closed months of the ledger (manage.py close_month): a folder a month, its signed bundles and partition files.
+LEDGER_ARCHIVE_DIR = Path(os.environ.get("LEDGER_ARCHIVE_DIR") or BASE_DIR / "var" / "archive")
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"

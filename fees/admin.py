@@ -20,7 +20,7 @@ from cardroom.moments import format_moment
 from . import services
 from .forms import CheckedBands
 from .services import APPROVE, EDIT
-from .models import FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
+from .models import ClosedMonth, FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
 
 
 def editable(request, version):
@@ -316,3 +316,20 @@ class InterpretationAdmin(ReadOnlyAdmin):
     list_filter = ["status", "field", "version__document"]
     search_fields = ["version__document__code", "statement", "citation"]
     readonly_fields = [f.name for f in Interpretation._meta.fields]
+
+
+@admin.register(ClosedMonth)
+class ClosedMonthAdmin(ReadOnlyAdmin):
+    """Months of the ledger closed and reopened by ``manage.py close_month`` / ``reopen_month``: what was archived
+    where, with each file's SHA-256; shown here, never changed here."""
+
+    list_display = ["__str__", "rooms", "closed_at", "closed_by", "reopened_at", "reopened_by"]
+    list_filter = ["archived", "establishments"]
+    readonly_fields = [f.name for f in ClosedMonth._meta.fields] + ["establishments"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("establishments")
+
+    @admin.display(description="Establishments")
+    def rooms(self, obj):
+        return ", ".join(sorted(e.slug for e in obj.establishments.all()))

@@ -40,6 +40,14 @@ def reconcile_previous_gaming_day(gaming_day=None):
 
 
 @shared_task
+def ensure_ledger_partitions():
+    """Daily: the rounds' and the collection entries' month partitions from this month to a year ahead
+    (PostgreSQL; nothing elsewhere)."""
+    return partitions.ensure_ahead()
+
+
+@shared_task
 def ensure_round_partitions():
-    """Daily: the rounds' month partitions from this month to a year ahead (PostgreSQL; nothing elsewhere)."""
+    """The daily task's name before the entries were partitioned too (the beat schedule's and queued messages'):
+    the same work, both tables."""
     return partitions.ensure_ahead()

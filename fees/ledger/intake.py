@@ -14,6 +14,7 @@ from django.utils import timezone
 from cardroom import permissions, values
 from cardroom.models import Table
 
+from .. import months
 from ..models import CollectionEntry, LedgerConflict
 from .storage import RETRIES, insert_portable, insert_postgresql, transient
 
@@ -358,6 +359,11 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
     tables = allowed.in_bulk(table_ids)
     cleaned, errors = _check_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label,
                                   max_errors=max_errors)
+    if closed := months.closed_for({row[4] for row in cleaned}):  # rows of a closed month are bad rows
+        for index, gaming_day in ((row[0], row[4]) for row in cleaned if row[4] in closed):
+            errors[index] = f"{label(index) + '.' if label(index) else ''}gaming_day: {closed[gaming_day]}"
+        errors = dict(sorted(errors.items()))
+        cleaned = [row for row in cleaned if row[4] not in closed]
     return CheckedEntries(rows=tuple(cleaned), errors=errors)
 
 

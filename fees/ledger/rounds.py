@@ -10,6 +10,7 @@ from django.utils import timezone
 from cardroom import values
 from cardroom.money import CENT
 
+from .. import months
 from ..models import LedgerConflict, RoundOfPlay, TablePosting
 from . import compact
 from .intake import LedgerInputError, _identifier, _RowError, agreed_gaming_day
@@ -75,6 +76,8 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
         gaming_day = agreed_gaming_day(establishment, played_at, gaming_day)
     except _RowError as error:
         raise LedgerInputError(f"{error.field} {error.message}") from None
+    if closed := months.closed_for({gaming_day}):
+        raise LedgerInputError(f"gaming_day {closed[gaming_day]}")
     played_at = played_at.astimezone(establishment.zone)  # so that "the day it was played" is the room's day
     existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()
     if existing is not None:

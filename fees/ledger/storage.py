@@ -48,13 +48,24 @@ def _copy_text(rows):
     ])
 
 
+# A key names one entry for good, whatever its day; the database's unique key (establishment, key, gaming day:
+# the table is partitioned by day, docs/scaling.md) only sees the same day. Before the batch looks for its keys on
+# other days it takes a transaction lock per (establishment, bucket of keys), held to commit: of two batches
+# recording one key on two days at once, the second to lock sees the first's rows, committed, and is refused.
+KEY_BUCKETS = 64  # locks a batch takes at most per establishment; two single entries wait for each other 1 in 64
+KEY_LOCKS = 0x6c6b  # pg_advisory_xact_lock's first key: this lock's own space ("lk")
+
+
 def insert_postgresql(rows, user_id, now):
     table = CollectionEntry._meta.db_table
     same = ", ".join(f"e.{c}" for c in SAME_ENTRY), ", ".join(f"t.{c}" for c in SAME_ENTRY)
+    # Through the unique key's leading columns (establishment, key): the key on any day, a probe per row in each
+    # month's partition. Only the months from the ledger's first day to its last are probed (the empty months
+    # made ahead, or back, are pruned): a probe costs about as much in an empty month as in a full one.
     reused_sql = (
         f"SELECT t.idx, t.idempotency_key FROM ledger_incoming t JOIN {table} e "
         f"ON e.establishment_id = t.establishment_id AND e.idempotency_key = t.idempotency_key "
-        f"WHERE ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
+        f"WHERE e.gaming_day BETWEEN %s AND %s AND ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
     )
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS ledger_incoming")
@@ -67,27 +78,31 @@ def insert_postgresql(rows, user_id, now):
         with cursor.cursor.copy(f"COPY ledger_incoming ({', '.join(COPY_COLUMNS)}) FROM STDIN") as copy:
             for start in range(0, len(rows), COPY_CHUNK):
                 copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
-        cursor.execute(reused_sql)
-        reused = cursor.fetchall()
-        if reused:
-            raise _reused_key(reused)
         columns = COPY_COLUMNS[1:]
-        # In key order, so that two batches sharing keys lock them in the same order and one waits for the other
-        # instead of deadlocking.
+        # Inserted first, checked after: a row already recorded on its day is skipped by ON CONFLICT, and the one
+        # check below finds both a key re-sent with other content and a key recorded on another day (raising
+        # rolls the batch back). In key order, so that two batches sharing keys lock them in the same order and
+        # one waits for the other instead of deadlocking.
         cursor.execute(
             f"INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
             f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY establishment_id, idempotency_key "
-            f"ON CONFLICT (establishment_id, idempotency_key) DO NOTHING",
+            f"ON CONFLICT (establishment_id, idempotency_key, gaming_day) DO NOTHING",
             [user_id, now],
         )
         created = cursor.rowcount
-        if created < len(rows):
-            # Rows skipped as already recorded may have been recorded a moment ago by a concurrent batch, after
-            # the check above: only rows whose stored content is the same really are "already recorded".
-            cursor.execute(reused_sql)
-            reused = cursor.fetchall()
-            if reused:
-                raise _reused_key(reused)
+        # The key locks after the insert, so only the check and the commit wait for a concurrent batch; in
+        # order, so that two batches never wait for each other both ways. The check is a statement begun after
+        # the lock: it sees what a batch that held it committed.
+        cursor.execute(
+            "SELECT count(pg_advisory_xact_lock(%s, b)) FROM (SELECT DISTINCT (establishment_id %% 32768)::int "
+            "* %s + (hashtext(idempotency_key) & %s) AS b FROM ledger_incoming ORDER BY b) buckets",
+            [KEY_LOCKS, KEY_BUCKETS, KEY_BUCKETS - 1],
+        )
+        cursor.execute(f"SELECT min(gaming_day), max(gaming_day) FROM {table}")  # each month's first index entry
+        cursor.execute(reused_sql, cursor.fetchone())
+        reused = cursor.fetchall()
+        if reused:
+            raise _reused_key(reused)
         cursor.execute("DROP TABLE ledger_incoming")
     return created
 

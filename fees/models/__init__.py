@@ -2,6 +2,7 @@ from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Recon
 from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .imports import ImportMapping, RecordImport
+from .months import ClosedMonth
 from .options import FeeOption, FeeTier
 from .reviews import Interpretation, VersionReview
 from .schedules import ScheduleDocument, ScheduleVersion
@@ -10,6 +11,7 @@ from .variance import VarianceCell, VarianceDay
 # VersionRowGuard is a base of migrated models, so migrations import it from here.
 
 __all__ = [
+    "ClosedMonth",
     "CollectionEntry",
     "LedgerConflict",
     "LedgerImmutableError",

@@ -103,9 +103,13 @@ class CollectionEntry(AppendOnly):
     fee_kind = models.CharField(max_length=20, choices=FeeKind.choices)
     amount = models.DecimalField(**MONEY)
     currency = models.CharField(max_length=3)
+    # A correction keeps the gaming day of the entry it corrects (intake takes it from the original). On PostgreSQL
+    # the table is partitioned by gaming day (fees migration 0013), whose foreign keys must name the partition
+    # key: the database holds (corrects_id, gaming_day) -> (id, gaming_day), ledger_entry_corrects, made in SQL by
+    # that migration. Django knows nothing of it (db_constraint=False), so it never looks for a single-column one.
     corrects = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False,
-        help_text="The entry this one corrects; this entry states the amount really collected.",
+        db_constraint=False, help_text="The entry this one corrects; this entry states the amount really collected.",
     )
     reason = models.CharField(max_length=500, blank=True, help_text="Why a correction was made.")
     # No database-level constraint here: checking it costs PostgreSQL about a third of the bulk insert, the
@@ -122,10 +126,16 @@ class CollectionEntry(AppendOnly):
         ordering = ["id"]
         verbose_name_plural = "collection entries"
         constraints = [
-            # Declared as constraints, not unique=True, so PostgreSQL keeps one index each (no LIKE index).
-            models.UniqueConstraint(fields=["establishment", "idempotency_key"], name="ledger_entry_idempotency_key"),
+            # Declared as constraints, not unique=True, so PostgreSQL keeps one index each (no LIKE index). Both
+            # name the gaming day, as every unique key of a table partitioned by it must (PostgreSQL, migration
+            # 0013). A key stays unique across days all the same: the ingest refuses a key recorded on another day
+            # (fees.ledger.storage), and this index's leading (establishment, key) is what finds it.
+            models.UniqueConstraint(fields=["establishment", "idempotency_key", "gaming_day"],
+                                    name="ledger_entry_idempotency_key"),
+            # A correction has the day of the entry it corrects, so "corrected once" is unchanged by the day.
             models.UniqueConstraint(
-                fields=["corrects"], condition=Q(corrects__isnull=False), name="ledger_entry_corrected_once"
+                fields=["corrects", "gaming_day"], condition=Q(corrects__isnull=False),
+                name="ledger_entry_corrected_once",
             ),
             models.CheckConstraint(condition=Q(amount__gte=0), name="ledger_entry_amount_not_negative"),
         ]

@@ -1,0 +1,37 @@
+"""Closed months (``fees.months``, ``manage.py close_month`` / ``reopen_month``): a month of the ledger exported
+as signed bundles, its partitions detached and archived as files beside them, read-only until it is reopened.
+
+A row is written when a month is closed and kept when it is reopened (``reopened_at``): the record of what was
+archived where, and of each file's SHA-256, which reopening checks before it reads a file back.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class ClosedMonth(models.Model):
+    month = models.DateField(help_text="The month's first day.")
+    establishments = models.ManyToManyField("cardroom.Establishment", related_name="+",
+                                            help_text="Every establishment with rows in the month: all were named.")
+    archive_dir = models.CharField(max_length=500, help_text="Where the bundles and partition files were written.")
+    # [{"establishment": slug, "file": name, "sha256": hex, "bytes": n}], one signed export per establishment.
+    bundles = models.JSONField(default=list)
+    # [{"table": parent, "partition": name, "columns": [...], "rows": n, "file": name, "sha256": hex, "bytes": n}]:
+    # the rows counted once frozen; the file and its digest once written out (until then the table is still there).
+    partitions = models.JSONField(default=list)
+    archived = models.BooleanField(default=False, help_text="Every partition written to its file and dropped.")
+    closed_by = models.CharField(max_length=150)
+    closed_at = models.DateTimeField()
+    reopened_by = models.CharField(max_length=150, blank=True)
+    reopened_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-month", "-closed_at"]
+        constraints = [
+            # Closed once at a time; a month reopened and closed again has a row per closing.
+            models.UniqueConstraint(fields=["month"], condition=Q(reopened_at__isnull=True), name="closed_month_once"),
+        ]
+
+    def __str__(self):
+        state = "reopened" if self.reopened_at else "closed" if self.archived else "closing"
+        return f"{self.month:%Y-%m} ({state})"
