@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('cardroom', '0011_job_kind_ledger_import'),
-        ('fees', '0013_entries_partitioned_by_month'),
+        ('fees', '0014_entries_partitioned_by_month'),
     ]
 
     operations = [

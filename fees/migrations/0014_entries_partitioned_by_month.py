@@ -52,7 +52,7 @@ def unpartition(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("fees", "0012_variance_summaries"),
+        ("fees", "0013_rounds_compact"),
     ]
 
     operations = [
