@@ -6,6 +6,7 @@ entry lacks is left out of the sentence, never shown as a blank. An action with 
 test's) reads as "Recorded <action>." so nothing is hidden.
 """
 
+import datetime
 from decimal import Decimal, InvalidOperation
 
 from django.apps import apps
@@ -98,6 +99,22 @@ def _posted(data):
 ROLES = {"admin": "administrator", "compliance": "compliance officer", "floor": "floor supervisor",
          "regulator": "regulator"}
 
+def _month(data):
+    """A month as people say it ("October 2026"); what is not a YYYY-MM month stays as recorded."""
+    value = str(_v(data, "month", "a month"))
+    try:
+        return datetime.date.fromisoformat(f"{value}-01").strftime("%B %Y")
+    except ValueError:
+        return value
+
+
+def _files(data, key):
+    files = data.get(key)
+    if isinstance(files, dict):
+        return len(files)
+    return len(files) if isinstance(files, list) else 0
+
+
 WORDS = {
     "approval.condition_met": lambda d: (f"Recorded condition {_v(d, 'condition', '?')} of approval "
                                          f"{_v(d, 'approval', '?')} as met on {_v(d, 'met_on', 'a date not given')}"
@@ -126,6 +143,17 @@ WORDS = {
                                          f"and {_v(d, 'entries_recorded', 0)} collections recorded, "
                                          f"{_v(d, 'already_recorded', 0)} rows already recorded, "
                                          f"{_v(d, 'refused', 0)} refused."),
+    "ledger.month_frozen": lambda d: (f"Began closing {_month(d)}: nothing more is written into it "
+                                      f"({_files(d, 'partitions')} partitions held for its audit export)."),
+    "ledger.month_unfrozen": lambda d: (f"Stopped closing {_month(d)}: it is open again as it was"
+                                        + (f" ({d['reason']})." if d.get("reason") else ".")),
+    "ledger.month_exported": lambda d: (f"Signed and verified the audit export of {_month(d)} "
+                                        f"({_files(d, 'bundles')} bundles)."),
+    "ledger.month_detached": lambda d: f"Detached {_month(d)}'s {_files(d, 'partitions')} partitions from the ledger.",
+    "ledger.month_closed": lambda d: (f"Closed {_month(d)}: its {_files(d, 'partitions')} partitions archived beside "
+                                      "its audit export; it can be read from the export and reopened."),
+    "ledger.month_reopened": lambda d: (f"Reopened {_month(d)}: its {_files(d, 'partitions')} partitions attached "
+                                        "again from their archived files."),
     "ledger.reconcile": _reconciled,
     "posting.create": _posted,
     "role.appoint": lambda d: f"Appointed {_v(d, 'user', 'a user')} as {ROLES.get(d.get('role'), d.get('role'))}.",

@@ -14,8 +14,10 @@ def test_every_action_written_with_a_literal_name_has_words():
     written = set()
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):
-            written |= set(re.findall(r'log_action\(\s*"([a-z_.]+)"', path.read_text()))
-    assert "ledger.import_finished" in written and "compliance.run" in written
+            text = path.read_text()
+            written |= set(re.findall(r'log_action\(\s*"([a-z_.]+)"', text))
+            written |= set(re.findall(r'_log\(\s*"([a-z_.]+)"', text))  # fees.months' own helper
+    assert "ledger.import_finished" in written and "compliance.run" in written and "ledger.month_closed" in written
     assert written - set(WORDS) == set()
 
 
@@ -26,3 +28,13 @@ def test_an_import_and_a_run_read_as_sentences():
     assert describe("compliance.run", {"kind": "establishment", "as_of": "2026-10-31", "errors": 3, "warnings": 2,
                                        "infos": 39}) == (
         "Ran validation (establishment, rules as of 2026-10-31): 3 errors, 2 warnings, 39 notes.")
+
+
+def test_closing_a_month_reads_as_sentences():
+    assert describe("ledger.month_closed", {"month": "2026-10", "partitions": [{"partition": "a"}, {"partition": "b"}],
+                                            "bundles": []}) == (
+        "Closed October 2026: its 2 partitions archived beside its audit export; it can be read from the export and "
+        "reopened.")
+    unfrozen = {"month": "2026-10", "reason": "the export failed; nothing was archived"}
+    assert describe("ledger.month_unfrozen", unfrozen) == (
+        "Stopped closing October 2026: it is open again as it was (the export failed; nothing was archived).")
