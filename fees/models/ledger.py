@@ -103,10 +103,11 @@ class CollectionEntry(AppendOnly):
     fee_kind = models.CharField(max_length=20, choices=FeeKind.choices)
     amount = models.DecimalField(**MONEY)
     currency = models.CharField(max_length=3)
-    # A correction keeps the gaming day of the entry it corrects (intake takes it from the original). On PostgreSQL
-    # the table is partitioned by gaming day (fees migration 0013), whose foreign keys must name the partition
-    # key: the database holds (corrects_id, gaming_day) -> (id, gaming_day), ledger_entry_corrects, made in SQL by
-    # that migration. Django knows nothing of it (db_constraint=False), so it never looks for a single-column one.
+    # A correction keeps the gaming day of the entry it corrects (intake takes it from the original), so the two
+    # sit in one partition. On PostgreSQL (the table partitioned by gaming day, fees migration 0014) each partition
+    # holds its own key (corrects_id, gaming_day) -> its own (id, gaming_day), `<partition>_corrects`, made in SQL
+    # (fees.partitions.OWN_KEYS): a month then detaches with nothing pointing at it. Django knows nothing of those
+    # keys (db_constraint=False), so it never looks for a single-column one.
     corrects = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False,
         db_constraint=False, help_text="The entry this one corrects; this entry states the amount really collected.",

@@ -1,4 +1,4 @@
-"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.partitions, fees migration 0013): an
+"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.partitions, fees migration 0014): an
 entry lands in its month's partition, a day with none in DEFAULT; a key names one entry whatever its day, though
 the database's unique key is per day (fees.ledger.storage), even for two batches at once; a correction points at
 (id, gaming day), which the database holds by a key of each partition onto itself."""
