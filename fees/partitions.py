@@ -2,7 +2,7 @@
 
 Rounds (~2 kB each, ~41 GB a year for a busy room) and collection entries (~290 B, ~17 GB; docs/scaling.md) each
 get a partition a month: a day's reconciliation reads only its month's indexes, and a closed month can later be
-exported, detached and archived without touching the others. ``fees`` migrations 0009 (rounds) and 0013 (entries)
+exported, detached and archived without touching the others. ``fees`` migrations 0009 (rounds) and 0014 (entries)
 turn the tables into partitioned ones; ``ensure_months`` (the migrations, and a daily beat task through
 ``ensure_ahead``) keeps partitions ready ahead. A day with no month's partition (long past, or far ahead) lands
 in the table's DEFAULT partition, so no row is ever refused for it.
