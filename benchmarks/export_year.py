@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench_year")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cardroom-bench-media-"))
-os.environ.setdefault("SIGNING_KEY_FILE", str(Path(tempfile.mkdtemp()) / "key.pem"))
+# The same key every run: the year is kept, and its database records the key that signed its first bundle.
+os.environ.setdefault("SIGNING_KEY_FILE", str(Path(__file__).resolve().parent.parent / "var" / "bench-year-key.pem"))
 import ledger_ingest as setup  # noqa: E402  (puts the project on sys.path, Django's settings)
 import ledger_year as year  # noqa: E402
 
