@@ -19,8 +19,9 @@ class _Everything(Scope):
 class Command(BaseCommand):
     help = (
         "Export what an establishment (or a whole jurisdiction) was approved for, posted and collected, and every "
-        "change, for a period, as a signed bundle (zip): PDF report, CSV and JSON files, signed manifest. Runs "
-        "through the same job as the API and shows its progress. Check a bundle with verify_export."
+        "change, for a period, as a signed bundle (zip): PDF report, a CSV file per kind described in columns.json, "
+        "signed manifest. Runs through the same job as the API and shows its progress. Check a bundle with "
+        "verify_export."
     )
 
     def add_arguments(self, parser):
