@@ -54,7 +54,7 @@ class MonthClosed(BadInput):
 # -- what the ledger asks ---------------------------------------------------------------------------------------
 
 def refusal(day):
-    return (f"{day.isoformat()} falls in {day:%Y-%m}, a closed month: its rounds and entries are archived and "
+    return (f"{day.isoformat()} falls in {day:%B %Y}, a closed month: its rounds and entries are archived and "
             f"read-only. An operator attaches it again with `manage.py reopen_month --month {day:%Y-%m}`.")
 
 
@@ -75,7 +75,7 @@ def refuse_closed(day_from, day_to):
     closed = (ClosedMonth.objects.filter(month__gte=day_from.replace(day=1), month__lte=day_to,
                                          reopened_at__isnull=True).order_by("month").first())
     if closed is not None:
-        raise MonthClosed(f"{closed.month:%Y-%m} is a closed month: its rounds and entries are archived, so "
+        raise MonthClosed(f"{closed.month:%B %Y} is a closed month: its rounds and entries are archived, so "
                           f"there is nothing here to reconcile; its audit bundle holds them. An operator attaches "
                           f"it again with `manage.py reopen_month --month {closed.month:%Y-%m}`.")
 

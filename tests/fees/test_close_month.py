@@ -166,10 +166,10 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
     assert snapshot("fees_roundofplay", JUNE) == []
 
     # Writes into June: refused by the application (rounds, entries, the API) and by PostgreSQL.
-    with pytest.raises(ledger.LedgerInputError, match=r"2024-06-20 falls in 2024-06, a closed month.*"
+    with pytest.raises(ledger.LedgerInputError, match=r"2024-06-20 falls in June 2024, a closed month.*"
                                                       r"reopen_month --month 2024-06"):
         play(table, "H-3", JUNE.replace(day=20))
-    with pytest.raises(ledger.LedgerInputError, match="gaming_day: 2024-06-20 falls in 2024-06, a closed month"):
+    with pytest.raises(ledger.LedgerInputError, match="gaming_day: 2024-06-20 falls in June 2024, a closed month"):
         collect(people.floor, table, "H-3:1", JUNE.replace(day=20))
     api.force_authenticate(people.floor)
     answer = api.post("/api/v1/ledger/entries/", {
@@ -184,11 +184,11 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
         with connection.cursor() as cursor:
             cursor.execute(f"INSERT INTO fees_roundofplay ({', '.join(columns)}) SELECT {picked} "
                            f"FROM fees_roundofplay WHERE id = %s", [june["july"].pk])
-    with pytest.raises(months.MonthClosed, match="2024-06 is a closed month"):
+    with pytest.raises(months.MonthClosed, match="June 2024 is a closed month"):
         ledger.reconcile(JUNE.replace(day=10), table_ids=[table.pk])
     answer = api.post("/api/v1/ledger/reconciliations/run/", {"table": table.pk, "gaming_day": "2024-06-10"},
                       format="json")
-    assert answer.status_code == 400 and "2024-06 is a closed month" in str(answer.json())
+    assert answer.status_code == 400 and "June 2024 is a closed month" in str(answer.json())
 
     # Other months are untouched: July reads, reconciles and takes new rows.
     assert RoundOfPlay.objects.get(pk=june["july"].pk).reference == "J-1"
@@ -282,12 +282,12 @@ def test_on_sqlite_the_commands_refuse_and_a_closed_month_still_refuses_writes(p
     closed = ClosedMonth.objects.create(month=JUNE, archive_dir=str(tmp_path), closed_by="test",
                                         closed_at=datetime.datetime(2024, 7, 2, tzinfo=datetime.timezone.utc))
     closed.establishments.set([people.marysville])
-    with pytest.raises(ledger.LedgerInputError, match="2024-06-05 falls in 2024-06, a closed month"):
+    with pytest.raises(ledger.LedgerInputError, match="2024-06-05 falls in June 2024, a closed month"):
         play(table, "S-1", JUNE.replace(day=5))
     rows = [{"idempotency_key": f"S-{day}", "table": table.pk, "reference": "S", "payer": "player", "seat": 1,
              "collected_at": at(table, JUNE.replace(day=day) if day else JULY).isoformat(), "fee_kind": "player",
              "amount": "1.00"} for day in (0, 6)]
-    with pytest.raises(ledger.LedgerInputError, match=r"entries\[1\].gaming_day: 2024-06-06 falls in 2024-06"):
+    with pytest.raises(ledger.LedgerInputError, match=r"entries\[1\].gaming_day: 2024-06-06 falls in June 2024"):
         ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
     assert not CollectionEntry.objects.filter(table=table).exists()  # the July row neither: all or nothing
     play(table, "S-2", JULY.replace(day=5))
