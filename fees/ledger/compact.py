@@ -120,18 +120,6 @@ def rebuilt(round_, memo=None):
                           getattr(round_, "pricing_digest", None))
 
 
-def explanation_of(round_):
-    return rebuilt(round_)[0]
-
-
-def expected_lines_of(round_):
-    return rebuilt(round_)[1]
-
-
-def expected_by_payer_of(round_):
-    return rebuilt(round_)[2]
-
-
 def fee_line_rows(rounds, chunk_size=2000):
     """One row per fee line of ``rounds`` (a queryset), in its order: ``(round_id, line_number, payer, player,
     fee_kind, measure, tier, measured, fee, note)``. ``line_number`` counts from 1 within the round; ``tier`` is the
