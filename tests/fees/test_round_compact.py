@@ -13,7 +13,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from cardroom.models import Game, Table
-from fees import quoting, services
+from fees import quoting
 from fees.engine import FeeLine, Option, QuoteError, Schedule, Seat, Tier, compact
 from fees.engine.washington import WashingtonFee, quote_washington_hand, quote_washington_time
 from fees.ledger import compact as ledger_compact
