@@ -9,6 +9,7 @@ class CardroomConfig(AppConfig):
 
     def ready(self):
         from . import celery  # noqa: F401  (the app every @shared_task binds to)
+        from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
         from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
 
 

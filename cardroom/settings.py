@@ -204,6 +204,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
 # several hosts every one must sign with the same key: set SIGNING_KEY, or point SIGNING_KEY_FILE at shared storage.
 SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
 SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" / "signing-key.pem")
+# The root of trust (docs/audit.md, "Keys"): the fingerprint (SHA256:<64 hex>) of the first key this installation
+# signed with, from which every later key's endorsement is checked. Configuration, never the database: a row written
+# there cannot make itself the root. Unset, the configured signing key is its own root; after a key rotation set it
+# to the first key's fingerprint (record_signing_key says so), or bundles signed before the rotation stop verifying.
+SIGNING_ROOT = os.environ.get("SIGNING_ROOT", "").strip()
+if SIGNING_ROOT and not re.fullmatch(r"SHA256:[0-9a-f]{64}", SIGNING_ROOT):
+    raise ImproperlyConfigured(f"SIGNING_ROOT must be a key's fingerprint, SHA256: and 64 lower-case hex digits (as "
+                               f"GET /api/v1/audit/keys names it), not {SIGNING_ROOT!r}")
 
 # Failed logins are counted per account and per address by django-axes, in the authentication backend, so
 # every door that checks a password is covered: the admin's login, the session logins and HTTP Basic on the

@@ -13,6 +13,7 @@ service signs again. What it cannot undo is a checkpoint already handed out: who
 import base64
 import logging
 
+from django.conf import settings
 from django.db import IntegrityError, ProgrammingError, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
@@ -39,14 +40,22 @@ def origin(chain):
     return tlog.ORIGIN_PREFIX + chain
 
 
+def root_fingerprint():
+    """The root of trust: ``SIGNING_ROOT``, the fingerprint the installation keeps in its configuration, or, unset,
+    the configured signing key's own. Never read from the database: whoever can write a row there (the owner, by
+    hand) cannot make it the root; a key is trusted only when its endorsements lead back to this one."""
+    return settings.SIGNING_ROOT or keys.key_fingerprint()
+
+
 def current_key():
-    """(private key, SigningKey) of the configured key, which must be the recorded key in use. Keys are recorded
-    by the database owner (``record_key``, ``manage.py record_signing_key``); only the very first, on a database
-    that has none yet, is recorded here the first time it signs (the embedded default has one role)."""
+    """(private key, SigningKey) of the configured key, which must be the recorded key in use and trusted from the
+    root (``root_fingerprint``). Keys are recorded by the database owner (``record_key``, ``manage.py
+    record_signing_key``); only the root itself, on a database that has not recorded it, is recorded here the first
+    time it signs (the embedded default has one role)."""
     private = keys.installation_key()
     fingerprint = _fingerprint(private)
     row = SigningKey.objects.filter(fingerprint=fingerprint).first()
-    if row is None and not SigningKey.objects.exists():
+    if row is None and fingerprint == root_fingerprint():
         try:
             row, _ = record_key(private)
         except ProgrammingError:  # permission denied: the service's role reads keys only
@@ -65,6 +74,10 @@ def current_key():
     if row.valid_until is not None:
         raise StateConflict(f"The configured signing key {row.key_id} was replaced on {row.valid_until:%Y-%m-%d}; "
                             "configure the key in use or a new one (docs/audit.md, 'Keys').")
+    if trusted_keys().by_fingerprint(fingerprint) is None:
+        raise StateConflict(f"The configured signing key {fingerprint} is recorded but not trusted: no chain of "
+                            f"endorsements leads to it from the root of trust, {root_fingerprint()} (SIGNING_ROOT). "
+                            "Nothing is signed with it (docs/audit.md, 'Keys').")
     return private, row
 
 
@@ -73,10 +86,11 @@ def _fingerprint(private):
 
 
 def record_key(private, previous=None):
-    """Record ``private``'s public half: the first key (the root of trust) as it is; any later one endorsed by
-    ``previous``, the private key of the key in use, which it replaces from now on. Returns (SigningKey, created).
-    Run by the database owner; the service's role may not write keys."""
+    """Record ``private``'s public half: the root of trust (``root_fingerprint``) as it is; any other key endorsed
+    by ``previous``, the private key of the trusted key in use, which it replaces from now on. Returns (SigningKey,
+    created). Run by the database owner; the service's role may not write keys."""
     fingerprint = _fingerprint(private)
+    root = root_fingerprint()
     with transaction.atomic():
         recorded = list(SigningKey.objects.select_for_update().order_by("id"))
         row = next((k for k in recorded if k.fingerprint == fingerprint), None)
@@ -85,10 +99,20 @@ def record_key(private, previous=None):
         now = timezone.now()
         fields = {"name": KEY_NAME, "key_id": checkpoint.key_id(KEY_NAME, private.public_key()).hex(),
                   "public_key": bundle.public_key_base64(private), "fingerprint": fingerprint, "valid_from": now}
-        if recorded:
-            in_use = next((k for k in recorded if k.valid_until is None), None)
+        if fingerprint == root and not settings.SIGNING_ROOT and (previous is not None or recorded):
+            # Unset, the root is the configured key: a second key configured so would be a second root.
+            raise StateConflict(
+                f"Keys are recorded already ({', '.join(k.fingerprint for k in recorded)}), and SIGNING_ROOT is not "
+                f"set, so the configured key {fingerprint} would be a root of its own. A new key keeps the root of "
+                "trust: set SIGNING_ROOT to this installation's first key (GET /api/v1/audit/keys names it), then "
+                "record the new key with --previous-key-file <the key in use> (docs/audit.md, 'Keys').")
+        if fingerprint != root:
+            # The key in use is the last of the chain from the root, whatever else a row says.
+            in_use = next((k for k in recorded if k.valid_until is None and k.fingerprint ==
+                           trusted_keys().keys[-1].fingerprint), None)
             if in_use is None:
-                raise StateConflict("No recorded key is in use, so none can endorse a new one.")
+                raise StateConflict(f"No recorded key trusted from the root of trust, {root}, is in use, so none can "
+                                    "endorse a new one.")
             if previous is None or _fingerprint(previous) != in_use.fingerprint:
                 raise StateConflict(f"A new key is endorsed by the key in use, {in_use.fingerprint}: give its "
                                     "private key." if previous is None else
@@ -106,23 +130,54 @@ def record_key(private, previous=None):
 
 
 def trusted_keys():
-    """The keys this installation trusts (a ``tlog.Keyring``): its first recorded key, the root, and each key
-    endorsed by the one before, valid from its endorsed start until the next one's; a key recorded without a valid
-    endorsement is left out (``untrusted``). Before any key is recorded, the configured key."""
-    rows = list(SigningKey.objects.order_by("id"))
-    if not rows:
+    """The keys this installation trusts (a ``tlog.Keyring``): the root of trust (``root_fingerprint``, from the
+    configuration) and each recorded key endorsed by the one before, valid from its endorsed start until the next
+    one's. Every other recorded key is left out (``untrusted``, with why), whatever its id or dates. Raises
+    StateConflict when the root is neither recorded nor the configured key."""
+    root = root_fingerprint()
+    listed = [tlog.Key(k.name, _public(k), k.valid_from, k.valid_until, k.endorsed_by or None,
+                       base64.b64decode(k.endorsement) if k.endorsement else None)
+              for k in SigningKey.objects.order_by("valid_from", "id")]
+    if not any(k.fingerprint == root for k in listed):
         configured = tlog.Key(KEY_NAME, keys.public_key())
-        return tlog.Keyring([configured], (configured.fingerprint,)).trusted()
-    return tlog.Keyring([tlog.Key(k.name, _public(k), k.valid_from, k.valid_until, k.endorsed_by or None,
-                                  base64.b64decode(k.endorsement) if k.endorsement else None) for k in rows],
-                        (rows[0].fingerprint,)).trusted()
+        if configured.fingerprint != root:
+            raise StateConflict(f"The root of trust {root} (SIGNING_ROOT) is not among the recorded signing keys: "
+                                "nothing can be verified against it. Set SIGNING_ROOT to the fingerprint of this "
+                                "installation's first key (docs/audit.md, 'Keys').")
+        listed.insert(0, configured)  # the root before it signs for the first time (the embedded default)
+    return tlog.Keyring(listed, (root,)).trusted()
+
+
+def root_problems():
+    """What is wrong between the root of trust in the configuration and the keys recorded in the database:
+    (errors, warnings), sentences, both empty when nothing is. Checked at start-up (``cardroom.checks``) and by
+    ``bin/migrate``. An error stops signing; a warning is a key recorded by hand that verifies nothing."""
+    try:
+        ring = trusted_keys()
+    except StateConflict as error:
+        return [str(error)], []
+    problems, planted = [], []
+    configured = keys.key_fingerprint()
+    trusted = ring.by_fingerprint(configured)
+    if trusted is None:
+        problems.append(f"The configured signing key {configured} is not trusted from the root of trust, "
+                        f"{ring.roots[0]}: {ring.untrusted.get(configured, 'it is not recorded')}. Record it "
+                        "endorsed by the key in use (manage.py record_signing_key --previous-key-file), or set "
+                        "SIGNING_ROOT to this installation's first key.")
+    elif trusted.valid_until is not None:
+        problems.append(f"The configured signing key {configured} was replaced on {trusted.valid_until:%Y-%m-%d}: "
+                        "configure the key in use.")
+    for fingerprint, why in sorted(ring.untrusted.items()):
+        planted.append(f"The signing key {fingerprint} is recorded but not trusted ({why}): a key written into "
+                        "the database by hand verifies nothing; find out who recorded it.")
+    return problems, planted
 
 
 def keys_file():
     """The keys file (``GET /api/v1/audit/keys``, what ``cardroom.tlog`` reads): the root of trust and every
     trusted key, the rotated ones too, with its validity and endorsement."""
-    if not SigningKey.objects.exists():
-        current_key()  # the embedded default records its first key
+    if not SigningKey.objects.filter(fingerprint=root_fingerprint()).exists():
+        current_key()  # the embedded default records its first key, the root
     ring = trusted_keys()
     return {"root": ring.roots[0], "keys": [{
         "name": k.name, "key_id": k.id, "algorithm": "Ed25519",

@@ -1,6 +1,28 @@
+import logging
 import os
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
+from django.db import DatabaseError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
 application = get_wsgi_application()
+
+
+def _check_root_of_trust():
+    """Refuse to start when the configured root of trust and the recorded keys disagree (docs/audit.md, "Keys"):
+    a service that cannot say which keys it trusts must not verify, nor sign, anything."""
+    from cardroom.transparency import root_problems
+
+    try:
+        errors, warnings = root_problems()
+    except DatabaseError as error:  # the database is not there yet: signing checks the keys again when it signs
+        logging.getLogger("cardroom").warning("The root of trust was not checked at start-up: %s", error)
+        return
+    for warning in warnings:
+        logging.getLogger("cardroom").warning(warning)
+    if errors:
+        raise ImproperlyConfigured(" ".join(errors))
+
+
+_check_root_of_trust()

@@ -8,11 +8,13 @@ import base64
 import datetime
 import io
 import json
+import os
 import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.core.management.base import SystemCheckError
 
 from cardroom import bundle, checkpoint, keys, tlog, transparency
 from cardroom.exceptions import StateConflict
@@ -174,8 +176,11 @@ def test_a_bundle_signed_outside_its_keys_validity_fails(api, people, room, sett
 
 
 def test_the_service_signs_with_no_key_nobody_recorded(room, settings, regulator):
-    transparency.current_key()
+    root = transparency.current_key()[1].fingerprint
     settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())  # configured, not recorded
+    with pytest.raises(StateConflict, match="SIGNING_ROOT is not set, so the configured key .* would be a root"):
+        transparency.current_key()
+    settings.SIGNING_ROOT = root
     with pytest.raises(StateConflict, match="is not recorded"):
         transparency.current_key()
     assert regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).status_code == 409
@@ -183,7 +188,7 @@ def test_the_service_signs_with_no_key_nobody_recorded(room, settings, regulator
 
 
 def test_a_new_key_is_recorded_only_with_the_endorsement_of_the_key_in_use(room, settings, tmp_path):
-    transparency.current_key()
+    settings.SIGNING_ROOT = transparency.current_key()[1].fingerprint
     stranger = tmp_path / "stranger.pem"
     stranger.write_text(bundle.private_key_pem(bundle.generate_private_key()))
     settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())
@@ -192,6 +197,77 @@ def test_a_new_key_is_recorded_only_with_the_endorsement_of_the_key_in_use(room,
     with pytest.raises(CommandError, match="not the key in use"):
         call_command("record_signing_key", "--previous-key-file", str(stranger), verbosity=0)
     assert SigningKey.objects.count() == 1
+
+
+# -- the root of trust is configuration (issue 32) ------------------------------------------------------------------
+
+
+def insert_key(private_key, **fields):
+    """A key row written straight into the table, as the owner (or anyone who may INSERT) could, with its id and
+    dates chosen to look first."""
+    public = private_key.public_key()
+    return SigningKey.objects.create(**{
+        "name": "cardroom", "key_id": checkpoint.key_id("cardroom", public).hex(),
+        "public_key": bundle.public_key_base64(public), "fingerprint": bundle.fingerprint(public),
+        "valid_from": datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc), **fields})
+
+
+def test_a_key_inserted_with_a_low_id_does_not_become_the_root(api, people, room, tmp_path, client,
+                                                                django_capture_on_commit_callbacks):
+    genuine = export(room, tmp_path / "genuine.zip")
+    root = keys.key_fingerprint()
+    attacker = bundle.generate_private_key()
+    planted = insert_key(attacker, id=0)
+    assert list(SigningKey.objects.order_by("id").values_list("fingerprint", flat=True))[0] == planted.fingerprint
+    forged = resign(genuine, attacker, tmp_path / "forged.zip")
+
+    served = api.get("/api/v1/audit/keys").json()
+    assert served["root"] == root and [k["fingerprint"] for k in served["keys"]] == [root]
+    assert verification.installation_fingerprints() == {root}
+    checked = on_service(forged)
+    assert not checked.ok and any("does not trust" in p for p in checked.verification.problems)
+    assert on_api(api, people, forged, django_capture_on_commit_callbacks)["ok"] is False
+    assert on_service(genuine).ok
+    assert on_api(api, people, genuine, django_capture_on_commit_callbacks)["ok"] is True
+    # The verify page: the planted bundle fails, the genuine one holds under the configured root.
+    client.force_login(people.regulator_wa)
+    for path, holds in ((forged, False), (genuine, True)):
+        with open(path, "rb") as handle, django_capture_on_commit_callbacks(execute=True):
+            answer = client.post("/regulator/verify/", {"bundle": handle})
+        page = client.get(answer["Location"]).content.decode()
+        assert ("Verified: every file is as signed" in page) is holds, page
+        assert f"This installation's public key, <code>{root}</code>" in page
+    # The database check names the planted key; the service still signs with its own.
+    errors, warnings = transparency.root_problems()
+    assert errors == [] and any(planted.fingerprint in w and "not trusted" in w for w in warnings)
+    out = io.StringIO()
+    call_command("check", "--database", "default", stdout=out, stderr=out)
+    assert "cardroom.W001" in out.getvalue() and planted.fingerprint in out.getvalue()
+    assert transparency.current_key()[1].fingerprint == root
+
+
+def test_the_configured_root_decides_and_a_wrong_one_stops_the_service(room, settings):
+    root = transparency.current_key()[1].fingerprint
+    stranger = bundle.fingerprint(bundle.generate_private_key())
+    settings.SIGNING_ROOT = stranger
+    errors, _ = transparency.root_problems()
+    assert errors and f"The root of trust {stranger} (SIGNING_ROOT) is not among the recorded signing keys" in errors[0]
+    with pytest.raises(SystemCheckError, match="cardroom.E001"):
+        call_command("check", "--database", "default", stdout=io.StringIO(), stderr=io.StringIO())
+    with pytest.raises(StateConflict, match="not among the recorded signing keys"):
+        transparency.current_key()
+    settings.SIGNING_ROOT = root
+    assert transparency.root_problems() == ([], [])
+
+
+def test_a_malformed_root_stops_start_up():
+    import subprocess
+    import sys
+
+    answer = subprocess.run([sys.executable, "-c", "import django; django.setup()"], capture_output=True, text=True,
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "cardroom.settings",
+                                 "SIGNING_ROOT": "SHA256:not-hex"})
+    assert answer.returncode != 0 and "SIGNING_ROOT must be a key's fingerprint" in answer.stderr
 
 
 def test_the_first_key_is_recorded_by_the_command_as_the_root(tmp_path):

@@ -112,6 +112,7 @@ def rotate(settings, tmp_path):
 
     old = tmp_path / "old-key.pem"
     old.write_text(bundle.private_key_pem(keys.installation_key()))
+    settings.SIGNING_ROOT = transparency.root_fingerprint()  # the root stays: in the configuration from now on
     settings.SIGNING_KEY = bundle.private_key_pem(bundle.generate_private_key())
     call_command("record_signing_key", "--previous-key-file", str(old), verbosity=0)
 

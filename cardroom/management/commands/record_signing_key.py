@@ -10,7 +10,8 @@ from cardroom.exceptions import StateConflict
 class Command(BaseCommand):
     help = (
         "Record the configured signing key (SIGNING_KEY or SIGNING_KEY_FILE) among the installation's keys. The "
-        "first key recorded is the root of trust; a later one replaces the key in use, which endorses it: give that "
+        "root of trust is SIGNING_ROOT (unset: the configured key itself), never a row of the database; any other "
+        "key replaces the key in use, which endorses it: give that "
         "key's private key with --previous-key-file. Run as the tables' owner (bin/migrate does, for the first key); "
         "the service's role may not record keys. Does nothing when the configured key is already recorded."
     )
@@ -40,5 +41,9 @@ class Command(BaseCommand):
                                "configure the key in use, or a new one.")
         if options["verbosity"]:
             what = ("Recorded" if created else "Already recorded:") + f" the signing key {row.fingerprint}"
-            self.stdout.write(f"{what}, endorsed by {row.endorsed_by}." if row.endorsed_by else
-                              f"{what}, the root of trust: regulators keep this fingerprint (--trust).")
+            root = transparency.root_fingerprint()
+            self.stdout.write(
+                f"{what}, endorsed by {row.endorsed_by}. The root of trust stays {root}: set SIGNING_ROOT={root} "
+                "where the service's settings are kept, if it is not set yet." if row.endorsed_by else
+                f"{what}, the root of trust: regulators keep this fingerprint (--trust), and so does the "
+                f"service (SIGNING_ROOT={row.fingerprint}).")
