@@ -14,26 +14,31 @@ Closing, step by step (each logged in the audit log of every establishment named
 4. **archived**: each detached table written with ``COPY ... TO STDOUT`` (PostgreSQL's text format, gzipped)
    beside the bundles, read back (rows counted, SHA-256), then dropped.
 
-``reopen`` undoes whichever of these steps were taken: a dropped partition is read back from its file (its
-SHA-256 checked first), a detached one attached again, and the CHECKs go. Partitions are PostgreSQL's, so none of
+``reopen`` undoes whichever of these steps were taken: a dropped partition is read back from its file (hashed as
+it is read, against the digest in the closing's seal, which the installation's key signed when it archived the
+month), a detached one attached again, and the CHECKs go. Partitions are PostgreSQL's, so none of
 this runs on SQLite; ``closed_for`` (the ledger's writes refuse a closed month) runs everywhere.
 
 The month's partitions hold every establishment's rows of that month: a month is closed for all of them at once,
 and every one with rows in it must be named.
 """
 
+import base64
 import datetime
 import gzip
 import hashlib
 import os
+import zlib
 from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
 
 from django.conf import settings
 from django.core.management import call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from cardroom import bundle, keys
+from cardroom import bundle, keys, transparency
 from cardroom.audit import log_actions
 from cardroom.exceptions import BadInput
 from cardroom.models import Establishment
@@ -372,25 +377,69 @@ def _archive(closed, directory, say):
         for part in parts:
             cursor.execute(f"DROP TABLE {_q(part['partition'])}")
         closed.partitions, closed.archived = parts, True
-        closed.save(update_fields=["partitions", "archived"])
+        closed.seal = _seal(closed)
+        closed.save(update_fields=["partitions", "archived", "seal"])
         _log("ledger.month_closed", _named(closed), closed, month=f"{closed.month:%Y-%m}",
              bundles=closed.bundles, partitions=[{k: p[k] for k in ("partition", "file", "rows", "sha256")}
                                                  for p in parts])
     say(f"4/4 archived and dropped: {', '.join(p['file'] for p in parts)} in {directory}.")
 
 
+# -- the seal: what a reopening may restore ---------------------------------------------------------------------
+
+SEAL = "cardroom/closed-month@v1"
+
+
+def seal_statement(closed):
+    """The bytes the installation's key signs when a month's partitions are archived: which closing, and for each
+    file its table, columns, rows and SHA-256, and each bundle's digest. A reopening restores only files that match
+    a statement so signed, so whoever may write the closing record (or the files) cannot slip other rows back in."""
+    lines = [SEAL, f"month {closed.month:%Y-%m}", f"closing {closed.pk} {closed.closed_at.isoformat()}"]
+    lines += [f"partition {p['partition']} of {p['table']} file {p['file']} rows {p['rows']} sha256 {p['sha256']} "
+              f"columns {','.join(p['columns'])}" for p in closed.partitions if p.get("file")]
+    lines += [f"bundle {b['establishment']} file {b['file']} sha256 {b['sha256']}" for b in closed.bundles]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _seal(closed):
+    private, key = transparency.current_key()
+    return {"key": key.fingerprint, "signature": base64.b64encode(private.sign(seal_statement(closed))).decode()}
+
+
+def seal_problem(closed):
+    """Why the closing record is not as the installation sealed it (None when it is): no seal, a key the
+    installation does not trust (``transparency.trusted_keys``, rooted in its configuration), or a signature that
+    does not cover the record as it now reads."""
+    seal = closed.seal if isinstance(closed.seal, dict) else {}
+    if not seal.get("signature"):
+        return (f"the closing record of {closed.month:%B %Y} carries no seal (it was closed before closings were "
+                f"sealed, or the seal was removed)")
+    key = transparency.trusted_keys().by_fingerprint(seal.get("key"))
+    if key is None:
+        return f"its seal names the key {seal.get('key')!r}, which this installation does not trust"
+    try:
+        key.public_key.verify(base64.b64decode(seal["signature"], validate=True), seal_statement(closed))
+    except (InvalidSignature, ValueError, TypeError):
+        return (f"the closing record of {closed.month:%B %Y} is not as it was sealed when the month was closed: "
+                f"its files, digests, rows or columns were changed since")
+    return None
+
+
 # -- reopening --------------------------------------------------------------------------------------------------
 
 def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
-    """Attach a closed month again: each archived partition read back from its file (its SHA-256 checked first,
-    every file before anything changes), a detached one attached as it is; the CHECKs dropped. Returns the
-    ClosedMonth, marked reopened. Raises BadInput (nothing changed)."""
+    """Attach a closed month again: each archived partition read back from its file (hashed as it is read, and
+    restored only when its SHA-256 is the one the closing sealed), a detached one attached as it is; the CHECKs
+    dropped. Returns the ClosedMonth, marked reopened. Raises BadInput (nothing changed)."""
     _need_postgresql("reopen_month")
     month = f"{first:%Y-%m}"
     closed = ClosedMonth.objects.filter(month=first, reopened_at__isnull=True).first()
     if closed is None:
         raise BadInput(f"{month} is not closed: there is nothing to reopen.")
     directory = Path(archive_dir) if archive_dir else Path(closed.archive_dir)
+    if any(part.get("file") for part in closed.partitions) and (problem := seal_problem(closed)):
+        raise BadInput(f"{month} is not reopened: {problem}. Its signed bundles ({closed.archive_dir}) are the "
+                       f"month's record. Nothing was changed.")
     with connection.cursor() as cursor:
         for part in closed.partitions:
             if not part.get("file"):
@@ -402,10 +451,6 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
             if not path.is_file():
                 raise BadInput(f"{part['partition']}'s archive {path} is not there (give --archive-dir where the "
                                f"files are). Nothing was changed.")
-            if (sha256 := _digest(path)) != part["sha256"]:
-                raise BadInput(f"{path} has SHA-256 {sha256}, not the {part['sha256']} recorded when the month was "
-                               f"closed: it is not the file archived. Nothing was changed.")
-            say(f"    {path.name}: SHA-256 checked")
     check = _check_name(first)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -419,7 +464,7 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
                 restored = not _exists(cursor, name)
                 if restored:
                     _restore(cursor, part, directory / part["file"], first)
-                    say(f"    {name}: {part['rows']:,} rows read back from {part['file']}")
+                    say(f"    {name}: {part['rows']:,} rows read back from {part['file']}, SHA-256 as sealed")
                 cursor.execute(f"ALTER TABLE {_q(name)} DROP CONSTRAINT IF EXISTS {_q(check)}")
                 # The DEFAULT's CHECK still refuses the month: PostgreSQL need not scan it to attach.
                 cursor.execute(f"ALTER TABLE {_q(table)} ATTACH PARTITION {_q(name)} FOR VALUES FROM "
@@ -440,14 +485,28 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
 
 
 def _restore(cursor, part, path, first):
-    """A table like the parent holding the file's rows, ready to attach."""
+    """A table like the parent holding the file's rows, ready to attach. The file is read once, hashed as it is
+    restored: a digest other than the sealed one raises, and the caller's transaction takes the rows away again."""
     table, name = part["table"], part["partition"]
     cursor.execute(f"CREATE TABLE {_q(name)} (LIKE {_q(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
                    f"INCLUDING STORAGE INCLUDING COMPRESSION)")
-    with gzip.open(path, "rb") as archived, \
-            cursor.cursor.copy(f"COPY {_q(name)} ({', '.join(map(_q, part['columns']))}) FROM STDIN") as copy:
-        for chunk in iter(lambda: archived.read(1 << 20), b""):
-            copy.write(chunk)
+    digest, failure = hashlib.sha256(), None
+    with open(path, "rb") as raw:
+        try:
+            with gzip.GzipFile(fileobj=_Reading(raw, digest), mode="rb") as archived, \
+                    cursor.cursor.copy(f"COPY {_q(name)} ({', '.join(map(_q, part['columns']))}) FROM STDIN") as copy:
+                for chunk in iter(lambda: archived.read(1 << 20), b""):
+                    copy.write(chunk)
+        except (OSError, EOFError, zlib.error, DatabaseError, connection.Database.Error) as error:
+            # Not gzip, or rows the table refuses (the driver's own error: COPY runs on its cursor).
+            failure = error
+        digest.update(raw.read())  # the rest of the file (after the gzip stream, or after a failure) counts too
+    if (sha256 := digest.hexdigest()) != part["sha256"]:
+        raise BadInput(f"{path} has SHA-256 {sha256}, not the {part['sha256']} sealed when the month was closed: "
+                       f"it is not the file archived. Nothing was changed.")
+    if failure is not None:
+        raise BadInput(f"{path} is the file archived, yet its rows could not be read back ({failure}). Nothing was "
+                       f"changed.")
     rows = _one(cursor, f"SELECT count(*) FROM {_q(name)}")
     if rows != part["rows"]:
         raise BadInput(f"{path} gave {rows} rows, not the {part['rows']} archived. Nothing was changed.")

@@ -76,7 +76,8 @@ def month_function_sql(table):
     """``<table>_month(first)``: makes that month's partition of ``table``, returns its name (NULL: nothing made).
 
     Made by the migration, owned by the table's owner: the service's database role may not create tables (it only
-    reads and writes rows: grant_service_role), so the daily task asks this function to, for this one purpose.
+    reads and writes rows: grant_service_role), so the daily task asks this function to, for this one purpose. It
+    makes none for a closed month (fees.months): SECURITY DEFINER must not become a way around the closing.
     It gives the partition its keys onto itself (``OWN_KEYS``) as ``add_own_keys`` does."""
     keys = "".join(f"\n    EXECUTE format('{template.format('%1$I', '%2$I')}', name, name || '_{key}');"
                    for key, template in OWN_KEYS.get(table, {}).items())
@@ -86,10 +87,22 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
     following date := (date_trunc('month', first) + interval '1 month')::date;
     name text := '{table}_' || to_char(first, 'YYYY_MM');
+    closed boolean;
 BEGIN
     first := date_trunc('month', first)::date;
     IF to_regclass(name) IS NOT NULL THEN
         RETURN NULL;
+    END IF;
+    -- A closed month (fees.months) is archived: no partition is made for it, so its rows stay refused (the
+    -- DEFAULT's CHECK) until reopen_month restores the archived one. (Read dynamically: the closed months' table
+    -- comes in a later migration than this function.)
+    IF to_regclass('public.fees_closedmonth') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM fees_closedmonth WHERE month = $1 AND reopened_at IS NULL)'
+            INTO closed USING first;
+        IF closed THEN
+            RAISE NOTICE '% is a closed month: no partition is made for it', to_char(first, 'YYYY-MM');
+            RETURN NULL;
+        END IF;
     END IF;
     -- Rows of that month already in DEFAULT: PostgreSQL would refuse the partition; they stay where they are.
     IF EXISTS (SELECT 1 FROM {table}_default WHERE gaming_day >= first AND gaming_day < following) THEN

@@ -20,6 +20,9 @@ class ClosedMonth(models.Model):
     # the rows counted once frozen; the file and its digest once written out (until then the table is still there).
     partitions = models.JSONField(default=list)
     archived = models.BooleanField(default=False, help_text="Every partition written to its file and dropped.")
+    # {"key": fingerprint, "signature": base64}: the installation's key over fees.months.seal_statement, made when
+    # the partitions are archived; a reopening restores only files this seal vouches for.
+    seal = models.JSONField(default=dict, blank=True)
     closed_by = models.CharField(max_length=150)
     closed_at = models.DateTimeField()
     reopened_by = models.CharField(max_length=150, blank=True)

@@ -6,6 +6,7 @@ import datetime
 import gzip
 import hashlib
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -209,7 +210,7 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
     # Reopened: the same rows, ids and all, in their partitions again; June takes writes again.
     out = io.StringIO()
     call_command("reopen_month", "--month", "2024-06", stdout=out)
-    assert "SHA-256 checked" in out.getvalue() and "reopened" in out.getvalue()
+    assert "SHA-256 as sealed" in out.getvalue() and "reopened" in out.getvalue()
     for name, table_name in zip(names, partitions.TABLES):
         assert relation(name) == (name, table_name)
         constraints, indexes, triggers = shape(name)
@@ -239,6 +240,58 @@ def test_a_file_altered_in_the_archive_is_not_read_back(people, june, tmp_path):
         call_command("reopen_month", "--month", "2024-06", stdout=io.StringIO())
     assert relation(part["partition"]) is None
     assert ClosedMonth.objects.get(month=JUNE).reopened_at is None
+
+
+def rewrite_archive(path, find, replace):
+    """The archive file with its rows changed, gzipped again: what someone with the files' folder could write."""
+    rows = gzip.decompress(path.read_bytes())
+    assert find in rows
+    path.write_bytes(gzip.compress(rows.replace(find, replace)))
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@postgresql
+def test_a_closing_record_rewritten_with_its_archive_is_not_reopened(people, june, tmp_path):
+    """Issue 32: amounts changed in the gzip and the recorded SHA-256 updated to match (as the service role could,
+    before the record became the owner's alone): the seal, signed by the installation's key when the month was
+    archived, no longer covers the record, and nothing is restored."""
+    close("casino-marysville", archive=tmp_path)
+    closed = ClosedMonth.objects.get(month=JUNE)
+    parts = closed.partitions
+    entries = next(p for p in parts if p["table"] == "fees_collectionentry")
+    entries["sha256"] = rewrite_archive(tmp_path / entries["file"], b"\t1.00\t", b"\t0.01\t")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE fees_closedmonth SET partitions = %s WHERE id = %s", [json.dumps(parts), closed.pk])
+    with pytest.raises(CommandError, match="2024-06 is not reopened: the closing record of June 2024 is not as it "
+                                           "was sealed .* Nothing was changed"):
+        call_command("reopen_month", "--month", "2024-06", stdout=io.StringIO())
+    assert all(relation(p["partition"]) is None for p in parts)
+    assert ClosedMonth.objects.get(month=JUNE).reopened_at is None
+    # A seal taken away is no way round it either.
+    ClosedMonth.objects.filter(pk=closed.pk).update(seal={})
+    with pytest.raises(CommandError, match="carries no seal"):
+        call_command("reopen_month", "--month", "2024-06", stdout=io.StringIO())
+
+
+@postgresql
+def test_a_closed_month_gets_no_partition_through_the_month_function(people, june, tmp_path):
+    """Issue 32: the SECURITY DEFINER function that makes a month's partition (the service role's only way to make
+    one) makes none for a closed month, so a row of that month stays refused and reopen_month is not blocked."""
+    close("casino-marysville", archive=tmp_path)
+    columns = [c for c in months._columns(connection.cursor(), "fees_roundofplay") if c != "id"]
+    picked = ", ".join({"gaming_day": "'2024-06-20'", "reference": "'SQL-2'"}.get(c, c) for c in columns)
+    with connection.cursor() as cursor:
+        for table in partitions.TABLES:
+            cursor.execute(f"SELECT {table}_month(%s)", [JUNE])
+            assert cursor.fetchone() == (None,)
+            assert relation(partitions.month_name(table, JUNE)) is None
+        with pytest.raises(IntegrityError, match="closed_2024_06"), transaction.atomic():
+            cursor.execute(f"INSERT INTO fees_roundofplay ({', '.join(columns)}) SELECT {picked} "
+                           f"FROM fees_roundofplay WHERE id = %s", [june["july"].pk])
+    assert partitions.ensure_months(JUNE, JULY) == []
+    call_command("reopen_month", "--month", "2024-06", stdout=io.StringIO())
+    assert relation(partitions.month_name("fees_roundofplay", JUNE)) == ("fees_roundofplay_2024_06",
+                                                                      "fees_roundofplay")
 
 
 @postgresql

@@ -30,6 +30,12 @@ REFUSED = {
         VALUES ('cardroom', 'abcdef01', repeat('A', 43) || '=', 'SHA256:' || repeat('0', 64), now(), '', '')""",
     "change a signing key": f"UPDATE {SIGNING_KEYS} SET public_key = repeat('A', 43) || '='",
     "end a signing key": f"UPDATE {SIGNING_KEYS} SET valid_until = now()",
+    # What a reopening restores is the owner's record (and sealed): the service may only read it (issue 32).
+    "rewrite a closed month's record": "UPDATE fees_closedmonth SET partitions = '[]'",
+    "record a closed month": "INSERT INTO fees_closedmonth (month, archive_dir, bundles, partitions, archived, seal, "
+                             "closed_by, closed_at, reopened_by) VALUES ('2019-03-01', '/tmp', '[]', '[]', true, "
+                             "'{}', 'forged', now(), '')",
+    "mark a closed month reopened": "DELETE FROM fees_closedmonth",
 }
 
 PUBLISHED = "(SELECT min(id) FROM fees_scheduleversion WHERE status = 'published')"
@@ -133,3 +139,21 @@ def test_tables_created_by_later_migrations_are_granted_rows_but_not_truncate(se
         finally:
             owner.execute("DROP TABLE live_later_migration")
     assert dict(granted) == {"SELECT": True, "INSERT": True, "UPDATE": True, "DELETE": True, "TRUNCATE": False}
+
+
+def test_the_month_functions_make_no_partition_for_a_closed_month(service, owner_database_url):
+    """SECURITY DEFINER is no way into a closed month: the function the service role asks for partitions makes none
+    for it (issue 32), so nothing can be written there until reopen_month restores the archived partition."""
+    with psycopg.connect(owner_database_url, autocommit=True) as owner:
+        (closed,) = owner.execute(
+            "INSERT INTO fees_closedmonth (month, archive_dir, bundles, partitions, archived, seal, closed_by, "
+            "closed_at, reopened_by) VALUES ('1999-03-01', '/nowhere', '[]', '[]', true, '{}', 'live test', now(), "
+            "'') RETURNING id").fetchone()
+        try:
+            for table in ("fees_collectionentry", "fees_roundofplay"):
+                assert service.execute(f"SELECT {table}_month('1999-03-01')").fetchone() == (None,)
+                assert service.execute(f"SELECT to_regclass('{table}_1999_03')").fetchone() == (None,)
+                # A month that is not closed still gets its partition (rolled back: the service made it).
+                assert rolled_back(service, f"SELECT {table}_month('1999-04-01')") == [(f"{table}_1999_04",)]
+        finally:
+            owner.execute("DELETE FROM fees_closedmonth WHERE id = %s", [closed])

@@ -19,6 +19,22 @@ LIMITED = {
 }
 
 
+def limited_tables():
+    """``LIMITED`` and what each app declares (``service_role_privileges`` on its AppConfig: "app.Model" or
+    "app.Model.many_to_many_field" -> privileges), so the core names no feature app's tables."""
+    from django.apps import apps
+
+    tables = dict(LIMITED)
+    for config in apps.get_app_configs():
+        for label, privileges in getattr(config, "service_role_privileges", {}).items():
+            app_label, model_name, *field = label.split(".")
+            model = apps.get_model(app_label, model_name)
+            table = model._meta.get_field(field[0]).remote_field.through._meta.db_table if field else \
+                model._meta.db_table
+            tables[table] = privileges
+    return tables
+
+
 class Command(BaseCommand):
     help = (
         "Grant the service role what it needs and nothing more: SELECT, INSERT, UPDATE and DELETE on every table "
@@ -56,10 +72,11 @@ class Command(BaseCommand):
                 f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT {ROWS} ON TABLES TO {role}",
                 f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {role}",
             ]
-            for table, privileges in LIMITED.items():
+            limited = limited_tables()
+            for table, privileges in limited.items():
                 statements.append(f"REVOKE ALL ON {quote(table)} FROM {role}")
                 statements.append(f"GRANT {privileges} ON {quote(table)} TO {role}")
             for statement in statements:
                 cursor.execute(statement)
         if options["verbosity"]:
-            self.stdout.write(f"Granted {service} rows on every table ({', '.join(sorted(LIMITED))} limited).")
+            self.stdout.write(f"Granted {service} rows on every table ({', '.join(sorted(limited))} limited).")
