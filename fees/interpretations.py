@@ -135,11 +135,13 @@ def engine_option(option, tiers, readings=None):
     )
 
 
-def read_option(option):
-    """One FeeOption (its tiers prefetched or not) as the engine reads it: for a sign, two queries."""
+def read_option(option, known_at=None):
+    """One FeeOption (its tiers prefetched or not) as the engine reads it: for a sign, two queries. With
+    ``known_at``, with the readings approved as the record stood at that moment (their history), not as now."""
     readings = {}
-    for reading in Interpretation.objects.filter(version_id=option.version_id, option_number=option.number,
-                                                 status=Interpretation.Status.APPROVED).order_by("id"):
+    stood = Interpretation.objects if known_at is None else Interpretation.history.as_of(known_at)
+    for reading in stood.filter(version_id=option.version_id, option_number=option.number,
+                                status=Interpretation.Status.APPROVED).order_by("id"):
         readings.setdefault(reading.tier_order, {})[reading.field] = reading
     tiers = [engine_tier(t, readings.get(t.order)) for t in option.tiers.all()]
     return engine_option(option, tiers, readings.get(None))

@@ -290,18 +290,21 @@ def house_banked_sign(posting, *, stamp="", banner="", watermark=""):
     )
 
 
-def schedule_version(posting, at):
-    return posting.schedule.version_as_of(timezone.localdate(at))
+def schedule_version(posting, at, known_at=None):
+    """The version of the posting's schedule in force at ``at``; with ``known_at``, as the record stood then (a
+    version published later, a retroactive one among them, left out)."""
+    return posting.schedule.version_as_of(timezone.localdate(at), known_at=known_at)
 
 
-def sign_for(posting, *, at=None, stamp="", banner="", watermark=""):
-    """The sign for ``posting`` with the schedule version in force at ``at`` (default: now); ``banner`` a small
-    header ("REPRINT"), ``watermark`` a preview's mark across the page."""
+def sign_for(posting, *, at=None, known_at=None, stamp="", banner="", watermark=""):
+    """The sign for ``posting`` with the schedule version in force at ``at`` (default: now), as the record stands
+    now or, with ``known_at``, as it stood at that moment (its versions and interpretations then); ``banner`` a
+    small header ("REPRINT"), ``watermark`` a preview's mark across the page."""
     if posting.schedule_id is None:
         return house_banked_sign(posting, stamp=stamp, banner=banner, watermark=watermark)
     at = at or timezone.now()
     day = timezone.localdate(at)
-    version = schedule_version(posting, at)
+    version = schedule_version(posting, at, known_at)
     document = posting.schedule
     option = version.options.prefetch_related("tiers").filter(number=posting.option_number).first() if version else None
     currency = document.currency
@@ -313,7 +316,7 @@ def sign_for(posting, *, at=None, stamp="", banner="", watermark=""):
     elif not option.tiers.exists():
         no_fees = f"The schedule prints no fee for option {option.number}."
     establishment = posting.table.establishment
-    read = interpretations.read_option(option) if option else None
+    read = interpretations.read_option(option, known_at=known_at) if option else None
     # How the option itself is read (its basis) shows on no fee table: it is said among the notices.
     said = tuple(engine.footnote(r) for r in read.interpretations) if read else ()
     tables, none_charged = _tables(read, currency) if read else ((), ())

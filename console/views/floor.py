@@ -157,24 +157,68 @@ class LookupForm(forms.Form):
 
 @page("floor")
 def posted_at(request, establishment, scope):
+    """What a table showed at a moment: by default as the record stood then (the posting, the schedule version and
+    the readings known at that moment: what the sign said), with what a later, retroactive change makes of that
+    moment as the record stands now one click away (``?view=now``)."""
     establishment = establishment_or_404(floor_establishments(scope), establishment)
     tables = sorted(establishment.tables.all(), key=lambda t: natural(t.label))
     form = LookupForm(request.GET or None, tables=tables, zone=establishment.zone)
-    found = at = table = None
+    context = {"section": "floor", "establishment": establishment, "form": form, "at": None}
     if form.is_valid():
         at = form.moment()
         table = next(t for t in tables if t.pk == form.cleaned_data["table"])
-        found = TablePosting.objects.in_force(table, at)
+        as_known_now = request.GET.get("view") == "now"
+        then, now = _posted(table, at, known_at=at), _posted(table, at)
+        shown, other = (now, then) if as_known_now else (then, now)
+        context.update({"at": at, "table": table, "as_known_now": as_known_now, "posting": shown["posting"],
+                        "detail": shown["detail"], "differs": _differs(then, now),
+                        "other_url": f"{request.path}?{_query(request.GET, view=None if as_known_now else 'now')}"})
     status = 400 if request.GET and not form.is_valid() else 200
-    return render(request, "console/floor/posted_at.html", {
-        "section": "floor", "establishment": establishment, "form": form, "posting": found, "at": at,
-        "table": table, "detail": found and _posting_detail(found, at)}, status=status)
+    return render(request, "console/floor/posted_at.html", context, status=status)
 
 
-def _posting_detail(posting, at):
-    """The whole posting as the sign showed it: limits, fees, bonus limits, findings."""
-    sign = content.sign_for(posting, at=at)
-    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
+def _posted(table, at, known_at=None):
+    """The posting in force at ``table`` at ``at`` and its detail, as the record stands now or stood at
+    ``known_at`` (a posting recorded later, back-dated, left out)."""
+    postings = TablePosting.objects.all() if known_at is None else TablePosting.objects.filter(created_at__lte=known_at)
+    posting = postings.in_force(table, at)
+    return {"posting": posting, "detail": posting and _posting_detail(posting, at, known_at=known_at)}
+
+
+def _differs(then, now):
+    """What the record as it stands now says of the moment that it did not say then: a sentence, or ""."""
+    if (then["posting"] and then["posting"].pk) != (now["posting"] and now["posting"].pk):
+        later = now["posting"]
+        return (f"A posting recorded later, at {room_time(later.created_at, later.table.establishment)}, applies to "
+                f"this moment as the record stands now." if later else
+                "As the record stands now, the table had no posting in force then.")
+    if not then["detail"]:
+        return ""
+    sign_then, sign_now = then["detail"]["sign"], now["detail"]["sign"]
+    if (sign_then.schedule_version, sign_then.fee_tables) != (sign_now.schedule_version, sign_now.fee_tables):
+        return (f"A change recorded later applies to this moment: as the record stands now, its fees are those of "
+                f"{sign_now.schedule_code} version {sign_now.schedule_version} (then: version "
+                f"{sign_then.schedule_version}, as the sign said).")
+    return ""
+
+
+def _query(params, **changes):
+    query = params.copy()
+    for name, value in changes.items():
+        query.pop(name, None)
+        if value is not None:
+            query[name] = value
+    return query.urlencode()
+
+
+def _posting_detail(posting, at, known_at=None):
+    """The whole posting as the sign showed it: limits, fees, bonus limits, findings (with ``known_at``, as the
+    record stood then: the findings of the last check made by that moment)."""
+    sign = content.sign_for(posting, at=at, known_at=known_at)
+    runs = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING)
+    if known_at is not None:
+        runs = runs.filter(created_at__lte=known_at)
+    run = runs.order_by("-created_at", "-id").first()
     fee_tables = [{"table": t, "rows": [(row.bounds, sign_render.money(row.fee, sign.currency)) for row in t.rows]}
                   for t in sign.fee_tables]
     return {"sign": sign, "fee_tables": fee_tables, "findings": list(run.findings.order_by("-severity", "id")) if run else [],

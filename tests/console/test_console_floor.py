@@ -96,6 +96,38 @@ def test_what_was_posted_at_a_table_at_a_moment(client, people, floor_of):
     assert bad.status_code == 400 and 'role="alert"' in bad.content.decode()
 
 
+def test_a_moment_is_answered_as_the_record_stood_then_with_a_later_change_one_click_away(client, people, floor_of,
+                                                                                          clock):
+    """Issue 33: a same-day change published at 21:00 did not exist at 10:00; the lookup of 10:00 shows what the
+    table showed (the version then in force, as the record stood), says a later change applies to that moment, and
+    shows it as the record stands now one click away."""
+    from fees.models import ScheduleDocument
+    from tests.fees.test_two_timelines import raise_option_1
+    from tests.publishing import publish
+
+    gega = ScheduleDocument.objects.get(code="GEGA-002888")
+    before = gega.version_as_of(datetime.date(2027, 3, 3))
+    clock(datetime.datetime(2027, 3, 3, 20, 30, tzinfo=LA))
+    draft = gega.new_draft(based_on=before, user=people.compliance, reason="Same-day letter",
+                           effective_from=datetime.date(2027, 3, 3))
+    raise_option_1(draft, people.compliance)
+    clock(datetime.datetime(2027, 3, 3, 21, 0, tzinfo=LA))
+    publish(draft, requested_by=people.compliance, approved_by=people.admin, reason="The letter of this morning")
+    client.force_login(people.floor)
+    lookup = {"table": floor_of["7"].pk, "day": "2027-03-03", "time": "10:00"}
+    then = client.get("/floor/casino-marysville/posted/", lookup).content.decode()
+    assert "Table 7 at 2027-03-03 10:00 PST, as it stood then" in then
+    assert f"GEGA-002888 version {before.number}, option 1" in then and "$9.00" not in then
+    assert (f"as the record stands now, its fees are those of GEGA-002888 version {draft.number} (then: version "
+            f"{before.number}, as the sign said)") in then
+    now = client.get("/floor/casino-marysville/posted/", {**lookup, "view": "now"}).content.decode()
+    assert "as the record stands now" in now and f"GEGA-002888 version {draft.number}, option 1" in now
+    assert "$9.00" in now and "Show it as it stood then" in now
+    # Before the change was made, both answers agree and nothing is said of a later change.
+    quiet = client.get("/floor/casino-marysville/posted/", {**lookup, "day": "2027-03-02"}).content.decode()
+    assert 'id="later-change"' not in quiet
+
+
 def test_a_get_previews_and_a_post_prints(client, people, floor_of):
     client.force_login(people.floor)
     url = f"/floor/casino-marysville/tables/{floor_of['7'].pk}/sign.pdf"
