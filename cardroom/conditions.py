@@ -117,8 +117,14 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
         raise ConditionInputError(f"met_on {error}", "met_on") from None
     today = timezone.localdate(timezone.now(), establishment.zone)
     if met_on > today:
-        raise ConditionInputError(f"met_on {met_on.isoformat()} is after today ({today.isoformat()} at "
+        raise ConditionInputError(f"The day it was met, {met_on.isoformat()}, is after today ({today.isoformat()} at "
                                   f"{establishment.name}): record a condition once it is met.", "met_on")
+    approval = condition.approval
+    granted = approval.decided_on or approval.effective_from
+    if granted is not None and met_on < granted:
+        raise ConditionInputError(f"The day it was met, {met_on.isoformat()}, is before the approval it is a "
+                                  f"condition of ({approval.reference}, {granted.isoformat()}): a condition is met "
+                                  f"on or after its approval.", "met_on")
     evidence = _text(evidence, "evidence", max_length=EVIDENCE_MAX, required=True)
     note = _text(note, "note", max_length=NOTE_MAX, required=False, single_line=False)
     current = standing(condition, establishment)

@@ -199,6 +199,9 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
+# How far back a new schedule version may take effect (fees.editing.earliest_problem): a retroactive change
+# reprices every round recorded since its date, so one reaching back further is refused as a mistake (room policy).
+RETROACTIVE_MAX_DAYS = env_int("RETROACTIVE_MAX_DAYS", 366, minimum=1)
 # The Ed25519 key that signs audit export bundles (cardroom/keys.py): SIGNING_KEY is its PEM, or base64 of the
 # raw 32 bytes; without it, the key is read from SIGNING_KEY_FILE, created there (0600) when missing. With
 # several hosts every one must sign with the same key: set SIGNING_KEY, or point SIGNING_KEY_FILE at shared storage.

@@ -7,7 +7,11 @@
   asks, for every door; the publish form asks it too, to say so beside the field).
 """
 
+import datetime
+
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from cardroom import changes, permissions
 
@@ -40,6 +44,32 @@ def save_tiers(option, formset, *, user, reason):
         tier.option = option
         changes.save(tier, user=user, reason=reason)
     return len(formset.changed_objects), len(formset.new_objects), len(removed)
+
+
+def earliest_problem(document, effective_from, version=None, today=None):
+    """Why a version of ``document`` cannot take effect on ``effective_from`` (None when it can): never before the
+    schedule's first dated version, nor before its source was issued, and never further back than
+    RETROACTIVE_MAX_DAYS before today (a date such as 1900-01-01 reaches back to no fee this room ever charged, and
+    would reprice every round ever recorded). Every door's request for publication asks here."""
+    if effective_from is None:
+        return None
+    first = (document.versions.filter(status="published", effective_from__isnull=False)
+             .exclude(pk=getattr(version, "pk", None)).order_by("effective_from")
+             .values_list("effective_from", "number").first())
+    if first is not None and effective_from < first[0]:
+        return (f"{document.code} cannot take effect on {effective_from}: its record starts with version {first[1]}, "
+                f"in force from {first[0]}. Give a date on or after it.")
+    issued = document.source.issued_on if document.source_id else None
+    if issued is not None and effective_from < issued:
+        return (f"{document.code} cannot take effect on {effective_from}, before its source was issued "
+                f"({document.source.title}, {issued}). Give a date on or after it.")
+    today = today or timezone.localdate()
+    furthest = today - datetime.timedelta(days=settings.RETROACTIVE_MAX_DAYS)
+    if effective_from < furthest:
+        return (f"{effective_from} reaches back more than {settings.RETROACTIVE_MAX_DAYS} days, to before "
+                f"{furthest}: a change may take effect at most that far back (RETROACTIVE_MAX_DAYS), since it "
+                f"reprices every round recorded since. Give a later date.")
+    return None
 
 
 def retroactive_problem(effective_from, retroactive, today):

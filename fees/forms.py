@@ -11,7 +11,7 @@ from django.forms.formsets import ManagementForm
 from cardroom import forms as strict
 from fees.engine.bands import band_edges, is_banded
 
-from .editing import retroactive_problem
+from .editing import earliest_problem, retroactive_problem
 from .models import FeeTier
 from .option_label import KINDS, bounds_text
 
@@ -229,6 +229,10 @@ class PublishForm(forms.Form):
         mismatch = retroactive_problem(trial.effective_from, trial.retroactive, self.today)
         if mismatch:
             self.add_error("retroactive", mismatch)
+            return data
+        too_early = earliest_problem(version.document, trial.effective_from, version)
+        if too_early:
+            self.add_error("effective_from", too_early)
             return data
         retro = trial.effective_from is not None and trial.effective_from < self.today
         if not retro:

@@ -207,6 +207,25 @@ def printed_value(version, option_number, tier_order, field):
     return stored(field, getattr(tier, field))
 
 
+def _bounds_in_order(version, option_number, tier_order, field, value):
+    """Refuse a bound read so that the row's lower bound is above its upper: the other bound as the row reads it
+    (an approved or proposed reading of it, else as printed)."""
+    other = "upper" if field == "lower" else "lower"
+    reading = (Interpretation.objects.filter(version=version, option_number=option_number, tier_order=tier_order,
+                                             field=other, status__in=[Interpretation.Status.PROPOSED,
+                                                                      Interpretation.Status.APPROVED])
+               .values_list("value", flat=True).first())
+    against = reading if reading is not None else printed_value(version, option_number, tier_order, other)
+    if against in (None, ""):
+        return  # open on that side
+    lower, upper = (value, against) if field == "lower" else (against, value)
+    if Decimal(str(lower)) > Decimal(str(upper)):
+        said = "as read" if reading is not None else "as printed"
+        raise InterpretationInputError(
+            f"value: a lower bound of {lower} would be above the row's upper bound of {upper} ({said}): the row would "
+            f"take no amount. Read the bound the source means, or read the other bound first.", "value")
+
+
 def read_value(field, value):
     """The value a reading reads ``field`` as, checked and as stored."""
     if field in BOUNDS:
@@ -253,8 +272,10 @@ def read_proposal(version, option_number, tier_order, field, value, statement, d
     except values.Invalid as error:
         raise InterpretationInputError(f"decided_on {error}", "decided_on") from None
     if decided_on > timezone.localdate():
-        raise InterpretationInputError(f"decided_on {decided_on.isoformat()} is after today: record a reading once "
-                                       "it has been decided.", "decided_on")
+        raise InterpretationInputError(f"The day it was decided, {decided_on.isoformat()}, is after today: record a "
+                                       "reading once it has been decided.", "decided_on")
+    if field in BOUNDS and value != "":
+        _bounds_in_order(version, option_number, tier_order, field, value)
     return {"option_number": option_number, "tier_order": tier_order, "field": field, "value": value,
             "statement": statement, "decided_on": decided_on, "citation": citation, "source": _source(source),
             "printed": printed}

@@ -25,7 +25,7 @@ from cardroom.models import Table
 
 from . import interpretations as readings
 from . import ledger
-from .editing import retroactive_problem
+from .editing import earliest_problem, retroactive_problem
 from .models import Interpretation, Reconciliation, ScheduleVersion, VersionReview, VersionStateError
 from .reviews import INTERPRETATION, PUBLICATION
 
@@ -100,6 +100,8 @@ def request_publication(actor, version, *, reason, effective_from, retroactive=F
     problem = retroactive_problem(effective_from, retroactive, timezone.localdate())
     if problem:
         raise review.ReviewInputError(problem, "retroactive")
+    if problem := earliest_problem(version.document, effective_from, version):
+        raise review.ReviewInputError(problem, "effective_from")
     _version_locked(version)
     status = PUBLICATION.step(version, review.ASK, user=actor, what=str(version))
     if version.effective_from != effective_from:
