@@ -133,7 +133,7 @@ class ChainReport:
 
     @property
     def label(self):
-        return f"{self.chain} ({self.establishment.slug})" if self.establishment is not None else self.chain
+        return f"{self.chain} ({self.establishment.name})" if self.establishment is not None else self.chain
 
     def describe(self):
         if self.broken is not None:

@@ -82,3 +82,32 @@ class PrivateAnswersMiddleware:
         if user is not None and user.is_authenticated:
             response["Cache-Control"] = "no-store, private"
         return response
+
+
+class NotFoundPagesMiddleware:
+    """With DEBUG on (``bin/serve``), a page's 404 is Django's technical page listing every URL pattern: a person
+    trying the demo reads the project's insides instead of what was not found. Answer it as DEBUG off does
+    (``cardroom.api.errors.handler404``); the API keeps its own JSON 404s."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (settings.DEBUG and response.status_code == 404 and not request.path.startswith("/api/")
+                and response.get("Content-Type", "").startswith("text/html")
+                and not getattr(response, "answered_by_cardroom", False)):
+            from cardroom.api.errors import handler404
+
+            return handler404(request)
+        return response
+
+    def process_exception(self, request, exception):
+        """A view's own 404 ("No version 12."): its sentence kept."""
+        from django.http import Http404
+
+        if settings.DEBUG and isinstance(exception, Http404) and not request.path.startswith("/api/"):
+            from cardroom.api.errors import handler404
+
+            return handler404(request, exception)
+        return None

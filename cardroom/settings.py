@@ -99,6 +99,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # With DEBUG on, a page's 404 says what was not found, as with DEBUG off (not Django's list of URL patterns).
+    "cardroom.middleware.NotFoundPagesMiddleware",
     # Content-Security-Policy on every page (see CONTENT_SECURITY_POLICY below).
     "cardroom.middleware.ContentSecurityPolicyMiddleware",
     # Before anything reads the request: NUL in the address, bodies over the view's limit (cardroom.middleware).

@@ -38,5 +38,6 @@ urlpatterns = [
 ]
 
 handler400 = "cardroom.api.errors.handler400"
+handler403 = "cardroom.api.errors.handler403"
 handler404 = "cardroom.api.errors.handler404"
 handler500 = "cardroom.api.errors.handler500"

@@ -99,7 +99,19 @@ def handler404(request, exception=None):
     said = exception.args[0] if exception is not None and exception.args else None
     if not isinstance(said, str) or said.endswith("matches the given query."):
         said = "There is nothing at this address: it may have been removed, or be another room's."
-    return error_response(request, 404, "not_found", said)
+    response = error_response(request, 404, "not_found", said)
+    response.answered_by_cardroom = True  # cardroom.middleware.NotFoundPagesMiddleware leaves it as it is
+    return response
+
+
+def handler403(request, exception=None):
+    """Django's own 403s (a page's PermissionDenied, the admin's): the registry's sentence (why, and who may), in
+    the API's format under /api/, else on the role pages' own error page, not a bare "403 Forbidden"."""
+    said = exception.args[0] if exception is not None and exception.args else None
+    if not isinstance(said, str) or not said.strip():
+        said = ("You may not open this page with your role. Your home page lists what you can do; an administrator "
+                "can give you a role here.")
+    return error_response(request, 403, "permission_denied", said)
 
 
 def handler500(request):

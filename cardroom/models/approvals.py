@@ -174,7 +174,9 @@ class ConditionFulfilment(NeverDeleted):
         indexes = [models.Index(fields=["establishment", "condition"], name="condition_fulfilment_place")]
 
     def __str__(self):
-        where = f"{self.condition.approval.key} condition {self.condition.order} at {self.establishment.slug}"
+        # In words: people read this in the audit log and the admin ("demo-evergreen-card-room" is an address).
+        where = (f"Condition {self.condition.order} of {self.condition.approval.game.name} "
+                 f"({self.condition.approval.reference}) at {self.establishment.name}")
         return f"{where}: withdrawn" if self.withdrawn else f"{where}: met on {self.met_on}"
 
     def save(self, *args, **kwargs):
