@@ -13,7 +13,8 @@ Read from the stored reconciliations, not the rounds:
 ``refresh`` sums each table-day reconciled again (``VarianceChange``, written in the reconciliation's transaction)
 up once into ``VarianceDay`` (a table-day's totals and short hands) and ``VarianceCell`` (its short hands by local
 hour and recorder), so that a page over a busy room's year groups a few hundred thousand small rows in SQL instead
-of reading the reconciliations' variances and looking their hands up again. Every reader calls it first; the nightly validation run (the rule's facts) keeps it current.
+of reading the reconciliations' variances and looking their hands up again. Every reader calls it first; the
+nightly validation run (the rule's facts) keeps it current.
 """
 
 import datetime
