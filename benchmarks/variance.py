@@ -52,7 +52,7 @@ def generate(mean, fresh):
     from django.utils import timezone
 
     from cardroom.models import Establishment, Jurisdiction, Table
-    from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting
+    from fees.models import CollectionEntry, Reconciliation, RoundOfPlay, TablePosting, VarianceChange
 
     room = Establishment.objects.filter(slug=SLUG).first()
     if room is not None and not fresh:
@@ -108,6 +108,9 @@ def generate(mean, fresh):
                 variances=variances))
         with transaction.atomic():
             Reconciliation.objects.bulk_create(reconciliations, batch_size=BATCH)
+            VarianceChange.objects.bulk_create([VarianceChange(establishment=room, table=r.table,
+                                                               gaming_day=r.gaming_day) for r in reconciliations],
+                                               batch_size=BATCH)  # as fees.ledger.reconcile writes them
             RoundOfPlay.objects.bulk_create(rounds, batch_size=BATCH)
             CollectionEntry.objects.bulk_create(entries, batch_size=BATCH)
         if offset % 30 == 29:

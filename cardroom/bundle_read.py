@@ -12,7 +12,7 @@ import csv
 import io
 import json
 
-ESCAPE = "'"  # a text cell that began with a formula character or this one was written with this one before it
+from .csv_escaping import unescape  # a text cell that began with a formula character or ' was written with a '
 
 
 class BadFile(ValueError):
@@ -33,7 +33,7 @@ def columns_of(columns_text, kind):
 
 def _value(text, column_type):
     if column_type == "text":
-        return text[1:] if text.startswith(ESCAPE) else text
+        return unescape(text)
     if text == "":
         return None
     if column_type == "integer":

@@ -10,17 +10,20 @@ from cardroom.responses import error_response
 
 def body_limit(view_func):
     """The largest body ``view_func`` accepts, in bytes. A view raises it with ``max_body_bytes`` (a class
-    attribute, or an ``@action(max_body_bytes=...)`` keyword); the default is Django's own upload limit."""
+    attribute, or an ``@action(max_body_bytes=...)`` keyword; a function of no arguments when it is read from the
+    settings at each request); the default is Django's own upload limit."""
     declared = getattr(view_func, "initkwargs", {}).get("max_body_bytes")
     declared = declared or getattr(getattr(view_func, "cls", None), "max_body_bytes", None)
     declared = declared or getattr(view_func, "max_body_bytes", None)
+    declared = declared() if callable(declared) else declared
     return declared or settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
 class RequestGuardMiddleware:
     """- a NUL character anywhere in the path or query string: 400 (no column can store it, and PostgreSQL
       refuses it in a query);
-    - a body larger than the view accepts: 413, decided from Content-Length before a byte of it is read.
+    - a body larger than the view accepts: 413, decided from Content-Length before a byte of it is read (a
+      larger upload a view accepts is streamed to a temporary file: settings.FILE_UPLOAD_MAX_MEMORY_SIZE).
 
     Answers in the API's JSON error format under /api/."""
 
@@ -40,7 +43,9 @@ class RequestGuardMiddleware:
             return error_response(request, 400, "error", f"Content-Length must be a whole number, not {raw!r}.")
         limit = body_limit(view_func)
         if length > limit:
-            return error_response(request, 413, "payload_too_large",
+            # A page may say it in its own words (``body_too_large(length, limit)``: the import names its file limit).
+            explain = getattr(view_func, "body_too_large", None)
+            return error_response(request, 413, "payload_too_large", explain(length, limit) if explain else
                                   f"The request body is {length:,} bytes; {request.path} accepts at most {limit:,}.")
         return None
 

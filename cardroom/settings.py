@@ -159,10 +159,18 @@ USE_I18N = True
 USE_TZ = True
 
 # Request bodies: Django's default limit, raised per view where a larger body is the job (bulk ledger posts,
-# bundle uploads; see cardroom.middleware). Decided from Content-Length before the body is read.
+# bundle uploads, the import page's files; see cardroom.middleware). Decided from Content-Length before the body is
+# read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 LEDGER_BULK_MAX_BYTES = int(os.environ.get("LEDGER_BULK_MAX_BYTES", 16 * 1024 * 1024))
 EXPORT_VERIFY_MAX_BYTES = env_int("EXPORT_VERIFY_MAX_BYTES", 1024 * 1024 * 1024, minimum=1)
+# A room's file of rounds and collections at the import page (docs/imports.md): a busy month as CSV is ~110 MB.
+IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 256 * 1024 * 1024, minimum=1)
+# Columns a file of records may have (a room's system writes a dozen or two): the mapping page offers each.
+IMPORT_MAX_COLUMNS = env_int("IMPORT_MAX_COLUMNS", 200, minimum=2)
+# An uploaded file larger than this is streamed to a temporary file as it arrives (Django's
+# TemporaryFileUploadHandler), never held whole in memory: a bundle, a month's records.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # What an uploaded bundle may claim before it is unpacked (cardroom.bundle.Limits, docs/exports.md): a real one
 # holds ~30 files; a busy room's year (benchmarks/README.md: ~1.8 GB zipped) unzips to an estimated 30-70 GB, and
 # its files unzip at under ~50:1 where a zip bomb reaches ~1,000:1.

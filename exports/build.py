@@ -21,7 +21,7 @@ from django.db import connection
 from django.utils import timezone
 
 import cardroom
-from cardroom import keys
+from cardroom import csv_escaping, keys
 from cardroom.bundle import BundleWriter
 
 from . import collect, report
@@ -52,7 +52,7 @@ def csv_cell(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, str):  # text, never a number: escaped if a spreadsheet would run it (collect.CSV_ESCAPING)
-        return "'" + value if value.startswith(collect.ESCAPE_STARTS) else value
+        return csv_escaping.escape(value)
     return str(value)
 
 

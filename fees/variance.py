@@ -10,10 +10,11 @@ Read from the stored reconciliations, not the rounds:
   hands alone. A hand's shift is the local hour its round was played at; its recorder whoever recorded its
   collection (its first effective entry), or its round when nothing was collected.
 
-``refresh`` sums each new reconciliation up once into ``VarianceDay`` (a table-day's totals and short hands) and
-``VarianceCell`` (its short hands by local hour and recorder), so that a page over a busy room's year groups a
-few hundred thousand small rows in SQL instead of reading the reconciliations' variances and looking their
-hands up again. Every reader calls it first; the nightly validation run (the rule's facts) keeps it current.
+``refresh`` sums each table-day reconciled again (``VarianceChange``, written in the reconciliation's transaction)
+up once into ``VarianceDay`` (a table-day's totals and short hands) and ``VarianceCell`` (its short hands by local
+hour and recorder), so that a page over a busy room's year groups a few hundred thousand small rows in SQL instead
+of reading the reconciliations' variances and looking their hands up again. Every reader calls it first; the
+nightly validation run (the rule's facts) keeps it current.
 """
 
 import datetime
@@ -30,7 +31,7 @@ from django.db.models import Count, Max, Q, Sum
 from cardroom.models import Table
 from cardroom.ordering import natural
 
-from .models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceCell, VarianceDay
+from .models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceCell, VarianceChange, VarianceDay
 from .variance_stats import BASELINE_DAYS, DEFAULT_SHIFTS, Judgement, c_chart, p_chart, shift_of
 
 SHORT = ("under_collected", "not_collected")
@@ -39,8 +40,6 @@ ZERO = Decimal("0.00")
 UNKNOWN = "unknown"  # the key of short hands whose round (shift) or recorder is not known
 LOOKUP_HANDS = 2_000  # short hands per query when reading their rounds and entries
 REFRESH_CHUNK = 2_000  # reconciliations summed up per transaction
-# Reconciliation ids looked at again below the latest summed up: a run committed after a later one is not missed.
-MARGIN = 1_000
 
 
 @dataclass
@@ -88,10 +87,6 @@ class Report:
 
 
 # -- reading the reconciliations and the short hands' rounds and entries -----------------------------------------
-
-
-def _table_ids(establishment):
-    return list(Table.objects.filter(establishment=establishment).values_list("pk", flat=True))
 
 
 def _short_hands(rows):
@@ -154,29 +149,43 @@ def with_rounds(hands, *, entries=False):
 # -- the summaries -----------------------------------------------------------------------------------------------
 
 
-def refresh(establishment, table_ids=None):
-    """Sum up the room's reconciliations not summed up yet (all of them the first time): each table-day's latest
-    replaces what an earlier one wrote. Returns how many table-days were (re)written."""
-    table_ids = table_ids if table_ids is not None else _table_ids(establishment)
-    summed = VarianceDay.objects.filter(establishment=establishment)
-    mark = summed.aggregate(mark=Max("reconciliation_id"))["mark"]
-    runs = Reconciliation.objects.filter(table_id__in=table_ids).order_by()
-    if mark is not None:
-        runs = runs.filter(id__gt=mark - MARGIN).exclude(
-            id__in=summed.filter(reconciliation_id__gt=mark - MARGIN).values("reconciliation_id"))
-    latest = {}
-    for run, table_id, day in runs.values_list("id", "table_id", "gaming_day"):
-        latest[(table_id, day)] = max(run, latest.get((table_id, day), 0))
-    if not latest:
+def _day_terms(keys):
+    """Q objects matching these (table id, gaming day) pairs, a superset the caller narrows down, a few hundred
+    days a query, read through the (gaming day, table) indexes."""
+    by_day = defaultdict(set)
+    for table_id, day in keys:
+        by_day[day].add(table_id)
+    days = sorted(by_day)
+    for start in range(0, len(days), 200):
+        yield functools.reduce(operator.or_, (Q(gaming_day=day, table_id__in=sorted(by_day[day]))
+                                              for day in days[start:start + 200]))
+
+
+def refresh(establishment):
+    """Sum up again the room's table-days reconciled since they were last summed up (``VarianceChange``, written
+    in each reconciliation's transaction: whatever order runs commit in, none is missed): each table-day's latest
+    reconciliation replaces what an earlier one wrote. Returns how many table-days were (re)written."""
+    marks = list(VarianceChange.objects.filter(establishment=establishment).values_list("pk", "table_id",
+                                                                                         "gaming_day"))
+    if not marks:
         return 0
-    existing = {}
-    if mark is not None:
-        existing = {(t, d): (pk, run) for pk, t, d, run in summed.filter(
-            gaming_day__in={day for _, day in latest}, table_id__in={t for t, _ in latest}).values_list(
-            "pk", "table_id", "gaming_day", "reconciliation_id")}
-    wanted = sorted(run for key, run in latest.items() if run > existing.get(key, (None, 0))[1])
+    changed = {(table_id, day) for _, table_id, day in marks}
+    latest, existing = {}, {}
+    for q in _day_terms(changed):
+        for table_id, day, run in Reconciliation.objects.filter(q).order_by().values("table_id", "gaming_day") \
+                .annotate(run=Max("id")).values_list("table_id", "gaming_day", "run"):
+            if (table_id, day) in changed:
+                latest[(table_id, day)] = run
+        for pk, table_id, day, run in VarianceDay.objects.filter(q, establishment=establishment).values_list(
+                "pk", "table_id", "gaming_day", "reconciliation_id"):
+            existing[(table_id, day)] = (pk, run)
+    wanted = sorted(run for key, run in latest.items() if run != existing.get(key, (None, None))[1])
     for start in range(0, len(wanted), REFRESH_CHUNK):
         _sum_up(establishment, wanted[start:start + REFRESH_CHUNK], existing)
+    # Only the marks read: one a run committed meanwhile wrote stays for the next look.
+    pks = [pk for pk, _, _ in marks]
+    for start in range(0, len(pks), REFRESH_CHUNK):
+        VarianceChange.objects.filter(pk__in=pks[start:start + REFRESH_CHUNK]).delete()
     return len(wanted)
 
 

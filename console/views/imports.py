@@ -70,6 +70,13 @@ def new_import(request, establishment, scope):
     return _render(request, "imports_new.html", establishment, {"form": form}, status=status)
 
 
+# The import's file limit (settings.IMPORT_MAX_BYTES), read before a byte of the body is (cardroom.middleware), with
+# room for the form's other fields; the upload itself is streamed to a temporary file, never held in memory.
+FORM_ALLOWANCE = 64 * 1024
+new_import.max_body_bytes = lambda: imports.max_bytes() + FORM_ALLOWANCE
+new_import.body_too_large = lambda length, limit: imports.too_large(length)
+
+
 @requires(PERMISSION)
 def import_mapping(request, establishment, uuid, scope):
     establishment = _room(scope, establishment)
@@ -98,8 +105,10 @@ def import_preview(request, establishment, uuid, scope):
     problems = imports.mapping_problems(mapping, record_import.header)
     if problems and record_import.job_id is None:
         return redirect("console:compliance-import-mapping", establishment.slug, record_import.uuid)
+    rows = imports.preview(record_import, mapping)
+    columns, table = imports.as_table(rows)
     return _render(request, "imports_preview.html", establishment, {
-        "record_import": record_import, "mapping": mapping, "rows": imports.preview(record_import, mapping),
+        "record_import": record_import, "mapping": mapping, "rows": rows, "columns": columns, "table": table,
         "shown": imports.PREVIEW_ROWS,
     })
 

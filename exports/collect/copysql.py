@@ -4,17 +4,9 @@ terms and in SQL's."""
 
 from django.db import connection
 
-# A text cell beginning with one of these is one a spreadsheet would run as a formula (OWASP, CSV injection): the
-# CSV files write it with a ' before it (exports.build.csv_cell, csv_copy_sql). A cell beginning with ' gets one
-# more too, so the escape can be undone: a reader takes the first ' off any text cell that begins with one and has
-# the exact text (cardroom.bundle_read), as the audit rows' hashes need.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-ESCAPE_STARTS = FORMULA_STARTS + ("'",)
-CSV_ESCAPING = ("A text cell that begins with =, +, -, @, a tab or a carriage return is written with a single quote "
-                "(') before it, so that a spreadsheet shows it as text instead of running it as a formula (OWASP, CSV "
-                "injection); so is one that begins with a single quote. To read the exact text, take the first ' off "
-                "any text cell that begins with one. Numbers (a negative amount such as -5.00), dates and booleans are "
-                "never changed.")
+# The CSV escaping is the core's (cardroom.csv_escaping: the import's refused rows use it too), named here as the
+# export has always named it; its SQL form is ESCAPED below.
+from cardroom.csv_escaping import CSV_ESCAPING, ESCAPE_STARTS, FORMULA_STARTS  # noqa: F401
 
 
 def _sql_scope(scope, alias, last_id, day_column="gaming_day"):

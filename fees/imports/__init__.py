@@ -25,15 +25,16 @@ fixed row is recorded once. A round is already idempotent on (table, gaming day,
 """
 
 from .mapping import FIELD_NAMES, FIELDS, REQUIRED, Field, guess_mapping, mapping_problems, saved_mapping
-from .preview import PREVIEW_ROWS, preview
-from .reading import MAX_BYTES, MAX_ROWS, MAX_XLSX_BYTES, MAX_XLSX_UNPACKED, Refused, read_rows
+from .preview import PREVIEW_ROWS, as_table, preview
+from .reading import (MAX_COLUMN_NAME, MAX_ROWS, MAX_XLSX_BYTES, MAX_XLSX_UNPACKED, Refused, max_bytes, max_columns,
+                      read_rows, size_words, too_large)
 from .recording import ENTRY_BATCH, PERMISSION, REFUSED_COLUMN, import_records, refused_name, run_import
 from .rows import Reader
 from .services import receive, save_mapping, start
 
 __all__ = [
-    "ENTRY_BATCH", "FIELDS", "FIELD_NAMES", "MAX_BYTES", "MAX_ROWS", "MAX_XLSX_BYTES", "MAX_XLSX_UNPACKED",
-    "PERMISSION", "PREVIEW_ROWS", "REFUSED_COLUMN", "REQUIRED", "Field", "Reader", "Refused", "guess_mapping",
-    "import_records", "mapping_problems", "preview", "read_rows", "receive", "refused_name", "run_import", "start",
-    "save_mapping", "saved_mapping",
+    "ENTRY_BATCH", "FIELDS", "FIELD_NAMES", "MAX_COLUMN_NAME", "MAX_ROWS", "MAX_XLSX_BYTES", "MAX_XLSX_UNPACKED",
+    "PERMISSION", "PREVIEW_ROWS", "REFUSED_COLUMN", "REQUIRED", "Field", "Reader", "Refused", "as_table",
+    "guess_mapping", "import_records", "mapping_problems", "max_bytes", "max_columns", "preview", "read_rows",
+    "receive", "refused_name", "run_import", "size_words", "start", "save_mapping", "saved_mapping", "too_large",
 ]

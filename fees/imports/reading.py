@@ -7,14 +7,40 @@ import hashlib
 import io
 import zipfile
 
+from django.conf import settings
+
+from cardroom import csv_escaping
 from cardroom.exceptions import BadInput
 
 from ..models import RecordImport
 
-MAX_BYTES = 256 * 1024 * 1024  # a busy room's month as CSV (a million rows is about 110 MB)
 MAX_ROWS = 2_000_000
+MAX_COLUMN_NAME = 100  # characters
 MAX_XLSX_BYTES = 64 * 1024 * 1024
 MAX_XLSX_UNPACKED = 512 * 1024 * 1024  # what the workbook's parts may unpack to (a zip bomb is refused unread)
+
+
+def max_bytes():
+    """The largest file the import takes (``settings.IMPORT_MAX_BYTES``, 256 MB: a busy room's month as CSV, a
+    million rows, is about 110 MB)."""
+    return settings.IMPORT_MAX_BYTES
+
+
+def max_columns():
+    return settings.IMPORT_MAX_COLUMNS
+
+
+def size_words(size):
+    """A size as people say it: 256 MB, 300 kB, 12 bytes."""
+    for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("kB", 1024)):
+        if size >= scale:
+            amount = size / scale
+            return f"{amount:.0f} {unit}" if amount >= 10 or amount == int(amount) else f"{amount:.1f} {unit}"
+    return f"{size:,} bytes"
+
+
+def too_large(size):
+    return f"The file is {size_words(size)}; the import takes files of at most {size_words(max_bytes())}: split it."
 
 
 class Refused(Exception):
@@ -22,20 +48,32 @@ class Refused(Exception):
 
     def __init__(self, field, message):
         super().__init__(f"{field}: {message}" if field else message)
-        self.message = str(self)
+        self.message, self.field, self.reason = str(self), field, message
+
+
+def _text(cell):
+    return cell.strip() if isinstance(cell, str) else ("" if cell is None else str(cell))
 
 
 def _header(cells):
+    """The file's column names from its first row; BadInput for a row that does not name a table's columns (too
+    few, too many for the mapping page to offer, a name too long or said twice)."""
+    cells = list(cells)
+    while cells and not _text(cells[-1]):
+        cells.pop()  # a spreadsheet's empty columns at the right
+    if len(cells) > max_columns():
+        raise BadInput(f"The file has {len(cells):,} columns; the import reads at most {max_columns():,} (a room's "
+                       "system writes a dozen or two): export only the columns of rounds and collections.")
     names, seen = [], set()
     for number, cell in enumerate(cells, start=1):
-        name = (cell or "").strip() if isinstance(cell, str) else ("" if cell is None else str(cell))
-        name = name or f"(column {number})"
+        name = _text(cell) or f"(column {number})"
+        if len(name) > MAX_COLUMN_NAME:
+            raise BadInput(f"Column {number}'s name is {len(name):,} characters long; a column's name may have at "
+                           f"most {MAX_COLUMN_NAME}: the first row must name the columns.")
         if name in seen:
             raise BadInput(f"The column {name!r} appears twice in the header: give each column its own name.")
         seen.add(name)
         names.append(name)
-    while names and names[-1].startswith("(column "):
-        names.pop()  # a spreadsheet's empty columns at the right
     if len(names) < 2:
         raise BadInput("The first row must name the file's columns (at least two): this does not read as a table "
                        "of rounds and collections.")
@@ -80,14 +118,22 @@ def _xlsx_rows(binary):
         workbook.close()
 
 
+def _csv_rows(text):
+    """A CSV's rows, each cell as the installation's own CSVs mean it (``cardroom.csv_escaping``): a cell written
+    with a ' before it (the refused rows' download escapes formula-like cells so) is read as the text it escapes."""
+    unescape = csv_escaping.unescape
+    for cells in csv.reader(text):
+        yield [unescape(cell) if cell[:1] == "'" else cell for cell in cells]
+
+
 def read_rows(record_import):
     """(line, cells, problem) for each data row of the import's file (line 2 is the first after the header)."""
     with record_import.file.open("rb") as binary:
         if record_import.format == RecordImport.Format.XLSX:
             rows = _xlsx_rows(binary)
         else:
-            rows = ((cells, None) for cells in csv.reader(io.TextIOWrapper(binary, encoding="utf-8-sig",
-                                                                           newline="")))
+            rows = ((cells, None) for cells in _csv_rows(io.TextIOWrapper(binary, encoding="utf-8-sig",
+                                                                          newline="")))
         next(rows, None)
         for line, (cells, problem) in enumerate(rows, start=2):
             if not any(cells):
@@ -109,7 +155,7 @@ def _check_csv(upload):
     upload.seek(0)
     text = io.TextIOWrapper(upload, encoding="utf-8-sig", newline="")
     try:
-        reader = csv.reader(text)
+        reader = _csv_rows(text)
         header = _header(next(reader, []))
         rows = sum(1 for cells in reader if any(cells))
     except UnicodeDecodeError:
@@ -162,9 +208,8 @@ def check_upload(upload, name):
     extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if upload.size == 0:
         raise BadInput("The file is empty.")
-    if upload.size > MAX_BYTES:
-        raise BadInput(f"The file is {upload.size / 1024 / 1024:.0f} MB; the import takes at most "
-                       f"{MAX_BYTES // 1024 // 1024} MB: split it.")
+    if upload.size > max_bytes():
+        raise BadInput(too_large(upload.size))
     if extension == "xlsx":
         kind, (header, rows) = RecordImport.Format.XLSX, _check_xlsx(upload)
     elif extension in ("csv", "txt"):

@@ -5,6 +5,7 @@ next batch is read) and the bad ones refused with the ledger's reason. A row is 
 
 import csv
 import hashlib
+import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -13,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from cardroom import audit, jobs, permissions
+from cardroom import audit, csv_escaping, jobs, permissions
 from cardroom.access import Scope
 from cardroom.exceptions import NotAllowed
 from cardroom.models import Job
@@ -30,6 +31,16 @@ REFUSED_SHOWN = 200  # refused rows listed on the page (all are in the download)
 REFUSED_COLUMN = "refused because"
 
 
+NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")  # a plain number (-5.00): a spreadsheet reads it as one, runs nothing
+
+
+def refused_cell(text):
+    """A cell of the refused rows' file: escaped as the audit bundle's text cells are (``cardroom.csv_escaping``:
+    a formula-like cell, or one beginning with ', gets a ' before it, which the import takes off again), so that
+    opening the file runs nothing; a plain number is left as it is, as the bundle leaves its numbers."""
+    return text if NUMBER.fullmatch(text) else csv_escaping.escape(text)
+
+
 def _no_label(index):
     return ""  # the ledger's messages name the field alone: the refused row's line is said by the import
 
@@ -42,7 +53,7 @@ class _Outcome:
         self.pending, self.shown = [], []
         self.file = tempfile.TemporaryFile("w+", newline="", encoding="utf-8")
         self.writer = csv.writer(self.file)
-        self.writer.writerow([*header, REFUSED_COLUMN])
+        self.writer.writerow([refused_cell(name) for name in (*header, REFUSED_COLUMN)])
         self.width = len(header)
 
     def refuse(self, line, cells, reason):
@@ -52,7 +63,7 @@ class _Outcome:
     def flush(self):
         for line, cells, reason in sorted(self.pending, key=lambda row: row[0]):
             cells = list(cells[:self.width]) + [""] * (self.width - len(cells))
-            self.writer.writerow([*cells, f"line {line}: {reason}"])
+            self.writer.writerow([refused_cell(cell) for cell in (*cells, f"line {line}: {reason}")])
             if len(self.shown) < REFUSED_SHOWN:
                 self.shown.append({"line": line, "reason": reason})
         self.pending = []

@@ -19,6 +19,7 @@ FEE_KINDS = {**{v.lower(): v for v in CollectionEntry.FeeKind.values},
              **{label.lower(): v for v, label in CollectionEntry.FeeKind.choices}}
 ROUND_WORDS, ENTRY_WORDS = ("round", "hand", "r"), ("entry", "collection", "e", "collection entry")
 OPTIONAL = ("player", "currency", "corrects_key", "reason", "idempotency_key")
+FACTS_EXAMPLE = '{"wagers": [{"player": "p1", "base": "150"}]}'
 
 
 class Reader:
@@ -75,8 +76,12 @@ class Reader:
                 raise Refused("facts", "a round needs its facts (the quote API's JSON).")
             try:
                 parsed["facts"] = json.loads(text)
-            except (ValueError, RecursionError) as error:  # RecursionError: nested deeper than JSON reads
-                raise Refused("facts", f"is not JSON ({error}).") from None
+            except ValueError as error:  # the parser's own words are for programmers: where, and what is wanted
+                where = f" (it goes wrong at character {error.pos + 1})" if hasattr(error, "pos") else ""
+                raise Refused("facts", f"is not JSON{where}: write the round's facts as the quote API's JSON, "
+                                       f"such as {FACTS_EXAMPLE}.") from None
+            except RecursionError:  # nested deeper than JSON reads
+                raise Refused("facts", "is nested too deeply to be a round's facts.") from None
             if not parsed["reference"]:
                 raise Refused("reference", "is required.")
             return kind, parsed

@@ -12,6 +12,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from cardroom import permissions, values
+from cardroom.csv_escaping import FORMULA_STARTS
 from cardroom.models import Table
 
 from .. import months
@@ -31,9 +32,8 @@ INHERITED = ("table", "gaming_day", "reference", "payer", "seat", "player", "fee
 PAYERS = frozenset(CollectionEntry.Payer.values)
 FEE_KINDS = frozenset(CollectionEntry.FeeKind.values)
 MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
-# What a spreadsheet opening an export's CSV would take for a formula (OWASP, CSV injection). Identifiers (keys,
-# references, players) are refused if they begin with one; free text is escaped in the CSV instead.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Identifiers (keys, references, players) that a spreadsheet opening an export's CSV would take for a formula are
+# refused (cardroom.csv_escaping.FORMULA_STARTS); free text is escaped in the CSV instead.
 MAX_ERRORS = 20  # bad rows a refused batch names (the check stops there)
 
 

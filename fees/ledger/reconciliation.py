@@ -14,7 +14,7 @@ from cardroom.models import Table
 from cardroom.money import CENT
 
 from .. import months
-from ..models import CollectionEntry, Reconciliation, RoundOfPlay
+from ..models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceChange
 from ..models.ledger import effective_on_day_sql
 
 VARIANCE = "(h.rounds = 0 OR ABS(h.expected - h.collected) >= 0.005)"
@@ -176,6 +176,9 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
                 Reconciliation.Status.BALANCED, run_by=run_by, **summary,
             ))
         stored = bulk.insert(Reconciliation, stored)
+        # In the same transaction: the variance summaries look at these table-days again, whatever their ids.
+        VarianceChange.objects.bulk_create([VarianceChange(establishment_id=r.establishment_id, table_id=r.table_id,
+                                                           gaming_day=r.gaming_day) for r in stored], batch_size=1000)
         log_actions([("ledger.reconcile", {
             "actor": run_by, "actor_label": "" if run_by else f"reconciliation ({trigger})", "obj": reconciliation,
             "establishment": reconciliation.table.establishment,

@@ -6,7 +6,7 @@ from .months import ClosedMonth
 from .options import FeeOption, FeeTier
 from .reviews import Interpretation, VersionReview
 from .schedules import ScheduleDocument, ScheduleVersion
-from .variance import VarianceCell, VarianceDay
+from .variance import VarianceCell, VarianceChange, VarianceDay
 
 # VersionRowGuard is a base of migrated models, so migrations import it from here.
 
@@ -33,5 +33,6 @@ __all__ = [
     "VersionRowGuard",
     "VersionStateError",
     "VarianceCell",
+    "VarianceChange",
     "VarianceDay",
 ]

@@ -3,7 +3,8 @@ short hands counted by the local hour their rounds were played and by who record
 
 Derived, never edited by hand: ``fees.variance.refresh`` writes them from the reconciliations (append-only) and
 the rounds and entries of the short hands, replacing a table-day's rows when a later reconciliation of it
-arrives. Deleting them loses nothing: the next refresh writes them again.
+arrives. Which table-days to look at again it reads from ``VarianceChange``: a row written in the same transaction
+as each reconciliation, so a run committed late (with an id lower than runs summed up already) is never missed.
 """
 
 from django.conf import settings
@@ -52,3 +53,16 @@ class VarianceCell(models.Model):
     class Meta:
         indexes = [models.Index(fields=["establishment", "gaming_day"], name="variance_cell_room_day",
                                 include=["hour", "recorder", "hands_short", "amount_short"])]
+
+
+class VarianceChange(models.Model):
+    """A table-day reconciled again since its summary was written: written with the reconciliation (in its
+    transaction, ``fees.ledger.reconcile``), taken away by ``fees.variance.refresh`` once it has looked again."""
+
+    establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.CASCADE, related_name="+",
+                                      db_index=False)
+    table = models.ForeignKey("cardroom.Table", on_delete=models.CASCADE, related_name="+", db_index=False)
+    gaming_day = models.DateField()
+
+    class Meta:
+        indexes = [models.Index(fields=["establishment"], name="variance_change_room")]

