@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('cardroom', '0012_generation'),
-        ('fees', '0015_closed_months'),
+        ('fees', '0016_closed_months_sealed'),
     ]
 
     operations = [
