@@ -5,6 +5,7 @@ from csp.middleware import CSPMiddleware
 from django.conf import settings
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from cardroom import timeouts
 from cardroom.responses import error_response
 
 
@@ -47,6 +48,23 @@ class RequestGuardMiddleware:
             explain = getattr(view_func, "body_too_large", None)
             return error_response(request, 413, "payload_too_large", explain(length, limit) if explain else
                                   f"The request body is {length:,} bytes; {request.path} accepts at most {limit:,}.")
+        return None
+
+
+class TimeoutMiddleware:
+    """A page (or a non-DRF API view) whose query the database stopped (settings.STATEMENT_TIMEOUT_MS) answers 503
+    saying so: the role pages' error page, or the API's error format under /api/. DRF's views answer it
+    themselves (cardroom.api.errors)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if timeouts.timed_out(exception):
+            return error_response(request, 503, "timeout", timeouts.message())
         return None
 
 

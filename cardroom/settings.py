@@ -111,6 +111,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Cache-Control: no-store, private on every answer to someone signed in.
     "cardroom.middleware.PrivateAnswersMiddleware",
+    # A query stopped by STATEMENT_TIMEOUT_MS: a 503 page (or API error) saying so, not a server error.
+    "cardroom.middleware.TimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -149,6 +151,14 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# How long one database statement of a web request may run, in milliseconds, on PostgreSQL (statement_timeout;
+# 0: no limit): a request that would run longer is stopped and answered 503, before gunicorn's 30 s kills its
+# worker. Only processes that serve web requests set it (cardroom.wsgi; cardroom.timeouts): Celery workers and
+# management commands (exports, reconciling a month, migrations) run as long as they need.
+STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 20_000)
+# The most gaming days one list of the ledger may span (GET ledger/entries/, ledger/rounds/): a list names its
+# days, and reads only those days' partitions (cardroom.api.filters.DayBounded).
+LEDGER_LIST_MAX_DAYS = env_int("LEDGER_LIST_MAX_DAYS", 31, minimum=1)
 # The ledger's covering indexes (INCLUDE) serve PostgreSQL's index-only scans; SQLite builds them on their key
 # columns alone, which is all it can use.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]

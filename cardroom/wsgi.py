@@ -8,6 +8,10 @@ from django.db import DatabaseError
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
 application = get_wsgi_application()
 
+# This process serves web requests (gunicorn; runserver loads this module too): its queries are time-limited.
+from cardroom import timeouts  # noqa: E402
+
+timeouts.serve_web()
 
 def _check_root_of_trust():
     """Refuse to start when the configured root of trust and the recorded keys disagree (docs/audit.md, "Keys"):

@@ -1,5 +1,7 @@
 """Every API error is JSON: {"error": {"status": ..., "code": ..., "message": ..., "details": ...}}."""
 
+import sys
+
 from django.core.exceptions import (
     RequestDataTooBig,
     SuspiciousOperation,
@@ -12,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from cardroom import timeouts
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.responses import error_response
 
@@ -26,6 +29,14 @@ class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "payload_too_large"
     default_detail = "The request body is larger than this endpoint accepts."
+
+
+class TooSlow(exceptions.APIException):
+    """A statement the database stopped (settings.STATEMENT_TIMEOUT_MS): the service is up, the request too big."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "timeout"
+    default_detail = "The database took too long over this request and stopped it."
 
 
 def _message(detail):
@@ -51,6 +62,8 @@ def _domain_error(exc):
     if isinstance(exc, BadInput):  # the field it names, when it names one
         field = getattr(exc, "field", None)
         return exceptions.ValidationError({field: str(exc)} if field else {"detail": str(exc)})
+    if timeouts.timed_out(exc):
+        return TooSlow(timeouts.message())
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     # Django's own request limits, met while DRF reads a form or multipart body.
@@ -115,6 +128,8 @@ def handler403(request, exception=None):
 
 
 def handler500(request):
+    if timeouts.timed_out(sys.exc_info()[1]):  # a query stopped outside a view (cardroom.middleware has the views')
+        return error_response(request, 503, "timeout", timeouts.message())
     if request.path.startswith("/api/"):
         return error_response(request, 500, "server_error", "An unexpected error occurred.")
     from django.views.defaults import server_error

@@ -19,6 +19,8 @@ SPECTACULAR_SETTINGS).
        (gunicorn: 4,094 bytes). The server answers it before the API, with a short HTML page.
   429  every operation that authenticates: failed logins locked the account or the address, with
        ``Retry-After``
+  503  every operation that authenticates: the database stopped a query that ran longer than a web
+       request's statements may (settings.STATEMENT_TIMEOUT_MS; cardroom.timeouts)
   ===  ===========================================================================================
 
 - A route that is an alias of another (``fees/quote/`` beside ``fees/quote``) is left out, so every operation
@@ -46,7 +48,7 @@ ERROR_SCHEMA = {
                 "code": {"type": "string", "example": "error", "description": (
                     "What kind of error: e.g. error (invalid input), parse_error, not_authenticated, "
                     "authentication_failed, permission_denied, not_found, conflict, payload_too_large, "
-                    "unsupported_media_type, throttled.")},
+                    "unsupported_media_type, throttled, timeout.")},
                 "message": {"type": "string", "description": "One readable sentence (or a few) saying what is "
                                                              "wrong, naming the fields concerned."},
                 "details": {
@@ -76,6 +78,8 @@ ERRORS = {
     414: ("The request line (method, address and query string) is longer than the web server in front of the "
           "API reads (gunicorn: 4,094 bytes). Answered by that server, with a short HTML page."),
     429: "Too many failed logins for this account or from this address: wait Retry-After seconds.",
+    503: ("The database took too long over this request and stopped it: ask for less at once (fewer gaming days, "
+          "one table, a smaller page), or try again later."),
 }
 # Answered by the web server (gunicorn) before a request reaches the API, so not in the API's error format.
 FROM_THE_SERVER = {414: "text/html"}
@@ -162,7 +166,7 @@ class AutoSchema(openapi.AutoSchema):
             statuses[413] = statuses[415] = None
         statuses[414] = None
         if authenticates:
-            statuses[429] = None
+            statuses[429] = statuses[503] = None
         return statuses
 
     def _get_serializer_field_meta(self, field, direction):

@@ -9,7 +9,7 @@ import django_filters
 from celery.result import EagerResult
 from django import forms
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
@@ -20,6 +20,8 @@ from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, WholeField
+from cardroom.api.filters import DayBounded, FilterBackend
+from cardroom.api.pagination import KeysetPagination
 from cardroom.api.schema import may_conflict
 from fees import ledger, receipts
 from fees.ledger import compact
@@ -194,18 +196,39 @@ class PlacedFilter(django_filters.FilterSet):
     gaming_day_to = django_filters.DateFilter(field_name="gaming_day", lookup_expr="lte")
 
 
-class EntryFilter(PlacedFilter):
+LIST_DAYS = f"to list, this or gaming_day; at most {settings.LEDGER_LIST_MAX_DAYS} days from first to last"
+
+
+class LedgerDaysFilter(DayBounded, PlacedFilter):
+    """A list of entries or rounds names its gaming days (``DayBounded``): the tables are partitioned by month of
+    gaming day on PostgreSQL (fees.partitions), and a list reads only its days' months."""
+
+    gaming_day = django_filters.DateFilter(help_text="One gaming day (or gaming_day_from and gaming_day_to).")
+    gaming_day_from = django_filters.DateFilter(field_name="gaming_day", lookup_expr="gte",
+                                                help_text=f"The first gaming day listed, included ({LIST_DAYS}).")
+    gaming_day_to = django_filters.DateFilter(field_name="gaming_day", lookup_expr="lte",
+                                              help_text=f"The last gaming day listed, included ({LIST_DAYS}).")
+
+
+class EntryFilter(LedgerDaysFilter):
     reference = django_filters.CharFilter()
     payer = django_filters.ChoiceFilter(choices=CollectionEntry.Payer.choices)
     fee_kind = django_filters.ChoiceFilter(choices=CollectionEntry.FeeKind.choices)
-    effective = django_filters.BooleanFilter(field_name="corrected_by", lookup_expr="isnull")
+    effective = django_filters.BooleanFilter(method="filter_effective")
 
     class Meta:
         model = CollectionEntry
         fields = []
 
 
-class RoundFilter(PlacedFilter):
+    def filter_effective(self, queryset, name, value):
+        # As an EXISTS on the day's corrections (a correction keeps its original's day, so its partition), which
+        # PostgreSQL can read as a join of the day's few corrections, not a lookup per row.
+        corrected = Exists(CollectionEntry.objects.filter(corrects=OuterRef("pk"), gaming_day=OuterRef("gaming_day")))
+        return queryset.exclude(corrected) if value else queryset.filter(corrected)
+
+
+class RoundFilter(LedgerDaysFilter):
     reference = django_filters.CharFilter()
 
     class Meta:
@@ -234,15 +257,29 @@ class LedgerViewSet(ScopedReadOnlyViewSet):
         return queryset.filter(scope.establishments_q("table__establishment__"))
 
 
-class CollectionEntryViewSet(LedgerViewSet):
-    """What was collected at the tables. ``POST`` one entry here, or thousands to ``bulk/``."""
+class BigLedgerViewSet(LedgerViewSet):
+    """Entries and rounds: millions of rows a month. A list names its gaming days (at most
+    settings.LEDGER_LIST_MAX_DAYS: ``LedgerDaysFilter``) and pages by key (``KeysetPagination``) in one order, a
+    day's rows table by table, each table's in the order recorded: the key of the index reconciliation reads
+    (gaming day, table), and the row's id. Nothing counts the list, nothing skips rows to reach a page."""
 
+    pagination_class = KeysetPagination
+    keyset = ("gaming_day", "table_id", "id")
+    filter_backends = [FilterBackend]  # no ?ordering=: the pages follow the key
+
+
+class CollectionEntryViewSet(BigLedgerViewSet):
+    """What was collected at the tables, a list of gaming days at a time. ``POST`` one entry here, or thousands to
+    ``bulk/``."""
+
+    # A correction keeps the gaming day of the entry it corrects: looked for on that day, it is looked for in
+    # that day's partition alone.
     queryset = CollectionEntry.objects.select_related("table__establishment", "recorded_by").annotate(
-        corrected_by=Subquery(CollectionEntry.objects.filter(corrects=OuterRef("pk")).values("pk")[:1])
+        corrected_by=Subquery(CollectionEntry.objects.filter(
+            corrects=OuterRef("pk"), gaming_day=OuterRef("gaming_day")).values("pk")[:1])
     )
     serializer_class = CollectionEntrySerializer
     filterset_class = EntryFilter
-    ordering_fields = ["id", "collected_at", "gaming_day"]
 
     @extend_schema(request=EntryInputSerializer, parameters=[IDEMPOTENCY_HEADER],
                    responses={201: CollectionEntrySerializer, 200: CollectionEntrySerializer})
@@ -285,13 +322,13 @@ class CollectionEntryViewSet(LedgerViewSet):
         return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
-class RoundViewSet(LedgerViewSet):
-    """Rounds of play with the fee the engine expected against the posting in force at the table."""
+class RoundViewSet(BigLedgerViewSet):
+    """Rounds of play with the fee the engine expected against the posting in force at the table, a list of
+    gaming days at a time."""
 
     queryset = compact.with_pricing_digest(RoundOfPlay.objects.select_related("table__establishment", "recorded_by"))
     serializer_class = RoundSerializer
     filterset_class = RoundFilter
-    ordering_fields = ["id", "played_at", "gaming_day"]
 
     @extend_schema(request=RoundInputSerializer, responses={201: RoundSerializer, 200: RoundSerializer})
     @may_conflict("the table, day and reference are already recorded with different facts.")

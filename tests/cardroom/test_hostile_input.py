@@ -131,7 +131,8 @@ def test_a_moment_at_the_edge_of_time_is_400_and_the_ledger_still_reads(api, peo
     assert "played_at" in refused(api.post(ROUNDS, {"table": table.pk, "reference": "H-1", "played_at": moment,
                                                     "facts": {"wagers": []}}, format="json"))
     assert ledger_rows() == (0, 0)
-    assert api.get(ENTRIES).status_code == 200
+    for first, last in (("0001-01-01", "0001-01-31"), ("9999-12-01", "9999-12-31")):
+        assert api.get(ENTRIES, {"gaming_day_from": first, "gaming_day_to": last}).status_code == 200
 
 
 # -- 4. deep nesting --------------------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def test_a_regulator_sees_everything_in_their_jurisdiction(api, people, floor):
     assert ca["posting"].pk in [p["id"] for p in visible(api, "/api/v1/postings/")]
     assert api.get(f"/api/v1/tables/{ca['table'].pk}/posting").json()["id"] == ca["posting"].pk
     assert ca["finding"].pk in [f["id"] for f in visible(api, "/api/v1/compliance/findings/")]
-    assert ca["entry"].pk in [e["id"] for e in visible(api, "/api/v1/ledger/entries/")]
+    assert ca["entry"].pk in [e["id"] for e in visible(api, "/api/v1/ledger/entries/", gaming_day="2026-03-02")]
     assert str(ca["job"].uuid) in [j["uuid"] for j in visible(api, "/api/v1/jobs/", kind="audit_export")]
     history = visible(api, "/api/v1/schedules/GEGA-002888/history/")
     assert history  # who changed the schedule, when and why
@@ -86,7 +86,7 @@ def test_nothing_of_another_jurisdiction_is_visible(api, people, floor):
     assert wa["table"].pk in [t["id"] for t in visible(api, "/api/v1/tables/")]
     assert visible(api, "/api/v1/postings/") == []
     assert ca["finding"].pk not in [f["id"] for f in visible(api, "/api/v1/compliance/findings/")]
-    assert ca["entry"].pk not in [e["id"] for e in visible(api, "/api/v1/ledger/entries/")]
+    assert ca["entry"].pk not in [e["id"] for e in visible(api, "/api/v1/ledger/entries/", gaming_day="2026-03-02")]
     jobs = [j["uuid"] for j in visible(api, "/api/v1/jobs/")]
     assert str(wa["job"].uuid) in jobs and str(ca["job"].uuid) not in jobs
     for url in (f"/api/v1/tables/{ca['table'].pk}/", f"/api/v1/postings/{ca['posting'].pk}/",

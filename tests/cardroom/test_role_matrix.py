@@ -92,7 +92,7 @@ MATRIX = [
     ("post", f"{READINGS}/{{reading_proposed}}/withdraw/", {"reason": "Matrix: withdrawn."},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
     # The ledger: the establishment's staff record; regulators read.
-    ("get", "/api/v1/ledger/entries/", None,
+    ("get", "/api/v1/ledger/entries/?gaming_day=2026-11-20", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),
     ("get", "/api/v1/ledger/entries/{entry}/", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),

@@ -64,7 +64,8 @@ def test_a_page_behind_the_login_is_not_kept(people):
     assert response["Cache-Control"] == PRIVATE
 
 
-@pytest.mark.parametrize("url", ["/api/v1/ledger/rounds/", "/api/v1/ledger/entries/",
+@pytest.mark.parametrize("url", ["/api/v1/ledger/rounds/?gaming_day=2026-03-03",
+                                 "/api/v1/ledger/entries/?gaming_day=2026-03-03",
                                  "/api/v1/ledger/reconciliations/", "/api/v1/jobs/"])
 @pytest.mark.parametrize("client", [signed_in, token_client], ids=["session", "token"])
 def test_an_authenticated_api_answer_is_not_kept(people, client, url):

@@ -17,6 +17,8 @@ ENTRIES = "/api/v1/ledger/entries/"
 BULK = ENTRIES + "bulk/"
 ROUNDS = "/api/v1/ledger/rounds/"
 DAY = "2026-03-03"
+# A list of the ledger names its gaming days (cardroom.api.filters.DayBounded).
+MARCH = {"gaming_day_from": "2026-03-01", "gaming_day_to": "2026-03-31"}
 POSTED_FROM = datetime.datetime(2026, 3, 1, 6, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-8)))
 CALIFORNIA_ROUND = {"wagers": [
     {"player": "p1", "base": "150", "bonus": "25", "backline": False},
@@ -203,8 +205,10 @@ def test_a_correction_replaces_the_amount_and_keeps_the_original(api, people, ta
     assert (correction["reference"], correction["seat"], correction["table"]) == ("H-1", 1, table.pk)
     assert api.get(f"{ENTRIES}{original['id']}/").json()["corrected_by"] == correction["id"]
     assert api.get(f"{ENTRIES}{original['id']}/").json()["effective"] is False
-    effective = api.get(ENTRIES, {"effective": "true"}).json()
+    effective = api.get(ENTRIES, {"effective": "true", **MARCH}).json()
     assert [e["id"] for e in effective["results"]] == [correction["id"]]
+    corrected = api.get(ENTRIES, {"effective": "false", "gaming_day": DAY}).json()
+    assert [e["id"] for e in corrected["results"]] == [original["id"]]
     assert CollectionEntry.objects.effective().get().amount == Decimal("2.00")
     assert CollectionEntry.objects.get(pk=original["id"]).amount == Decimal("3.00")
     # Retrying the correction is harmless; correcting the corrected entry again is not.
@@ -311,7 +315,7 @@ def test_who_may_record_and_who_may_read(api, people, table, wa_table):
 
     def seen(user):
         api.force_authenticate(user)
-        return api.get(ENTRIES).json()["count"]
+        return len(api.get(ENTRIES, MARCH).json()["results"])
 
     assert [seen(u) for u in (people.floor, people.compliance, people.regulator_ca, people.admin)] == [3, 3, 3, 3]
     assert [seen(u) for u in (people.regulator_wa, people.compliance_wa, people.outsider)] == [0, 0, 0]
@@ -319,7 +323,7 @@ def test_who_may_record_and_who_may_read(api, people, table, wa_table):
     api.force_authenticate(people.outsider)
     assert api.get(f"{ENTRIES}{some_id}/").status_code == 404
     api.force_authenticate(None)
-    assert api.get(ENTRIES).status_code == 401
+    assert api.get(ENTRIES, MARCH).status_code == 401
 
 
 def test_filters(api, people, table, poker_table):
@@ -327,10 +331,15 @@ def test_filters(api, people, table, poker_table):
     api.post(BULK, {"entries": batch(table, 3)}, format="json")
     api.post(ENTRIES, entry(poker_table, "p-1", payer="pot", seat=None, fee_kind="collection",
                             gaming_day="2026-03-04", collected_at="2026-03-04T01:00:00-08:00"), format="json")
-    assert api.get(ENTRIES, {"table": poker_table.pk}).json()["count"] == 1
-    assert api.get(ENTRIES, {"gaming_day": DAY}).json()["count"] == 3
-    assert api.get(ENTRIES, {"establishment": "casino-marysville"}).json()["count"] == 4
-    assert api.get(ENTRIES, {"payer": "pot"}).json()["count"] == 1
+
+    def listed(**filters):
+        return len(api.get(ENTRIES, filters).json()["results"])
+
+    assert listed(table=poker_table.pk, **MARCH) == 1
+    assert listed(gaming_day=DAY) == 3
+    assert listed(gaming_day_from="2026-03-04", gaming_day_to="2026-03-04") == 1
+    assert listed(establishment="casino-marysville", **MARCH) == 4
+    assert listed(payer="pot", **MARCH) == 1
     assert api.get(ENTRIES, {"gaming_day": "not-a-date"}).status_code == 400
 
 
@@ -452,10 +461,10 @@ def test_rounds_access(api, people, table):
     api.force_authenticate(people.compliance)
     assert api.post(ROUNDS, body, format="json").status_code == 201
     api.force_authenticate(people.regulator_ca)
-    assert api.get(ROUNDS).json()["count"] == 1
+    assert len(api.get(ROUNDS, {"gaming_day": DAY}).json()["results"]) == 1
     for user in (people.regulator_wa, people.outsider, people.compliance_wa):
         api.force_authenticate(user)
-        assert api.get(ROUNDS).json()["count"] == 0
+        assert api.get(ROUNDS, {"gaming_day": DAY}).json()["results"] == []
     assert not AuditLogEntry.objects.filter(action="ledger.reconcile").exists()
 
 
