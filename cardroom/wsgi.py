@@ -13,6 +13,7 @@ from cardroom import timeouts  # noqa: E402
 
 timeouts.serve_web()
 
+
 def _check_root_of_trust():
     """Refuse to start when the configured root of trust and the recorded keys disagree (docs/audit.md, "Keys"):
     a service that cannot say which keys it trusts must not verify, nor sign, anything."""
