@@ -8,6 +8,7 @@ import json
 import os
 import re
 import struct
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 
@@ -28,6 +29,26 @@ from .bundle_format import (
 )
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# Characters that are not shown as themselves: controls (a newline splits a line), format characters (U+202E turns
+# the text after it around), surrogates, line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char):
+    code = ord(char)
+    return _ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                                  else f"\\U{code:08x}")
+
+
+def shown(text):
+    """``text`` (a member's name, or a sentence naming one) safe to show on a line, on a page or in a terminal: each
+    control, format, surrogate, line or paragraph separator character (Unicode categories Cc, Cf, Cs, Zl, Zp) written
+    as its escape (``\\n``, ``\\x1b``, ``\\u202e``), so a name can neither split a line nor reorder what follows it.
+    Shown text stays as it is when shown again."""
+    if text.isprintable():  # nothing to escape (the common case)
+        return text
+    return "".join(_escape(char) if unicodedata.category(char) in _HIDDEN else char for char in text)
 
 
 @dataclass(frozen=True)
@@ -45,51 +66,121 @@ class Limits:
 
 
 _END = struct.Struct("<4s4H2LH")  # end of central directory: signature, disks, entries (disk, total), size, offset
-_END64_LOCATOR = struct.Struct("<4sLQL")
+_END64_LOCATOR = struct.Struct("<4sLQL")  # signature, disk of the zip64 end record, its offset, disks
 _END64 = struct.Struct("<4sQ2H2L4Q")  # zip64 end record: ..., entries (disk, total), size, offset
+_CENTRAL = 46  # a member's record in the central directory, before its name, extra field and comment
+_END_SIGNATURE, _END64_SIGNATURE, _LOCATOR_SIGNATURE = b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07"
+
+
+class _Refused(Exception):
+    """A zip whose end records readers could read in more than one way; the message says why (not checked)."""
+
+
+def _found(data, signature):
+    """Every offset of ``signature`` in ``data``, overlapping ones too."""
+    at, found = data.find(signature), []
+    while at >= 0:
+        found.append(at)
+        at = data.find(signature, at + 1)
+    return found
 
 
 def _end_record(fileobj):
-    """(members, central directory bytes, bundle bytes) as the zip's end record states them, read from the last
-    64 kB the way ``zipfile`` finds it; None when there is none (``zipfile`` then says it is not a zip)."""
+    """(members, central directory bytes, where it starts) as the zip's end records state them, read strictly; None
+    when the file has none at all (``zipfile`` then says it is not a zip). Raises ``_Refused`` when readers could
+    take another record for it: zip readers look for the end record in different ways (``zipfile`` takes the last
+    signature in the last 64 kB, or a zip64 record found just before it), so a bundle whose records allow more than
+    one reading is refused, not read one way and checked another."""
     fileobj.seek(0, os.SEEK_END)
     size = fileobj.tell()
     start = max(0, size - _END.size - 0xFFFF)  # the record, after a comment of up to 65,535 bytes
     fileobj.seek(start)
     tail = fileobj.read()
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < _END.size:
+    found = _found(tail, _END_SIGNATURE)
+    if not found:
         return None
-    members, directory = _END.unpack_from(tail, at)[4:6]
-    if members == 0xFFFF or directory == 0xFFFFFFFF:  # zip64: the real figures sit just before its locator
-        where = start + at - _END64_LOCATOR.size - _END64.size
-        if where >= 0:
-            fileobj.seek(where)
-            record = fileobj.read(_END64.size)
-            if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
-                members, directory = _END64.unpack(record)[7:9]
-    return members, directory, size
+    ends = [at for at in found if len(tail) - at >= _END.size and _END.unpack_from(tail, at)[-1] == len(tail) - at
+            - _END.size]  # its comment ends the file
+    if not ends:
+        raise _Refused("the bundle's zip end record does not end the file (bytes were added after it, or it was "
+                       "altered: not checked)")
+    if len(ends) > 1 or found[-1] != ends[0]:
+        raise _Refused("the bundle's zip end record is ambiguous: its signature appears again after it or within "
+                       "it (altered: not checked)")
+    where = start + ends[0]
+    _, disk, directory_disk, on_disk, members, directory, offset, _ = _END.unpack_from(tail, ends[0])
+    ends_at = where  # the central directory ends where the end records begin
+    fileobj.seek(max(0, where - _END64_LOCATOR.size))
+    locator = fileobj.read(_END64_LOCATOR.size) if where >= _END64_LOCATOR.size else b""
+    if locator[:4] == _LOCATOR_SIGNATURE:  # zip64: zipfile goes by the record just before the locator
+        _, _, record_at, _ = _END64_LOCATOR.unpack(locator)
+        ends_at = where - _END64_LOCATOR.size - _END64.size
+        fileobj.seek(max(0, ends_at))
+        record = fileobj.read(_END64.size) if ends_at >= 0 else b""
+        if len(record) != _END64.size or record[:4] != _END64_SIGNATURE or record_at != ends_at:
+            raise _Refused("the bundle's zip64 end record is not where its locator says (altered: not checked)")
+        wide = _END64.unpack(record)
+        disk, directory_disk, both = wide[4], wide[5], (wide[6], wide[7], wide[8], wide[9])
+        for narrow, value, most in zip((on_disk, members, directory, offset), both, (0xFFFF, 0xFFFF, 0xFFFFFFFF,
+                                                                                      0xFFFFFFFF)):
+            if narrow not in (value, most):  # the end record must say the same, or leave it to the zip64 one
+                raise _Refused("the bundle's zip end record and its zip64 end record disagree (altered: not "
+                               "checked)")
+        on_disk, members, directory, offset = both
+    if disk or directory_disk or on_disk != members:
+        raise _Refused("the bundle's zip end record names other disks, or two counts of its files (altered: not "
+                       "checked)")
+    if directory <= ends_at and offset != ends_at - directory:
+        raise _Refused("the bundle's zip directory is not where its end record says (bytes were added before the "
+                       "zip, or it was altered: not checked)")
+    return members, directory, ends_at - directory
+
+
+def _listed_in(fileobj, directory, starts_at):
+    """How many members the central directory holds, counted record by record as ``zipfile`` reads it (which goes
+    by its size, whatever the end record's count); None when it is not readable to the end (``zipfile`` says why)."""
+    fileobj.seek(starts_at)
+    data = fileobj.read(directory)
+    count = at = 0
+    while at < len(data):
+        if data[at:at + 4] != b"PK\x01\x02" or at + _CENTRAL > len(data):
+            return None
+        name, extra, comment = struct.unpack_from("<3H", data, at + 28)
+        at += _CENTRAL + name + extra + comment
+        count += 1
+    return count if len(data) == directory else None
 
 
 def directory_problem(fileobj, limits) -> str | None:
     """Why a bundle's zip directory is refused before it is read (``zipfile`` would build a record of every
-    member, ~1 kB each, whatever their number); None when it is within ``limits``. Leaves ``fileobj`` at 0."""
+    member, ~1 kB each, whatever their number): end records that allow more than one reading, more members than
+    ``limits`` allow (as the end record counts them, then as the directory holds them) or a directory larger than
+    they need. None when it is within them. Leaves ``fileobj`` at 0."""
     try:
         found = _end_record(fileobj)
+        if found is None:
+            return None
+        members, directory, starts_at = found
+        if members > limits.max_members:
+            return (f"the bundle holds {members:,} files, more than the {limits.max_members:,} a bundle may hold "
+                    f"(not checked)")
+        most = limits.max_members * DIRECTORY_BYTES_PER_MEMBER
+        if directory > most:
+            return (f"the bundle's zip directory is {directory:,} bytes, more than the {most:,} of "
+                    f"{limits.max_members:,} files (not checked)")
+        listed = _listed_in(fileobj, directory, starts_at) if starts_at >= 0 else None
+        if listed is not None and listed > limits.max_members:  # the end record understated them
+            return (f"the bundle holds {listed:,} files, more than the {limits.max_members:,} a bundle may hold "
+                    f"(not checked)")
+        if listed is not None and listed != members:
+            return (f"the bundle's zip end record counts {members:,} files, its directory holds {listed:,} "
+                    f"(altered: not checked)")
+    except _Refused as refused:
+        return str(refused)
     except (OSError, ValueError):
-        found = None  # zipfile says what is wrong
+        return None  # zipfile says what is wrong
     finally:
         fileobj.seek(0)
-    if found is None:
-        return None
-    members, directory, _ = found
-    if members > limits.max_members:
-        return (f"the bundle holds {members:,} files, more than the {limits.max_members:,} a bundle may hold "
-                f"(not checked)")
-    most = limits.max_members * DIRECTORY_BYTES_PER_MEMBER
-    if directory > most:
-        return (f"the bundle's zip directory is {directory:,} bytes, more than the {most:,} of "
-                f"{limits.max_members:,} files (not checked)")
     return None
 
 
@@ -218,7 +309,8 @@ def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verifi
 
     ``limits`` (``Limits()`` by default) bound what is read: a bundle past them is refused with the reason, before
     its files are unpacked. ``on_progress(done, total)`` is called as the listed files are checked.
-    Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError)."""
+    Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError). The problems
+    name files as ``shown`` shows them (``files`` holds the names as they are)."""
     public_key = load_public_key(public_key)
     limits = limits or Limits()
     if isinstance(path_or_fileobj, (str, os.PathLike)):
@@ -229,8 +321,11 @@ def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verifi
         except OSError as error:
             return Verification(False, [f"the bundle cannot be read ({_reason(error)})"], None)
         with fileobj:
-            return _verify(fileobj, public_key, limits, on_progress)
-    return _verify(path_or_fileobj, public_key, limits, on_progress)
+            result = _verify(fileobj, public_key, limits, on_progress)
+    else:
+        result = _verify(path_or_fileobj, public_key, limits, on_progress)
+    result.problems = [shown(problem) for problem in result.problems]  # names as they were put in the zip
+    return result
 
 
 def _size_problems(infos, limits, bundle_bytes):

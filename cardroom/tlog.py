@@ -11,10 +11,14 @@ and ``cryptography`` alone, with no access to the service (docs/audit.md, "Check
 
 Only keys that lead back to the root of trust (``--trust``: the first key's fingerprint, kept when the installation
 was set up) are trusted: each later key carries the key before it's signature over ``endorsement_statement``, and
-is valid from its endorsed ``valid_from`` until the next key's.
+is valid from its endorsed ``valid_from`` until the next key's. The keys file's own ``root`` proves nothing (whoever
+altered a bundle can write a keys file naming their own key): without ``--trust`` the verifier checks what it can
+against it but never says HOLDS.
 
-Each prints what it checked, one line per finding, and exits 0 when everything holds, 1 when something does not,
-2 when an input cannot be read. The formats:
+Each prints what it checked, one line per finding (names and texts from the inputs with their control and format
+characters escaped: ``cardroom.bundle_verify.shown``), then its verdict, and exits with it (``EXIT``): 0 HOLDS, 1
+DOES NOT HOLD, 2 UNREADABLE (an input cannot be read), 3 NOT CHECKED (everything held, but against the keys file's
+own root: no ``--trust`` given). The formats:
 
 - an inclusion proof is C2SP ``tlog-proof@v1``: the first line ``c2sp.org/tlog-proof@v1``, then ``extra <base64>``
   (here: the entry's canonical bytes, ``cardroom.chain.canonical``, from which its hash is recomputed), ``index <n>``
@@ -34,6 +38,7 @@ import argparse
 import json
 import sys
 
+from .bundle_verify import shown
 from .tlog_checks import (
     Result,
     check_checkpoint,
@@ -66,30 +71,52 @@ __all__ = [
     "ENDORSEMENT", "Key", "Keyring", "endorsement_statement",
     "Result", "check_checkpoint", "check_consistency", "check_entry", "check_export", "compare_kept", "entry_from_row",
     "validity_problem",
-    "main",
+    "EXIT", "main",
 ]
 
 
 # -- the command -----------------------------------------------------------------------------------------------------
 
+# The verdicts and their exit codes.
+EXIT = {"HOLDS": 0, "DOES NOT HOLD": 1, "UNREADABLE": 2, "NOT CHECKED": 3}
+NOT_CHECKED = "NOT CHECKED: no root of trust given (--trust SHA256:...)"
 
-def _text(path):
+_HELP = """exit codes:
+  0  HOLDS          everything checked holds, under the root of trust given (--trust)
+  1  DOES NOT HOLD  something checked does not hold (each FAIL line says what)
+  2  UNREADABLE     an input cannot be read (the line says which, and why)
+  3  NOT CHECKED    no --trust given: nothing failed against the keys file's own root, but that file could have
+                    been written by whoever made the bundle; run again with --trust and the fingerprint you kept
+
+Keep the installation's root fingerprint (SHA256:...) when you first receive its keys file, from a channel you
+trust, and give it with --trust every time: a fingerprint read from the keys file or a bundle vouches for nothing."""
+
+
+def _text(path, what):
+    """The text of an input file; ``what`` it is names it when it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise Unreadable(f"cannot read {path}: {error}.") from None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise Unreadable(f"cannot read {what} {path}: {error.strerror or error}.") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Unreadable(f"{what} {path} is not UTF-8 text (its byte 0x{data[error.start]:02x} at position "
+                         f"{error.start:,} cannot be read as UTF-8): is it the right file?") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # line ends as a file opened as text reads them
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m cardroom.tlog", description=(
-        "Check cardroom's audit log offline against the installation's public keys (GET /api/v1/audit/keys)."))
+        "Check cardroom's audit log offline against the installation's public keys (GET /api/v1/audit/keys)."),
+        epilog=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keys", required=True, action="append",
                         help="The keys file (the JSON of GET /api/v1/audit/keys, or verifier keys one a line).")
     parser.add_argument("--trust", action="append", default=[], metavar="SHA256:...",
                         help="The fingerprint of the installation's first key (the keys file's 'root'), as you kept "
-                             "it: only keys it endorsed, one after another, are trusted. Without it, the keys "
-                             "file's own root is taken on its word.")
+                             "it (repeatable): only keys it endorsed, one after another, are trusted. Without it "
+                             "nothing is said to hold (exit 3, NOT CHECKED).")
     commands = parser.add_subparsers(dest="command", required=True)
     entry = commands.add_parser("entry", help="An entry's inclusion proof (GET /api/v1/audit/proof).")
     entry.add_argument("proof")
@@ -111,33 +138,46 @@ def main(argv=None):
     note.add_argument("checkpoint")
     args = parser.parse_args(argv)
     try:
-        files = [Keyring.parse(_text(path)) for path in args.keys]
+        files = [Keyring.parse(_text(path, "the keys file")) for path in args.keys]
         given = Keyring([k for ring in files for k in ring.keys], tuple(r for ring in files for r in ring.roots))
         keyring = given.trusted(args.trust)
         if not args.trust:
-            print(f"NOTE no root of trust given (--trust): trusting the keys file's own root, "
-                  f"{', '.join(keyring.roots)}. Compare it with the fingerprint you kept.")
+            _say(f"NOTE no root of trust given (--trust): checked against the keys file's own root, "
+                 f"{', '.join(keyring.roots)}, which vouches for nothing by itself.")
         for fingerprint, why in keyring.untrusted.items():
-            print(f"NOTE the keys file lists {fingerprint}, which is not trusted: {why}.")
+            _say(f"NOTE the keys file lists {fingerprint}, which is not trusted: {why}.")
         if args.command == "entry":
-            row = json.loads(_text(args.entry)) if args.entry else None
+            row = json.loads(_text(args.entry, "the entry")) if args.entry else None
             if row is not None and not isinstance(row, dict):
                 raise Unreadable("the entry is not a JSON object.")
-            result = check_entry(keyring, _text(args.proof), row)
+            result = check_entry(keyring, _text(args.proof, "the proof"), row)
         elif args.command == "consistency":
-            result = check_consistency(keyring, _text(args.kept), _text(args.proof))
+            result = check_consistency(keyring, _text(args.kept, "the kept checkpoint"),
+                                       _text(args.proof, "the proof"))
         elif args.command == "export":
-            result = check_export(keyring, args.bundle, [_text(path) for path in args.kept],
-                                  [_text(path) for path in args.proof])
+            result = check_export(keyring, args.bundle, [_text(path, "the kept checkpoint") for path in args.kept],
+                                  [_text(path, "the proof") for path in args.proof])
         else:
-            result = check_checkpoint(keyring, _text(args.checkpoint))
+            result = check_checkpoint(keyring, _text(args.checkpoint, "the checkpoint"))
     except (Unreadable, ValueError) as error:
-        print(f"UNREADABLE {error}", file=sys.stderr)
-        return 2
+        _say(f"UNREADABLE {error}", sys.stderr)
+        return EXIT["UNREADABLE"]
     for line in result.lines:
-        print(line)
-    print("HOLDS" if result.ok else "DOES NOT HOLD")
-    return 0 if result.ok else 1
+        _say(line)
+    if not result.ok:
+        verdict, line = "DOES NOT HOLD", "DOES NOT HOLD"
+    elif not args.trust:
+        verdict, line = "NOT CHECKED", (f"{NOT_CHECKED}: nothing failed, but only against the keys file's own root. "
+                                        "Give the installation's fingerprint you kept with --trust.")
+    else:
+        verdict, line = "HOLDS", "HOLDS"
+    _say(line)
+    return EXIT[verdict]
+
+
+def _say(line, stream=None):
+    """One line of output; what it quotes from the inputs (names, texts) cannot break it or turn it around."""
+    print(shown(line), file=stream or sys.stdout)
 
 
 if __name__ == "__main__":

@@ -208,7 +208,12 @@ class _Reader:
             return None
         if self.checked.files.get(name) != "ok":
             return False
-        return self.archive.read(self.names[name]).decode()
+        data = self.archive.read(self.names[name])
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise Unreadable(f"{name} in the bundle is not UTF-8 text (its byte 0x{data[error.start]:02x} at "
+                             f"position {error.start:,} cannot be read as UTF-8).") from None
 
 
 def validity_problem(key, generated_at):

@@ -7,9 +7,15 @@ import zipfile
 from dataclasses import dataclass, field
 
 from cardroom import bundle, checkpoint, keys
-from cardroom.bundle_verify import members
+from cardroom.bundle_verify import members, shown
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
+# What a check's job keeps (its result, which every GET of the job answers with): the limits bound a bundle's problems
+# and files, not to a few; the first are enough to say what is wrong, and the result says how many were left out.
+STORED_PROBLEMS = 100
+STORED_FILES = 200  # a bundle holds ~20 (format 1: ~30)
+STORED_CHARACTERS = 500  # of a problem, or of a file's name
+STORED_MANIFEST_BYTES = 256 * 1024  # as JSON; a bundle's is a few kB (1,000 files: ~150 kB)
 
 
 class PublicKeyError(ValueError):
@@ -98,12 +104,33 @@ class Checked:
         return self.verification.ok
 
     def as_dict(self):
-        """What a verification job's ``result`` holds (the API's and the page's answer)."""
-        return {"ok": self.verification.ok, "problems": self.verification.problems,
-                "format": self.verification.format, "manifest": self.verification.manifest,
+        """What a verification job's ``result`` holds (the API's and the page's answer), kept small: the first
+        ``STORED_PROBLEMS`` problems and ``STORED_FILES`` files (those not ok first), each cut at
+        ``STORED_CHARACTERS``, and how many were left out; the manifest when it is at most ``STORED_MANIFEST_BYTES``.
+        Names are shown as ``shown`` shows them."""
+        found = self.verification
+        problems = found.problems
+        files = sorted(found.files.items(), key=lambda item: (item[1] == "ok", item[0]))
+        manifest = found.manifest
+        manifest_bytes = len(json.dumps(manifest, ensure_ascii=False)) if manifest is not None else 0
+        return {"ok": found.ok, "problems": [_cut(shown(p)) for p in problems[:STORED_PROBLEMS]],
+                "problems_left_out": max(0, len(problems) - STORED_PROBLEMS),
+                "format": found.format,
+                "manifest": manifest if manifest_bytes <= STORED_MANIFEST_BYTES else None,
+                "manifest_left_out": manifest_bytes > STORED_MANIFEST_BYTES,
                 "public_key_fingerprint": self.public_key_fingerprint, "installation_key": self.installation_key,
-                "signature": self.verification.signature, "files": self.verification.files,
-                "folder": self.verification.folder, "kept": self.kept}
+                "signature": found.signature, "files": {_cut(shown(n)): state for n, state in files[:STORED_FILES]},
+                "files_left_out": max(0, len(files) - STORED_FILES),
+                "folder": _cut(shown(found.folder)) if found.folder is not None else None,
+                "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]]}
+
+
+def _cut(text):
+    """A stored text at most ``STORED_CHARACTERS`` long, saying so when cut."""
+    if len(text) <= STORED_CHARACTERS:
+        return text
+    left = len(text) - STORED_CHARACTERS
+    return f"{text[:STORED_CHARACTERS]}… ({left:,} more characters)"
 
 
 def limits():
@@ -128,11 +155,11 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
     result = bundle.verify(fileobj, public_key, limits(), on_progress)
     problem = trust_problem(result.manifest, ring) if own else None
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
-        result.problems.append(problem)
+        result.problems.append(shown(problem))  # it quotes the manifest
         result.ok = False
     held = kept_against(fileobj, result, kept, ring) if kept else None
     if held is not None and not held.ok:
-        result.problems.extend(line.removeprefix("FAIL ") for line in held.lines if line.startswith("FAIL "))
+        result.problems.extend(shown(line.removeprefix("FAIL ")) for line in held.lines if line.startswith("FAIL "))
         result.ok = False
     fingerprint = bundle.fingerprint(public_key)
     return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring),

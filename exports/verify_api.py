@@ -70,7 +70,10 @@ class VerifyView(APIView):
                 "names it; null when unreadable), manifest (as read from the bundle: trust it only when "
                 "ok), public_key_fingerprint, installation_key (checked against one of this installation's keys), "
                 "signature (valid, invalid, missing or unchecked) and files (each file's state: ok, altered, "
-                "missing, added or unchecked).")),
+                "missing, added or unchecked). It is kept small: the first 100 problems and 200 files, each cut at "
+                "500 characters, with how many were left out (problems_left_out, files_left_out), and the manifest "
+                "when at most 256 kB (manifest_left_out otherwise). Names are shown with control and format "
+                "characters escaped (\\n, \\u202e).")),
             400: OpenApiResponse(description="No bundle uploaded, or the public key given is not usable."),
             403: OpenApiResponse(description="Bundles are verified by regulators, compliance officers and "
                                              "administrators."),

@@ -114,9 +114,26 @@ def test_a_planted_key_verifies_nothing(api, people, room, tmp_path, endorsed,
     call_command("verify_export", str(genuine), stdout=io.StringIO())
 
     keys_path, root = attackers_keys_file(api, tmp_path, planted)
-    code, out = check(keys_path, "--trust", root, "export", str(forged))
+    code, out = check(keys_path, "export", str(forged), trust=root)
     assert code == 1 and f"signed by {planted.fingerprint}, which is not a trusted key" in out, out
-    assert check(keys_path, "--trust", root, "export", str(genuine))[0] == 0
+    assert check(keys_path, "export", str(genuine), trust=root)[0] == 0
+
+
+def resign_checkpoints(source, private_key, path):
+    """``source`` with its checkpoints (and the proofs that end with them) signed by ``private_key`` instead: the
+    manifest no longer matches them until it is signed again (``resign``)."""
+    with zipfile.ZipFile(source) as archive:
+        files = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w") as out:
+        for name, data in files:
+            if name.startswith("checkpoints/") and name.endswith(".txt") and data.count(b"\n") <= 5:  # a note
+                note = data.decode()
+                origin, size, root = checkpoint.verify(note, "cardroom", keys.installation_key().public_key())
+                forged = checkpoint.sign(origin, size, root, "cardroom", private_key)
+                files = [(other, body.replace(data, forged.encode())) for other, body in files]
+        for name, data in files:
+            out.writestr(name, data)
+    return path
 
 
 def test_a_keys_file_that_names_a_planted_root_is_caught_with_the_root_the_regulator_kept(api, room, tmp_path):
@@ -124,15 +141,23 @@ def test_a_keys_file_that_names_a_planted_root_is_caught_with_the_root_the_regul
     genuine = export(room, tmp_path / "genuine.zip")
     attacker = bundle.generate_private_key()
     planted = plant(attacker)
-    forged = resign(genuine, attacker, tmp_path / "forged.zip")
+    # A whole forgery: the amounts changed, the manifest and every checkpoint signed by the planted key.
+    forged = resign(resign_checkpoints(genuine, attacker, tmp_path / "checkpoints.zip"), attacker,
+                    tmp_path / "forged.zip")
     keys_path, _ = attackers_keys_file(api, tmp_path, planted)
     document = json.loads(keys_path.read_text())
     keys_path.write_text(json.dumps({**document, "root": planted.fingerprint}))
 
-    code, out = check(keys_path, "export", str(forged))  # taken on the file's word, and said so
-    assert f"NOTE no root of trust given (--trust): trusting the keys file's own root, {planted.fingerprint}" in out
-    code, out = check(keys_path, "--trust", kept_root, "export", str(forged))
-    assert code == 1 and "which is not a trusted key" in out, out
+    # Without --trust the forgery checks out against the file's own root, and the verifier will not say it holds.
+    code, out = check(keys_path, "export", str(forged), trust=None)
+    assert code == tlog.EXIT["NOT CHECKED"] == 3, out
+    assert f"NOTE no root of trust given (--trust): checked against the keys file's own root, {planted.fingerprint}" \
+        in out
+    assert "HOLDS" not in out.replace("DOES NOT HOLD", "") and "NOT CHECKED: no root of trust given (--trust" in out
+    # With the root the regulator kept, the planted root is not taken: the forgery is signed by no trusted key.
+    code, out = check(keys_path, "export", str(forged), trust=kept_root)
+    assert code == 1 and "which is not a trusted key" in out and out.rstrip().endswith("DOES NOT HOLD"), out
+    assert check(keys_path, "export", str(genuine), trust=kept_root)[0] == 0
 
 
 def test_a_properly_rotated_key_verifies_and_carries_its_endorsement(api, people, room, settings, tmp_path,
@@ -148,7 +173,7 @@ def test_a_properly_rotated_key_verifies_and_carries_its_endorsement(api, people
     assert new["endorsement"]["by"] == old["fingerprint"] and old["valid_until"] == new["valid_from"]
     for path in (before, after):
         assert on_service(path).ok and on_api(api, people, path, django_capture_on_commit_callbacks)["ok"] is True
-        code, out = check(keys_file(api, tmp_path), "--trust", root, "export", str(path))
+        code, out = check(keys_file(api, tmp_path), "export", str(path), trust=root)
         assert code == 0 and "NOTE" not in out, out
 
 
@@ -171,7 +196,7 @@ def test_a_bundle_signed_outside_its_keys_validity_fails(api, people, room, sett
         checked = on_service(path)
         assert not checked.ok and any("outside the validity of its key" in p for p in checked.verification.problems), case
         assert on_api(api, people, path, django_capture_on_commit_callbacks)["ok"] is False, case
-        code, out = check(keys_path, "--trust", root, "export", str(path))
+        code, out = check(keys_path, "export", str(path), trust=root)
         assert code == 1 and "outside the validity of its key" in out, (case, out)
 
 

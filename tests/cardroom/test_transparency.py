@@ -60,14 +60,26 @@ def save(tmp_path, name, text):
     return str(path)
 
 
-def check(keys, *args):
-    """The verifier's exit code and output, as a regulator runs it."""
+def installation_root():
+    """The installation's root of trust, its first recorded key: the fingerprint a regulator kept when they first
+    received its keys file."""
+    first = SigningKey.objects.order_by("id").values_list("fingerprint", flat=True).first()
+    return first or transparency.keys_file()["root"]
+
+
+INSTALLATION = object()
+
+
+def check(keys, *args, trust=INSTALLATION):
+    """The verifier's exit code and output, as a regulator runs it: with ``--trust`` the installation's root (as they
+    kept it), or ``trust`` (a fingerprint; None: no --trust)."""
     import contextlib
     import io
 
+    trust = installation_root() if trust is INSTALLATION else trust
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys), *args])
+        code = tlog.main(["--keys", str(keys), *(["--trust", trust] if trust else []), *args])
     return code, out.getvalue()
 
 
@@ -348,7 +360,8 @@ def test_the_verifier_needs_no_django(api, room, tmp_path):
     bundle_path = export(room, tmp_path / "b.zip")
     script = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
               "from cardroom.tlog import main; sys.exit(main(sys.argv[1:]))")
-    done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "export", str(bundle_path)],
+    done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "--trust", installation_root(), "export",
+                           str(bundle_path)],
                           cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("HOLDS")
@@ -546,3 +559,76 @@ def test_a_bundle_zipped_again_verifies_offline_with_a_later_kept_checkpoint(api
     assert code == 0, out
     assert f"the bundle's 7 audit rows (positions 1 to 7)" in out
     assert ("(in the folder audit-export/)" in out) == bool(folder)
+
+
+# -- the verifier's word (issue 32) ------------------------------------------------------------------------------------
+
+
+def test_without_a_root_of_trust_the_verifier_checks_but_never_says_it_holds(api, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    bundle_path = export(room, tmp_path / "b.zip")
+    code, out = check(keys, "export", str(bundle_path), trust=None)
+    lines = out.splitlines()
+    assert code == tlog.EXIT["NOT CHECKED"] == 3 and code not in (0, 1, 2), out
+    assert lines[0].startswith("NOTE no root of trust given (--trust): checked against the keys file's own root")
+    assert f"OK   {room.chain}: the bundle's 7 audit rows (positions 1 to 7)" in out  # everything else is checked
+    assert lines[-1].startswith("NOT CHECKED: no root of trust given (--trust SHA256:...)")
+    assert "HOLDS" not in lines
+    # A failure is still a failure.
+    tamper("UPDATE {table} SET action = %s WHERE chain = %s AND sequence = 2", ["test.quietly", room.chain])
+    code, out = check(keys, "export", str(export(room, tmp_path / "c.zip")), trust=None)
+    assert code == 1 and out.splitlines()[-1] == "DOES NOT HOLD", out
+    # --help says what each exit code means.
+    import contextlib
+    import io
+
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        tlog.main(["--help"])
+    assert "3  NOT CHECKED" in help_text.getvalue() and "1  DOES NOT HOLD" in help_text.getvalue()
+
+
+def test_a_file_that_is_not_utf_8_is_named(api, regulator, room, tmp_path):
+    keys = keys_file(api, tmp_path)
+    latin = tmp_path / "keys-latin1.json"
+    latin.write_bytes(keys.read_text().replace('"cardroom"', '"cardroom é"').encode("latin-1"))
+    code, out = check(latin, "checkpoint", str(latin))
+    assert code == 2 and out.startswith(f"UNREADABLE the keys file {latin} is not UTF-8 text (its byte 0xe9 at "
+                                        "position "), out
+    assert "codec" not in out
+    note = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content
+    kept = tmp_path / "kept.txt"
+    kept.write_bytes(note.replace(b"\n", b"\n\xe9", 1))
+    code, out = check(keys, "checkpoint", str(kept))
+    assert code == 2 and f"UNREADABLE the checkpoint {kept} is not UTF-8 text" in out and "codec" not in out, out
+
+
+def test_a_members_name_cannot_split_a_line_or_turn_it_around(api, people, room, tmp_path,
+                                                             django_capture_on_commit_callbacks):
+    """A member added under a name holding a newline and U+202E (right-to-left override): every message shows the
+    name escaped, on the command line, in bundle.verify's problems, over the API and on the page."""
+    keys = keys_file(api, tmp_path)
+    source = export(room, tmp_path / "b.zip")
+    name = "notes\nOK   everything holds\u202ecsv.exe"
+    shown = "notes\\nOK   everything holds\\u202ecsv.exe"
+    added = tmp_path / "added.zip"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(added, "w") as out:
+        for info in archive.infolist():
+            out.writestr(info, archive.read(info))
+        out.writestr(name, b"hello")
+    code, out = check(keys, "export", str(added))
+    assert code == 1
+    assert f"FAIL {shown}: in the bundle but not listed in the manifest" in out.splitlines(), out
+    assert "\u202e" not in out and "OK   everything holds" not in out.splitlines()
+    checked = bundle.verify(added, transparency.current_key()[0])
+    assert checked.problems == [f"{shown}: in the bundle but not listed in the manifest"]
+    assert checked.files[name] == "added"  # the name as it is, for who reads it as data
+
+    api.force_login(people.regulator_wa)
+    with open(added, "rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        answer = api.post("/api/v1/exports/verify", {"bundle": handle}, format="multipart")
+    job = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/").json()
+    assert job["result"]["problems"] == [f"{shown}: in the bundle but not listed in the manifest"]
+    assert job["result"]["files"][shown] == "added" and name not in job["result"]["files"]
+    page = api.get(f"/regulator/verify/?job={job['uuid']}").content.decode()
+    assert "\u202e" not in page and "holds\\u202ecsv.exe" in page

@@ -25,6 +25,7 @@ from cardroom.models import Establishment
 from exports import build, collect
 
 from tests.cardroom.test_audit_chain import tamper
+from tests.cardroom.test_transparency import installation_root
 from tests.exports.test_exports import month  # noqa: F401  (the fixture)
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -35,11 +36,15 @@ V1_KEPT = FIXTURES / "bundle-v1.kept-checkpoint.txt"
 TYPES = {"text", "integer", "decimal", "date", "timestamp", "boolean", "json"}
 
 
-def offline(*args, keys_file=V1_KEYS):
-    """The offline verifier's exit code and output, as a regulator runs it."""
+# The root of trust of the installation that made the fixture, as its regulator kept it.
+V1_ROOT = "SHA256:7949b1491bb08a3d2ca4e84f4f5e506f5737b0c9498da7fb224d60cbaf1a26eb"
+
+
+def offline(*args, keys_file=V1_KEYS, trust=V1_ROOT):
+    """The offline verifier's exit code and output, as a regulator runs it (``--trust``: the root they kept)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys_file), *args])
+        code = tlog.main(["--keys", str(keys_file), "--trust", trust, *args])
     return code, out.getvalue()
 
 
@@ -236,7 +241,7 @@ def results(api, room, tmp_path):
     path = keys_file(api, tmp_path)
     found = []
     for bundle_path in (one, two):
-        code, out = offline("export", str(bundle_path), keys_file=path)
+        code, out = offline("export", str(bundle_path), keys_file=path, trust=installation_root())
         found.append((code, [line for line in out.splitlines() if "the manifest and its" not in line]))
     return found
 
@@ -272,5 +277,5 @@ def test_a_format_2_bundle_whose_audit_csv_cannot_be_read_says_so(api, room, tmp
         for name, data in files.items():
             writer.add_bytes(name, data)
         writer.finish({k: v for k, v in manifest.items() if k not in ("format", "files")}, current_key()[0])
-    code, out = offline("export", str(broken), keys_file=keys_file(api, tmp_path))
+    code, out = offline("export", str(broken), keys_file=keys_file(api, tmp_path), trust=installation_root())
     assert code == 1 and "FAIL audit_log.csv: its columns (chain, position," in out, out

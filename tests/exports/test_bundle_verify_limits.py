@@ -4,8 +4,10 @@ the service checks uploads in the background, for those whose job it is."""
 
 import base64
 import io
+import json
 import os
 import random
+import struct
 import time
 import tracemalloc
 import zipfile
@@ -238,3 +240,139 @@ def test_a_real_worker_checks_an_upload_and_removes_it(reseed, api, people, key)
         stop(process)
     assert job.status == Job.Status.DONE and job.result["ok"] is True, (job.error, job.result)
     assert not job.file and not os.path.exists(kept)
+
+
+# --- the end record, read strictly (issue 32) ---------------------------------------------------------------------
+
+
+def _end_of(data):
+    """Where a zip's end record starts (a zip this test wrote: no comment)."""
+    assert data[-22:-18] == b"PK\x05\x06"
+    return len(data) - 22
+
+
+def _with_counts_spelling_the_signature(data):
+    """The probe's zip: the end record's two member counts overwritten with "PK\\x05\\x06", so the last copy of the
+    signature sits inside the real record, too close to the end to be read as one."""
+    data = bytearray(data)
+    end = _end_of(data)
+    data[end + 8:end + 12] = b"PK\x05\x06"
+    return bytes(data)
+
+
+def _zip64_saying_otherwise(data):
+    """The zip with a zip64 end record and locator put before its end record, giving the true figures, while the end
+    record itself says 3 members in a 100-byte directory: zipfile goes by the zip64 one."""
+    end = _end_of(data)
+    _, _, _, members, _, directory, offset, _ = struct.unpack("<4s4H2LH", data[end:])
+    record = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, members, members, directory, offset)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, end, 1)
+    small = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 3, 3, 100, offset, 0)
+    return data[:end] + record + locator + small
+
+
+def _comment_holding_an_end_record(data):
+    """A comment that holds a second end record (zipfile takes the last signature it finds)."""
+    end = _end_of(data)
+    fake = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 3, 3, 100, 0, 0)
+    return data[:end + 20] + struct.pack("<H", len(fake)) + fake
+
+
+@pytest.mark.parametrize("altered, problem", [
+    (_with_counts_spelling_the_signature, "the bundle's zip end record is ambiguous: its signature appears again "
+                                          "after it or within it (altered: not checked)"),
+    (_zip64_saying_otherwise, "the bundle's zip end record and its zip64 end record disagree (altered: not checked)"),
+    (_comment_holding_an_end_record, "the bundle's zip end record is ambiguous: its signature appears again after it "
+                                     "or within it (altered: not checked)"),
+    (lambda data: data + b"\0" * 100, "the bundle's zip end record does not end the file (bytes were added after it, "
+                                      "or it was altered: not checked)"),
+], ids=["counts spell the signature", "zip64 record says otherwise", "comment holds an end record", "bytes after"])
+def test_a_zip_whose_end_records_read_two_ways_is_refused_before_its_directory_is_listed(key, hundred_thousand,
+                                                                                        monkeypatch, altered, problem):
+    """Today's guard found the end record as zipfile does, by the last copy of its signature, and let these through:
+    zipfile then listed 100,000 members (a million: 36 s and 752 MB a worker)."""
+    data = altered(hundred_thousand)
+
+    def listing(*args, **kwargs):
+        raise AssertionError("zipfile was asked to list the directory")
+
+    monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", listing)
+    started = time.monotonic()
+    result = bundle.verify(io.BytesIO(data), key)
+    assert time.monotonic() - started < 1
+    assert result.problems == [problem] and result.files == {} and not result.ok
+
+
+def test_the_counts_trick_is_refused_on_the_service_with_a_small_result(api, people, settings, tmp_path,
+                                                                         hundred_thousand):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    api.force_login(people.regulator_ca)
+    job = _check(api, _with_counts_spelling_the_signature(hundred_thousand))
+    assert job.status == Job.Status.DONE and job.result["ok"] is False
+    assert job.result["problems"] == ["the bundle's zip end record is ambiguous: its signature appears again after "
+                                      "it or within it (altered: not checked)"]
+    assert len(json.dumps(job.result)) < 2000
+
+
+def test_an_end_record_that_undercounts_the_directory_is_refused(key):
+    """Within the limits, an end record and a directory that disagree on the count are read differently by readers
+    that go by the count and by zipfile, which goes by the directory's size."""
+    data = bytearray(_empty_members(10))
+    end = _end_of(data)
+    data[end + 8:end + 12] = (3).to_bytes(2, "little") * 2
+    result = bundle.verify(io.BytesIO(bytes(data)), key)
+    assert result.problems == ["the bundle's zip end record counts 3 files, its directory holds 10 (altered: not "
+                               "checked)"]
+
+
+def test_a_bundle_with_a_zip_comment_or_zip64_records_still_verifies(key):
+    out = io.BytesIO()
+    with bundle.BundleWriter(out) as writer:
+        writer.add_bytes("ledger_entries.csv", b"id,amount\n1,1.00\n")
+        writer.finish({}, key)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as source:
+        files = [(info, source.read(info)) for info in source.infolist()]
+    for comment, zip64 in ((b"checked by hand PK\x05 2026", False), (b"", True)):
+        again = io.BytesIO()
+        with zipfile.ZipFile(again, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.comment = comment
+            for info, data in files:
+                with archive.open(info.filename, "w", force_zip64=zip64) as stream:
+                    stream.write(data)
+        data = again.getvalue()
+        if zip64:  # zipfile writes zip64 end records only past 65,535 members: write them as other tools may
+            data = _zip64_saying_otherwise(data)
+            end = _end_of(data)
+            data = data[:end + 8] + struct.pack("<2H2L", 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF) + data[end + 20:]
+        result = bundle.verify(io.BytesIO(data), key)
+        assert result.ok, (comment, zip64, result.problems)
+
+
+# --- what a check's job keeps --------------------------------------------------------------------------------------
+
+
+def test_a_checks_job_keeps_the_first_problems_and_says_how_many_were_left_out(api, people, settings, tmp_path):
+    """A manifest (up to 1 MiB) can list thousands of files missing from the bundle, each a problem; a name can be
+    64 kB long. The job's result, answered by every GET of it, keeps the first problems and files, each cut."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a" * 60_000 + ".csv", b"added")  # sorted first among the files
+        _signed(archive, keys.installation_key(),
+                {f"missing-{n:05}.csv": ("0" * 64, 1) for n in range(3000)})
+    api.force_login(people.regulator_ca)
+    job = _check(api, out.getvalue())
+    result = job.result
+    assert result["ok"] is False
+    assert len(result["problems"]) == verification.STORED_PROBLEMS == 100
+    assert result["problems_left_out"] == 3001 - 100
+    assert result["problems"][0] == "missing-00000.csv: listed in the manifest but missing from the bundle"
+    assert len(result["files"]) == verification.STORED_FILES and result["files_left_out"] == 3001 - 200
+    assert all(len(p) < 600 for p in result["problems"]) and all(len(n) < 600 for n in result["files"])
+    long_name = next(n for n in result["files"] if n.startswith("aaa"))
+    assert long_name.endswith("… (59,504 more characters)") and result["files"][long_name] == "added"
+    assert len(json.dumps(result)) < 400_000
+    page = api.get(f"/regulator/verify/?job={job.uuid}")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Not verified: 3001 problems" in text and "And 2901 more problems, not kept with the check" in text

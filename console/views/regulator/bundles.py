@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from cardroom import checkpoint, transparency
 from cardroom.api.jobs import visible_jobs
+from cardroom.bundle_verify import shown
 from cardroom.models import Job
 from exports import tasks as export_tasks
 from exports import verification
@@ -59,10 +60,12 @@ def _verify_job(request, scope, job_id):
     if result:
         manifest = result.get("manifest") if isinstance(result.get("manifest"), dict) else None
         entries = manifest.get("files") if manifest else None
-        listed = {f.get("name"): f for f in entries if isinstance(f, dict)} if isinstance(entries, list) else {}
+        listed = ({shown(f["name"]): f for f in entries if isinstance(f, dict) and isinstance(f.get("name"), str)}
+                  if isinstance(entries, list) else {})  # by name as the result shows it
         states = result.get("files") or {}
         context.update({
             "checked": result, "result": result, "manifest": manifest,
+            "problem_count": len(result.get("problems") or []) + (result.get("problems_left_out") or 0),
             "files": [{"name": n, "state": state, "bytes": listed.get(n, {}).get("bytes"),
                        "rows": listed.get(n, {}).get("rows")}
                       for n, state in sorted(states.items(), key=lambda item: (item[1] == "ok", item[0]))],
