@@ -27,7 +27,9 @@ pytestmark = pytest.mark.django_db
 ENTRIES = "/api/v1/ledger/entries/"
 ROUNDS = "/api/v1/ledger/rounds/"
 LA = datetime.timezone(datetime.timedelta(hours=-8))
-postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="statement_timeout is PostgreSQL's")
+# statement_timeout is PostgreSQL's: these run in bin/test's PostgreSQL stage with the other services tests, and fail
+# (never skip) anywhere else.
+postgresql_only = pytest.mark.services
 
 
 def add_entry(table, day, n):
@@ -211,6 +213,7 @@ def slow(monkeypatch, viewset):
 
 @postgresql_only
 def test_a_list_the_database_stops_answers_503_in_the_api_format(api, people, three_days, monkeypatch, settings):
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's services stage)"
     settings.STATEMENT_TIMEOUT_MS = 300
     slow(monkeypatch, ledger_api.CollectionEntryViewSet)
     api.force_authenticate(people.compliance)
@@ -224,6 +227,7 @@ def test_a_list_the_database_stops_answers_503_in_the_api_format(api, people, th
 
 @postgresql_only
 def test_a_page_the_database_stops_answers_a_503_page(client, people, monkeypatch):
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's services stage)"
     from console.views import floor
 
     def stuck(*args, **kwargs):
@@ -242,6 +246,7 @@ def test_a_page_the_database_stops_answers_a_503_page(client, people, monkeypatc
 
 @postgresql_only
 def test_a_web_process_sets_its_connections_up(settings):
+    assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's services stage)"
     import cardroom.wsgi  # noqa: F401  (what gunicorn and runserver load)
 
     assert connection_created.disconnect(dispatch_uid="cardroom.timeouts")  # it was connected: now no longer
