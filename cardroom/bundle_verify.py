@@ -398,8 +398,9 @@ def _verify(fileobj, public_key, limits, on_progress):
         return Verification(False, [refused], None)
     try:
         archive = zipfile.ZipFile(fileobj)
-    except zipfile.BadZipFile as error:
-        return Verification(False, [f"the bundle is not a zip file ({error})"], None)
+    except zipfile.BadZipFile:
+        return Verification(False, ["the bundle is not a zip file: it may be another file, or one cut short on its "
+                                    "way here; download the export again"], None)
     except Exception as error:
         return Verification(False, [f"the bundle cannot be read as a zip file ({_reason(error)})"], None)
     with archive:
