@@ -9,7 +9,7 @@ import zipfile
 
 from django.conf import settings
 
-from cardroom import csv_escaping
+from cardroom import bundle, csv_escaping
 from cardroom.exceptions import BadInput
 
 from ..models import RecordImport
@@ -172,6 +172,11 @@ def _check_xlsx(upload):
     if upload.size > MAX_XLSX_BYTES:
         raise BadInput(f"An XLSX file may be at most {MAX_XLSX_BYTES // 1024 // 1024} MB: export a larger one as "
                        "CSV.")
+    # The zip's end record and directory read strictly before zipfile lists them (it would build a record of every
+    # part, however many the directory claims): the audit bundle's own check (cardroom.bundle).
+    if bundle.directory_problem(upload, bundle.Limits(max_members=10_000)) is not None:
+        raise BadInput("This workbook's list of parts is not one the import reads (too many parts, or a damaged or "
+                       "altered zip): export it again as XLSX, or as CSV.")
     try:
         with zipfile.ZipFile(upload) as archive:
             parts = archive.infolist()

@@ -367,6 +367,21 @@ def test_bad_files_are_refused_and_nothing_kept(client, people, name, content, m
     assert RecordImport.objects.count() == 0
 
 
+def test_a_workbook_claiming_too_many_parts_is_refused_before_zipfile_lists_them(people, monkeypatch):
+    """A zip directory is read strictly and counted first (cardroom.bundle.directory_problem): zipfile would build a
+    record of every part the directory holds, however many."""
+    import zipfile
+
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_STORED) as archive:
+        for n in range(10_001):
+            archive.writestr(f"x/{n}", b"")
+    monkeypatch.setattr(zipfile.ZipFile, "infolist", lambda self: pytest.fail("zipfile listed the parts"))
+    with pytest.raises(BadInput, match="This workbook's list of parts is not one the import reads"):
+        imports.receive(people.compliance, people.marysville, upload(packed.getvalue(), "day.xlsx"))
+    assert RecordImport.objects.count() == 0
+
+
 def test_too_big_too_many_rows_and_empty(people, monkeypatch, settings):
     with pytest.raises(BadInput, match="The file is empty."):
         imports.receive(people.compliance, people.marysville, upload(b""))
