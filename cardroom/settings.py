@@ -205,15 +205,28 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
 SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
 SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" / "signing-key.pem")
 
+# Passwords set through the admin or any password form: Django's four checks, at least 12 characters.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
 # Failed logins are counted per account and per address by django-axes, in the authentication backend, so
 # every door that checks a password is covered: the admin's login, the session logins and HTTP Basic on the
-# API. At LOGIN_FAILURE_LIMIT failures the account and the address are locked for LOGIN_COOLOFF_MINUTES: a
-# login then answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
+# API. At LOGIN_FAILURE_LIMIT failures the account is locked (from everywhere) for LOGIN_COOLOFF_MINUTES; an
+# address is locked, whatever account it tries, only at LOGIN_ADDRESS_FAILURE_LIMIT failures, so guesses at one
+# account do not lock the others out of a shared address (cardroom.authentication.LoginThrottleHandler). A locked
+# login answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
 # Named permissions (cardroom.permissions) answer user.has_perm(name, obj) through django-rules.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "rules.permissions.ObjectPermissionBackend",
                            "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1)
+# Each parameter is counted on its own and locks at its own limit: "username" at AXES_FAILURE_LIMIT (the account
+# from every address, so from any one address too), "ip_address" at LOGIN_ADDRESS_FAILURE_LIMIT.
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 # A session login clears that account's failures from that address, and no one else's (cardroom.authentication).
 AXES_RESET_ON_SUCCESS = True
