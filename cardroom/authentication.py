@@ -15,9 +15,9 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.db.models import Sum
 from drf_spectacular.drainage import set_override
-from rest_framework import authentication
+from rest_framework import authentication, exceptions
 
-from cardroom import generation
+from cardroom import generation, second_factor
 from cardroom.responses import error_response
 
 
@@ -33,7 +33,24 @@ class BasicAuthentication(authentication.BasicAuthentication):
     www_authenticate_realm = "cardroom"
 
     def authenticate_credentials(self, userid, password, request=None):
-        return super().authenticate_credentials(userid, password, request._request)
+        user, auth = super().authenticate_credentials(userid, password, request._request)
+        if second_factor.required(user):
+            # A password alone is one factor: such an account reaches the API with a token, made after passing both.
+            raise exceptions.AuthenticationFailed(
+                "HTTP Basic is not accepted for this account: it must use a second factor. Sign in at /login/, make "
+                "an API token on your account page (/account/) and send it as 'Authorization: Token <key>'.")
+        return user, auth
+
+
+class SessionAuthentication(authentication.SessionAuthentication):
+    """DRF's session authentication, refusing a session that owes its second factor (cardroom.second_factor)."""
+
+    def authenticate(self, request):
+        found = super().authenticate(request)
+        if found is not None and second_factor.owed(request._request):
+            raise exceptions.AuthenticationFailed(
+                "This session has not passed its second factor yet: finish signing in at /login/.")
+        return found
 
 
 class RememberedTokenAuthentication(authentication.TokenAuthentication):

@@ -84,6 +84,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "simple_history",
     "axes",
+    # A second factor (cardroom.second_factor): authenticator apps (TOTP), recovery codes, WebAuthn keys.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+    "django_otp_webauthn",
     "django_htmx",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not a CDN
     "rules",  # {% load rules %} in templates
@@ -107,6 +112,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session passed its second factor (django-otp).
+    "django_otp.middleware.OTPMiddleware",
+    # Someone who owes a second factor reaches only the pages that take it (cardroom.middleware).
+    "cardroom.middleware.SecondFactorMiddleware",
     # Cache-Control: no-store, private on every answer to someone signed in.
     "cardroom.middleware.PrivateAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -149,7 +158,8 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The ledger's covering indexes (INCLUDE) serve PostgreSQL's index-only scans; SQLite builds them on their key
 # columns alone, which is all it can use.
-SILENCED_SYSTEM_CHECKS = ["models.W040"]
+# otp_webauthn.E030 asks for a fixed list of WebAuthn origins: ours is the page's own (cardroom.second_factor).
+SILENCED_SYSTEM_CHECKS = ["models.W040", "otp_webauthn.E030"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("TIME_ZONE", "America/Los_Angeles")
@@ -205,6 +215,19 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
 SIGNING_KEY = os.environ.get("SIGNING_KEY", "")
 SIGNING_KEY_FILE = Path(os.environ.get("SIGNING_KEY_FILE") or BASE_DIR / "var" / "signing-key.pem")
 
+# A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too
+# where MFA_REQUIRED_FOR_COMPLIANCE (by default whenever DEBUG is False); anyone else may. A session that owes one
+# reaches nothing but the pages that take it; HTTP Basic is refused to those who must have one (tokens instead).
+MFA_REQUIRED_FOR_COMPLIANCE = env_bool("MFA_REQUIRED_FOR_COMPLIANCE", not DEBUG)
+OTP_TOTP_ISSUER = "cardroom"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin shows no device's secret
+# WebAuthn keys (django-otp-webauthn, its scripts served from here): for the host the page was opened at, as a
+# second factor only (never instead of the password).
+OTP_WEBAUTHN_RP_NAME = "cardroom"
+OTP_WEBAUTHN_RP_ID_CALLABLE = "cardroom.second_factor.relying_party"
+OTP_WEBAUTHN_HELPER_CLASS = "cardroom.second_factor.WebAuthnHelper"
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
+
 # Passwords set through the admin or any password form: Django's four checks, at least 12 characters.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -259,7 +282,8 @@ REST_FRAMEWORK = {
         # First: its challenge (WWW-Authenticate: Basic realm="cardroom") makes a request without valid
         # credentials answer 401 rather than 403.
         "cardroom.authentication.BasicAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # A session that owes its second factor is refused (cardroom.authentication).
+        "cardroom.authentication.SessionAuthentication",
         # For machines (floor terminals, integrations): "Authorization: Token <key>".
         "rest_framework.authentication.TokenAuthentication",
     ],
