@@ -120,6 +120,10 @@ def confirm_app(request, code):
     code = "".join(code.split())
     if not (code.isdigit() and len(code) == 6):
         raise BadInput("Type the six digits your authenticator app shows for cardroom.")
+    allowed, details = device.verify_is_allowed()
+    if not allowed:
+        wait = math.ceil((details["locked_until"] - timezone.now()).total_seconds())
+        raise BadInput(f"Too many wrong codes: try again in {max(wait, 1)} seconds.")
     if not device.verify_token(code):
         raise BadInput("That code does not match: check the app's clock, and type the code it shows now.")
     device.confirmed = True
