@@ -270,3 +270,25 @@ def test_the_admin_makes_tokens_only_for_accounts_that_need_no_second_factor(cli
     assert token.key in first  # "... was added": shown once, to hand over
     listing = client.get(reverse("admin:authtoken_tokenproxy_changelist")).content.decode()
     assert "t-floor" in listing and f"…{token.key[-4:]}" in listing and token.key not in listing
+
+
+# -- WebAuthn keys (django-otp-webauthn): the ceremonies start for the page's own host --------------------------
+
+def test_a_key_is_registered_for_the_host_the_page_was_opened_at(client, people):
+    client.force_login(people.admin)
+    answer = client.post("/account/webauthn/registration/begin/", content_type="application/json",
+                         HTTP_HOST="localhost")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["rp"] == {"id": "localhost", "name": "cardroom"}
+
+
+def test_registering_a_key_needs_the_second_factor_passed_once_one_is_held(client, people):
+    app_of(people.admin)
+    client.force_login(people.admin, second_factor=False)
+    answer = client.post("/account/webauthn/registration/begin/", content_type="application/json")
+    assert answer.status_code == 403
+
+
+def test_no_passwordless_login_with_a_key(client):
+    answer = client.post("/account/webauthn/authentication/begin/", content_type="application/json")
+    assert answer.status_code == 403
