@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django_otp import DEVICE_ID_SESSION_KEY, devices_for_user, user_has_device
+from django_otp import devices_for_user, user_has_device
 from django_otp import login as otp_login
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -155,10 +155,6 @@ def new_recovery_codes(user, codes=None):
 
 def recovery_codes_left(user):
     return StaticToken.objects.filter(device__user=user, device__confirmed=True).count()
-
-
-def session_device(request):
-    return request.session.get(DEVICE_ID_SESSION_KEY)
 
 
 # -- WebAuthn keys -------------------------------------------------------------------------------------------
