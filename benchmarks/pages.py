@@ -184,7 +184,9 @@ def pages(place, floor, officer, batch, regulator):
 
 def first_answer(client, user, url):
     """Log in as ``user`` and ask once (a page's first look may do work the next ones reuse, e.g. the inbox)."""
-    client.force_login(user)
+    from support import log_in
+
+    log_in(client, user)
     answer = client.get(url)
     if answer.status_code != 200:
         raise SystemExit(f"{url} answered {answer.status_code} for {user}")

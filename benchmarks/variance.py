@@ -147,7 +147,7 @@ def main():
     # The page as production serves it: DEBUG off (cached templates, no query log), a strong key, plain HTTP.
     os.environ.update(DEBUG="False", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="False",
                       ALLOWED_HOSTS="testserver", LOG_LEVEL="ERROR")
-    from support import analyze, setup_django
+    from support import analyze, log_in, setup_django
 
     setup_django()
     from django.contrib.auth import get_user_model
@@ -179,7 +179,7 @@ def main():
     officer, _ = get_user_model().objects.get_or_create(username="bench-variance-officer")
     officer.memberships.get_or_create(role=Role.COMPLIANCE_OFFICER, establishment=room)
     client = Client()
-    client.force_login(officer)
+    log_in(client, officer)
     url = f"/compliance/{SLUG}/variance/?day_from={first}&day_to={last}"
     assert client.get(url).status_code == 200
     _, page_times = timed(lambda: client.get(url), args.repeat)

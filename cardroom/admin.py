@@ -6,11 +6,15 @@ through the API. Nothing is deleted unless its admin says so, history "revert" i
 (SIMPLE_HISTORY_REVERT_DISABLED) and bulk "delete selected" is removed (cardroom.admin_site).
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.utils.html import format_html
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
+from . import tokens
 from .admin_site import AuditedAdmin, AuditedInline, AuditedMixin, ReadOnlyAdmin
 from .audit import log_action
 from .models import (
@@ -195,3 +199,27 @@ class CardroomUserAdmin(AuditedMixin, UserAdmin):
             log_action("auth.user.password_change", actor=request.user, obj=User.objects.get(pk=id),
                        data={"reason": f"password set by {request.user.get_username()} in the admin"})
         return response
+
+
+# API tokens (cardroom.tokens): listed without their keys, revoked by deleting them; made here only for accounts that
+# need no second factor (those that do make their own on their account page, after passing it).
+admin.site.unregister(TokenProxy)
+
+
+class TokenForm(forms.ModelForm):
+    def clean_user(self):
+        user = self.cleaned_data["user"]
+        if (refusal := tokens.refusal_for(user)) is not None:
+            raise forms.ValidationError(refusal)
+        return user
+
+
+@admin.register(TokenProxy)
+class CardroomTokenAdmin(AuditedMixin, TokenAdmin):
+    deletable = True  # revoking a token
+    form = TokenForm
+    list_display = ["user", "created", "key_ends"]
+
+    @admin.display(description="key ends with")
+    def key_ends(self, obj):
+        return f"…{obj.key[-4:]}"

@@ -16,7 +16,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from . import changes
 from . import forms as strict
-from . import permissions
+from . import permissions, second_factor
 
 REASON = "change_reason"
 
@@ -138,8 +138,10 @@ class AdminSite(admin.AdminSite):
 
     def has_permission(self, request):
         """Administrators only. A floor supervisor, compliance officer or regulator gets nothing here, not even a
-        list filter: each works through the API and the pages made for their role."""
-        return permissions.allowed(request.user, "cardroom.use_admin")
+        list filter: each works through the API and the pages made for their role. An administrator's session must
+        also have passed its second factor (cardroom.middleware sends it to do so first, from the admin's own login
+        too): the admin is no way around it."""
+        return permissions.allowed(request.user, "cardroom.use_admin") and not second_factor.owed(request)
 
     def register(self, model_or_iterable, admin_class=None, **options):
         admin_class = admin_class or admin.ModelAdmin

@@ -11,6 +11,11 @@ class CardroomConfig(AppConfig):
         from . import celery  # noqa: F401  (the app every @shared_task binds to)
         from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
         from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
+        from django.contrib.auth.signals import user_logged_in
+
+        from .second_factor import remember_devices
+
+        user_logged_in.connect(remember_devices, dispatch_uid="cardroom.second_factor")
 
 
 class AdminConfig(admin_apps.AdminConfig):

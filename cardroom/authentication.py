@@ -10,12 +10,14 @@ import math
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from axes.helpers import get_client_username, get_cool_off, get_failure_limit, get_lockout_parameters
 from axes.models import AccessAttempt
+from django.conf import settings
+from django.db.models import Sum
 from drf_spectacular.drainage import set_override
-from rest_framework import authentication
+from rest_framework import authentication, exceptions
 
-from cardroom import generation
+from cardroom import generation, second_factor
 from cardroom.responses import error_response
 
 
@@ -31,7 +33,24 @@ class BasicAuthentication(authentication.BasicAuthentication):
     www_authenticate_realm = "cardroom"
 
     def authenticate_credentials(self, userid, password, request=None):
-        return super().authenticate_credentials(userid, password, request._request)
+        user, auth = super().authenticate_credentials(userid, password, request._request)
+        if second_factor.required(user):
+            # A password alone is one factor: such an account reaches the API with a token, made after passing both.
+            raise exceptions.AuthenticationFailed(
+                "HTTP Basic is not accepted for this account: it must use a second factor. Sign in at /login/, make "
+                "an API token on your account page (/account/) and send it as 'Authorization: Token <key>'.")
+        return user, auth
+
+
+class SessionAuthentication(authentication.SessionAuthentication):
+    """DRF's session authentication, refusing a session that owes its second factor (cardroom.second_factor)."""
+
+    def authenticate(self, request):
+        found = super().authenticate(request)
+        if found is not None and second_factor.owed(request._request):
+            raise exceptions.AuthenticationFailed(
+                "This session has not passed its second factor yet: finish signing in at /login/.")
+        return found
 
 
 class RememberedTokenAuthentication(authentication.TokenAuthentication):
@@ -57,13 +76,41 @@ class RememberedTokenAuthentication(authentication.TokenAuthentication):
 set_override(RememberedTokenAuthentication, "suppress_collision_warning", True)
 
 
+def counted_failures(request, credentials):
+    """(failures within the cool-off, that parameter's own limit, its attempts) for each lockout parameter.
+
+    Axes compares the largest count across its parameters with one limit; here an address, whatever account it
+    tries, has its own, much higher limit (LOGIN_ADDRESS_FAILURE_LIMIT), so guesses at one account do not lock
+    everyone else out of a shared address (a card room's floor terminals, an office behind one NAT).
+    """
+    account_limit = get_failure_limit(request, credentials)
+    handler = AxesProxyHandler.get_implementation()
+    counted = []
+    for parameter, attempts in zip(get_lockout_parameters(request, credentials),
+                                   handler.get_user_attempts(request, credentials), strict=True):
+        limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT if parameter == "ip_address" else account_limit
+        failures = attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
+        counted.append((failures, limit, attempts))
+    return counted
+
+
 class LoginThrottleHandler(AxesDatabaseHandler):
-    """Axes' database handler, but a successful login clears only its own account's failures from its address.
+    """Axes' database handler, with a limit per lockout parameter, and a successful login clears only its own
+    account's failures from its address.
 
     Axes resets by every lockout parameter, the address included: logging in as oneself cleared everyone's
     failures from that address, so guesses at another account interleaved with one's own logins were never
     locked out. Failures from elsewhere stay too: the owner's login must not hand a guesser there a fresh allowance.
     """
+
+    def get_failures(self, request, credentials=None):
+        """The failures that lock, on the account limit's scale (axes compares this with AXES_FAILURE_LIMIT):
+        at least that limit when any parameter has reached its own, else the most failures at one account."""
+        account_limit = get_failure_limit(request, credentials)
+        counted = counted_failures(request, credentials)
+        if any(failures >= limit for failures, limit, _ in counted):
+            return max(account_limit, *(failures for failures, _, _ in counted))
+        return max((failures for failures, limit, _ in counted if limit == account_limit), default=0)
 
     def reset_user_attempts(self, request, credentials=None):
         username = get_client_username(request, credentials)
@@ -74,9 +121,12 @@ class LoginThrottleHandler(AxesDatabaseHandler):
 def lockout_response(request, original_response, credentials):
     """429 with Retry-After: JSON in the API's error format under /api/, a line of text elsewhere."""
     wait = seconds_until_unlocked(request, credentials)
+    minutes = math.ceil(get_cool_off(request).total_seconds() / 60)
     response = error_response(
         request, 429, "throttled",
-        f"Too many failed logins for this account or from this address: try again in {wait} seconds.",
+        f"Too many failed logins for this account or from this address: try again in {wait} seconds. The lock "
+        f"clears itself {minutes} minutes after the last failed login; an administrator can clear it sooner "
+        "(manage.py axes_reset_username <user>, or the admin's Axes: Access attempts).",
     )
     response["Retry-After"] = str(wait)
     return response
@@ -89,11 +139,10 @@ def seconds_until_unlocked(request, credentials):
     cool-off after its latest one; a lock (by account, or by address) holds while the failures within the
     window reach the limit, so it ends when the record that takes the newest-first sum to the limit leaves.
     """
-    limit = get_failure_limit(request, credentials)
     cool_off = get_cool_off(request)
     now = request.axes_attempt_time
     unlocked_at = now
-    for attempts in AxesProxyHandler.get_implementation().get_user_attempts(request, credentials):
+    for _, limit, attempts in counted_failures(request, credentials):
         failures = 0
         for attempt_time, count in attempts.order_by("-attempt_time").values_list(
                 "attempt_time", "failures_since_start"):

@@ -3,9 +3,12 @@ browsers may treat an answer (what a page may load and run, whether an answer ma
 
 from csp.middleware import CSPMiddleware
 from django.conf import settings
+from django.http import HttpResponseRedirect
+from django.urls import Resolver404, resolve, reverse
+from django.utils.http import urlencode
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from cardroom import timeouts
+from cardroom import second_factor, timeouts
 from cardroom.responses import error_response
 
 
@@ -105,6 +108,32 @@ class PrivateAnswersMiddleware:
         if user is not None and user.is_authenticated:
             response["Cache-Control"] = "no-store, private"
         return response
+
+
+class SecondFactorMiddleware:
+    """A session that owes its second factor (``cardroom.second_factor.owed``) is sent to the page that takes it,
+    whatever it asked for: the admin and every role page alike. Left alone: the pages that take it (and WebAuthn's
+    calls), logging in and out, and the API, whose session authentication refuses such a session itself with a
+    401 in its own format (tokens and Basic never reach this: they carry no session)."""
+
+    OPEN = {"console:login", "console:logout", "console:second-factor", "console:second-factor-enrol",
+            "rest_framework:login", "rest_framework:logout"}
+    OPEN_NAMESPACES = {"otp_webauthn"}
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        owed = second_factor.owed(request) if not request.path_info.startswith("/api/") else None
+        if owed:
+            try:
+                match = resolve(request.path_info)
+            except Resolver404:
+                match = None
+            if match is None or not (match.view_name in self.OPEN or set(match.namespaces) & self.OPEN_NAMESPACES):
+                page = "console:second-factor" if owed == second_factor.VERIFY else "console:second-factor-enrol"
+                return HttpResponseRedirect(f"{reverse(page)}?{urlencode({'next': request.get_full_path()})}")
+        return self.get_response(request)
 
 
 class NotFoundPagesMiddleware:

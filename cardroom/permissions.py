@@ -295,3 +295,5 @@ add("console.view_compliance", is_compliance_officer_of_establishment, "This pag
 add("console.view_floor", is_staff_of, "This page is for the floor role.")
 add("console.view_regulator", is_regulator, "This page is for the regulator role.")
 add("console.view_admin", is_administrator, "This page is for the admin role.")
+add("console.manage_sign_in", rules.is_authenticated & rules.is_active,
+    "Sign in to manage your second factor and API token.")

@@ -84,6 +84,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "simple_history",
     "axes",
+    # A second factor (cardroom.second_factor): authenticator apps (TOTP), recovery codes, WebAuthn keys.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+    "django_otp_webauthn",
     "django_htmx",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served from here, not a CDN
     "rules",  # {% load rules %} in templates
@@ -109,6 +114,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session passed its second factor (django-otp).
+    "django_otp.middleware.OTPMiddleware",
+    # Someone who owes a second factor reaches only the pages that take it (cardroom.middleware).
+    "cardroom.middleware.SecondFactorMiddleware",
     # Cache-Control: no-store, private on every answer to someone signed in.
     "cardroom.middleware.PrivateAnswersMiddleware",
     # A query stopped by STATEMENT_TIMEOUT_MS: a 503 page (or API error) saying so, not a server error.
@@ -161,7 +170,8 @@ STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 20_000)
 LEDGER_LIST_MAX_DAYS = env_int("LEDGER_LIST_MAX_DAYS", 31, minimum=1)
 # The ledger's covering indexes (INCLUDE) serve PostgreSQL's index-only scans; SQLite builds them on their key
 # columns alone, which is all it can use.
-SILENCED_SYSTEM_CHECKS = ["models.W040"]
+# otp_webauthn.E030 asks for a fixed list of WebAuthn origins: ours is the page's own (cardroom.second_factor).
+SILENCED_SYSTEM_CHECKS = ["models.W040", "otp_webauthn.E030"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("TIME_ZONE", "America/Los_Angeles")
@@ -236,15 +246,41 @@ if SIGNING_ROOT and not re.fullmatch(r"SHA256:[0-9a-f]{64}", SIGNING_ROOT):
     raise ImproperlyConfigured(f"SIGNING_ROOT must be a key's fingerprint, SHA256: and 64 lower-case hex digits (as "
                                f"GET /api/v1/audit/keys names it), not {SIGNING_ROOT!r}")
 
+# A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too
+# where MFA_REQUIRED_FOR_COMPLIANCE (by default whenever DEBUG is False); anyone else may. A session that owes one
+# reaches nothing but the pages that take it; HTTP Basic is refused to those who must have one (tokens instead).
+MFA_REQUIRED_FOR_COMPLIANCE = env_bool("MFA_REQUIRED_FOR_COMPLIANCE", not DEBUG)
+OTP_TOTP_ISSUER = "cardroom"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin shows no device's secret
+# WebAuthn keys (django-otp-webauthn, its scripts served from here): for the host the page was opened at, as a
+# second factor only (never instead of the password).
+OTP_WEBAUTHN_RP_NAME = "cardroom"
+OTP_WEBAUTHN_RP_ID_CALLABLE = "cardroom.second_factor.relying_party"
+OTP_WEBAUTHN_HELPER_CLASS = "cardroom.second_factor.WebAuthnHelper"
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
+
+# Passwords set through the admin or any password form: Django's four checks, at least 12 characters.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
 # Failed logins are counted per account and per address by django-axes, in the authentication backend, so
 # every door that checks a password is covered: the admin's login, the session logins and HTTP Basic on the
-# API. At LOGIN_FAILURE_LIMIT failures the account and the address are locked for LOGIN_COOLOFF_MINUTES: a
-# login then answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
+# API. At LOGIN_FAILURE_LIMIT failures the account is locked (from everywhere) for LOGIN_COOLOFF_MINUTES; an
+# address is locked, whatever account it tries, only at LOGIN_ADDRESS_FAILURE_LIMIT failures, so guesses at one
+# account do not lock the others out of a shared address (cardroom.authentication.LoginThrottleHandler). A locked
+# login answers 429 with Retry-After (cardroom.authentication) and its password is not checked.
 # Named permissions (cardroom.permissions) answer user.has_perm(name, obj) through django-rules.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "rules.permissions.ObjectPermissionBackend",
                            "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1)
+# Each parameter is counted on its own and locks at its own limit: "username" at AXES_FAILURE_LIMIT (the account
+# from every address, so from any one address too), "ip_address" at LOGIN_ADDRESS_FAILURE_LIMIT.
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 # A session login clears that account's failures from that address, and no one else's (cardroom.authentication).
 AXES_RESET_ON_SUCCESS = True
@@ -277,7 +313,8 @@ REST_FRAMEWORK = {
         # First: its challenge (WWW-Authenticate: Basic realm="cardroom") makes a request without valid
         # credentials answer 401 rather than 403.
         "cardroom.authentication.BasicAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # A session that owes its second factor is refused (cardroom.authentication).
+        "cardroom.authentication.SessionAuthentication",
         # For machines (floor terminals, integrations): "Authorization: Token <key>".
         "rest_framework.authentication.TokenAuthentication",
     ],

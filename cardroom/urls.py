@@ -34,6 +34,7 @@ urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("api/v1/", include(api_v1)),
     *signage.urls.public_urlpatterns,
+    path("account/webauthn/", include("console.webauthn_urls")),  # WebAuthn keys (django-otp-webauthn)
     path("", include("console.urls")),
 ]
 

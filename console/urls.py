@@ -1,7 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import compliance, floor, game_math, history, home, impact, interpretations, jobs, regulator, variance
+from .views import (compliance, floor, game_math, history, home, impact, interpretations, jobs, regulator,
+                    second_factor, variance)
 from .views.imports import patterns as import_patterns  # compliance/<room>/imports/
 
 app_name = "console"
@@ -10,6 +11,9 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("login/", home.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("login/second-factor/", second_factor.verify, name="second-factor"),
+    path("account/", second_factor.account, name="account"),
+    path("account/second-factor/", second_factor.enrol, name="second-factor-enrol"),
     path("admin-home/", home.admin_home, name="admin-home"),
     path("floor/", floor.home, name="floor-home"),
     path("floor/<slug:establishment>/", floor.floor, name="floor"),

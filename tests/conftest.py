@@ -56,6 +56,24 @@ def fresh_memory():
     generation.forget()
 
 
+@pytest.fixture(autouse=True)
+def force_login_passes_the_second_factor(monkeypatch):
+    """``client.force_login(user)`` is a whole login, second factor included (tests/second_factor.py); a test of the
+    second factor itself asks for ``force_login(user, second_factor=False)``. The requirement is never switched off."""
+    from django.test import Client
+
+    from .second_factor import pass_second_factor
+
+    force_login = Client.force_login
+
+    def login(self, user, backend=None, *, second_factor=True):
+        force_login(self, user, backend)
+        if second_factor:
+            pass_second_factor(self, user)
+
+    monkeypatch.setattr(Client, "force_login", login)
+
+
 @pytest.fixture
 def reseed(django_db_blocker):
     """For transactional tests: the flush at the end of an earlier one removed the seed data, so load it first.

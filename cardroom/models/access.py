@@ -31,8 +31,21 @@ class Membership(models.Model):
 
     class Meta:
         ordering = ["user", "role"]
+        # One row per user, role and place. Three constraints, not one on the four columns: NULLs are distinct in
+        # a unique constraint, so the unset place of every role let the same membership be saved twice.
         constraints = [
-            models.UniqueConstraint(fields=["user", "role", "establishment", "jurisdiction"], name="unique_membership")
+            models.UniqueConstraint(
+                fields=["user", "role", "establishment"], condition=models.Q(establishment__isnull=False),
+                name="unique_membership_in_establishment",
+                violation_error_message="This user already holds this role at this establishment."),
+            models.UniqueConstraint(
+                fields=["user", "role", "jurisdiction"], condition=models.Q(jurisdiction__isnull=False),
+                name="unique_membership_in_jurisdiction",
+                violation_error_message="This user already holds this role in this jurisdiction."),
+            models.UniqueConstraint(
+                fields=["user", "role"], condition=models.Q(establishment__isnull=True, jurisdiction__isnull=True),
+                name="unique_membership_everywhere",
+                violation_error_message="This user already holds this role."),
         ]
 
     def clean(self):

@@ -13,6 +13,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from cardroom.models import Role
+from tests.second_factor import app_of, code_for
 
 HERE = os.path.dirname(__file__)
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls the tests make beside it are
@@ -46,6 +47,8 @@ def site(live_server, reseed, transactional_db):
                  people.compliance_wa):
         user.set_password(PASSWORD)
         user.save()
+        if user is not people.floor:  # as the demo: every role but the floor's has an authenticator app
+            app_of(user)
     people.url = live_server.url
     people.Role = Role
     return people
@@ -70,9 +73,21 @@ def login(page, site, offsite_requests):
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Log in").click()
         page.wait_for_load_state()
+        second_factor_step(page, user.get_username())
         return page
     yield log_in
     assert offsite_requests == []
+
+
+def second_factor_step(page, username):
+    """After the password: the code of the user's authenticator app (the demo's secret, tests/second_factor.py)
+    when the login asks for one."""
+    from django.contrib.auth import get_user_model
+
+    if urlsplit(page.url).path == "/login/second-factor/":
+        page.get_by_label("Code").fill(code_for(get_user_model().objects.get(username=username)))
+        page.get_by_role("button", name="Verify").click()
+        page.wait_for_load_state()
 
 
 AXE = Axe()

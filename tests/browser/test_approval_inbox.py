@@ -9,7 +9,7 @@ import re
 
 from fees.models import FeeTier, ScheduleDocument
 
-from .conftest import PASSWORD, serious_violations
+from .conftest import PASSWORD, second_factor_step, serious_violations
 
 CODE = "CMV-CA-FEES-PAI-GOW"  # Casino Marysville's own schedule: a second officer of the room approves it
 ROOM = "casino-marysville"
@@ -21,6 +21,7 @@ def log_in(page, url, user):
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_load_state()
+    second_factor_step(page, user.get_username())
 
 
 def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site, browser, mailoutbox):

@@ -73,7 +73,7 @@ def door(request):
 
 
 def lock(login, username="victim", address=HERE):
-    """Fail LIMIT times: the last failure locks the account and the address."""
+    """Fail LIMIT times: the last failure locks the account."""
     for _ in range(LIMIT):
         response = login(username, WRONG, address)
     assert response.status_code == 429
@@ -92,9 +92,11 @@ def assert_refused(response):
         error = response.json()["error"]
         assert (error["status"], error["code"]) == (429, "throttled")
         assert f"try again in {wait} seconds" in error["message"]
+        assert "manage.py axes_reset_username <user>" in error["message"]  # how an administrator clears it
     else:
         assert response["Content-Type"].startswith("text/plain")
         assert "Too many failed logins" in response.content.decode()
+        assert "manage.py axes_reset_username <user>" in response.content.decode()
     return wait
 
 
@@ -113,13 +115,25 @@ def test_the_attempt_after_the_limit_is_refused_without_checking_the_password(do
     assert CountingHasher.uses == checked
 
 
-def test_another_account_from_the_same_address_is_throttled(door, victim, neighbour):
+def test_guesses_at_one_account_do_not_lock_another_out_of_the_same_address(door, victim, neighbour):
+    """Five wrong guesses at "floor" used to lock "admin" out from the same address for the cool-off: an account
+    is locked, and so from every address; the address itself only at its own, much higher limit."""
     login, succeeded, _ = door
     lock(login)
-    assert_refused(login("neighbour", RIGHT, HERE))
-    assert_refused(login("nobody-by-that-name", WRONG, HERE))
-    # The locked account is locked wherever it comes from; its neighbour is not, from elsewhere.
+    assert login("neighbour", RIGHT, HERE).status_code == succeeded
+    # The locked account is locked wherever it comes from.
+    assert_refused(login("victim", RIGHT, HERE))
     assert login("victim", RIGHT, ELSEWHERE).status_code == 429
+
+
+def test_an_address_is_locked_across_accounts_at_its_own_limit(door, victim, neighbour, settings):
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = 12
+    login, succeeded, _ = door
+    for n in range(11):  # a different made-up account each time: no account reaches its limit
+        assert login(f"nobody-{n}", WRONG, HERE).status_code != 429
+    wait = assert_refused(login("nobody-else", WRONG, HERE))
+    assert 899 <= wait <= 900
+    assert_refused(login("neighbour", RIGHT, HERE))
     assert login("neighbour", RIGHT, ELSEWHERE).status_code == succeeded
 
 
@@ -152,8 +166,10 @@ def test_a_basic_success_does_not_clear_the_failures(victim):
     assert basic_login("victim", WRONG, HERE).status_code == 429
 
 
-def test_tokens_keep_working_from_a_locked_address(victim, people):
+def test_tokens_keep_working_from_a_locked_address(victim, people, settings):
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = LIMIT
     lock(basic_login)
+    assert_refused(basic_login("neighbour", RIGHT, HERE))  # the address is locked
     token = Token.objects.create(user=people.compliance)
     response = Client(REMOTE_ADDR=HERE).get("/api/v1/schedules/", HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 200

@@ -5,8 +5,9 @@ of their own (cardroom_live) holding the seed and demo data, migrated by the own
 Every test in this directory is marked ``live``: bin/test's first two passes leave them out and its live stage
 selects them (``pytest -m live tests/live``). Without the stage's variables they fail; they are never skipped.
 
-Password logins all come from 127.0.0.1 here, so LOGIN_FAILURE_LIMIT (5) failures lock every account out for
-the cool-off: a test that fails logins on purpose asks for ``clear_failed_logins``.
+Password logins all come from 127.0.0.1 here: LOGIN_FAILURE_LIMIT (5) failures lock an account out for the
+cool-off, LOGIN_ADDRESS_FAILURE_LIMIT (50) every account: a test that fails logins on purpose asks for
+``clear_failed_logins``.
 """
 
 import os

@@ -22,6 +22,7 @@ the discarding and withdrawing forms last, and conftest.py runs this module afte
 schema fuzzer.
 """
 
+import base64
 import datetime
 import http.client
 import os
@@ -33,8 +34,11 @@ from html.parser import HTMLParser
 from urllib.parse import parse_qsl, quote, quote_from_bytes, urlsplit
 
 import psycopg
+from django_otp.oath import hotp
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
+from demo.management.commands.load_demo import DEMO_TOTP_SECRET
 
 EXAMPLES = int(os.environ.get("LIVE_PAGE_FUZZ_EXAMPLES", "10"))
 ROLES = ("floor", "compliance", "regulator-ca", "admin")
@@ -111,6 +115,14 @@ class Session:
         self.request("GET", "/login/")
         status, location, _ = self.post("/login/", [("username", username), ("password", password)])
         assert status == 302 and "login" not in (location or ""), f"{username} could not log in ({status})"
+        status, location, _ = self.request("GET", "/")
+        if (location or "").startswith("/login/second-factor/"):  # the demo's authenticator app (README)
+            now = int(time.time()) // 30
+            for step in (now, now + 1):  # a code the device took already is refused: the next step's is accepted
+                status, location, _ = self.post("/login/second-factor/", [("code", demo_code(step)), ("next", "/")])
+                if status == 302:
+                    break
+            assert status == 302 and location == "/", f"{username} could not pass the second factor ({status})"
 
     def post(self, target, pairs, files=()):
         pairs = [("csrfmiddlewaretoken", self.cookies.get("csrftoken", "")), *pairs]
@@ -124,6 +136,11 @@ class Session:
             body, kind = _encode(pairs).encode(), "application/x-www-form-urlencoded"
         return self.request("POST", target, body, {"Content-Type": kind, "X-CSRFToken": self.cookies.get(
             "csrftoken", "")})
+
+
+def demo_code(step):
+    """The demo's authenticator app's code at a 30-second step (load_demo's published secret)."""
+    return f"{hotp(base64.b32decode(DEMO_TOTP_SECRET), step):06d}"
 
 
 def _bytes(value):

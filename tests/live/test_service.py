@@ -30,9 +30,16 @@ def test_without_credentials_the_api_answers_401_with_a_challenge(live_url):
 
 
 def test_a_demo_user_reads_the_schedules(live_url, demo_users):
-    status, _, body = fetch(f"{live_url}/api/v1/schedules/", ("compliance", demo_users["compliance"]))
+    status, _, body = fetch(f"{live_url}/api/v1/schedules/", ("floor", demo_users["floor"]))
     assert status == 200
     assert "GEGA-002888" in {schedule["code"] for schedule in json.loads(body)["results"]}
+
+
+def test_basic_is_refused_to_an_account_that_must_have_a_second_factor(live_url, demo_users):
+    """With DEBUG off, compliance officers must have one (MFA_REQUIRED_FOR_COMPLIANCE's default): a token instead."""
+    status, headers, body = fetch(f"{live_url}/api/v1/schedules/", ("compliance", demo_users["compliance"]))
+    assert status == 401
+    assert "Authorization: Token <key>" in json.loads(body)["error"]["message"]
 
 
 def test_pages_carry_the_production_headers_and_secure_cookies(live_url):
@@ -49,8 +56,9 @@ def test_guessing_a_password_is_throttled(live_url, demo_users, clear_failed_log
     assert status == 429
     assert 0 < int(headers["Retry-After"]) <= 15 * 60
     assert json.loads(body)["error"]["code"] == "throttled"
-    # The address is locked too: another account, with its right password.
-    assert fetch(f"{live_url}/api/v1/schedules/", ("floor", demo_users["floor"]))[0] == 429
+    # The account is locked, not the address: another account, with its right password, still reads.
+    assert fetch(f"{live_url}/api/v1/schedules/", ("compliance", demo_users["compliance"]))[0] == 429
+    assert fetch(f"{live_url}/api/v1/schedules/", ("floor", demo_users["floor"]))[0] == 200
 
 
 @pytest.mark.services  # a real worker: tests/conftest.py leaves tasks to the broker

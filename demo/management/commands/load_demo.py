@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
+from cardroom import second_factor
 from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
 from cardroom.roles import appoint
 from demo import play
@@ -27,6 +28,12 @@ DEMO_USERS = [
     ("compliance-wa-2", "compliance-dev-only", Role.COMPLIANCE_OFFICER, "demo-evergreen-card-room", None),
     ("regulator-wa", "regulator-dev-only", Role.REGULATOR, None, "WA"),
 ]
+# The demo's second factor (development only, published in the README like the passwords): the accounts whose role
+# needs one on a real installation (cardroom.second_factor) have an authenticator app with this base32 secret and
+# these recovery codes (made usable again by every run of load_demo).
+DEMO_TOTP_SECRET = "CARDROOMDEMOONLYCARDROOMDEMOONLY"
+DEMO_RECOVERY_CODES = [f"demo-recovery-{n}" for n in range(1, 6)]
+DEMO_SECOND_FACTOR = {Role.ADMIN, Role.COMPLIANCE_OFFICER, Role.REGULATOR}
 # When the demo postings start: the beginning of the seeded data's first demo gaming day.
 DEMO_POSTED_FROM = datetime.datetime(2026, 1, 1, 8, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
 # Table minimum and maximum where the option states no table limit of its own.
@@ -112,6 +119,9 @@ class Command(BaseCommand):
                 establishment=Establishment.objects.get(slug=establishment) if establishment else None,
                 jurisdiction=Jurisdiction.objects.get(code=jurisdiction) if jurisdiction else None,
             )
+            if role in DEMO_SECOND_FACTOR:
+                second_factor.set_up_app(user, DEMO_TOTP_SECRET)
+                second_factor.new_recovery_codes(user, DEMO_RECOVERY_CODES)
         self.record_conditions_met(User)  # before posting: a posting is an error while a prerequisite is outstanding
         self.post_tables(Table.objects.filter(establishment=marysville), User.objects.get(username="compliance"))
         self.post_house_banked_tables(Table.objects.filter(establishment=evergreen))

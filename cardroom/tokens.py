@@ -1,0 +1,47 @@
+"""API tokens ("Authorization: Token <key>", DRF's authtoken): one per person, made only for someone who passed the
+second factor that their account needs, listed and revoked in the admin and on the person's own account page.
+
+A person makes (or replaces) and revokes their own on their account page, in a session that passed its second
+factor. An administrator makes them in the admin only for accounts that need no second factor (a floor terminal,
+an integration); one for an account that needs one would be a second factor never passed. Either door writes the
+audit log through ``cardroom.changes`` (never the key itself).
+"""
+
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from . import changes, second_factor
+from .exceptions import NotAllowed
+
+
+def refusal_for(user):
+    """Why an administrator may not make ``user`` a token in the admin, or None."""
+    if second_factor.required(user):
+        return (f"{user.get_username()} must use a second factor: they make their own token on their account page "
+                "(/account/) after passing it.")
+    return None
+
+
+def of(user):
+    return Token.objects.filter(user=user).first()
+
+
+@transaction.atomic
+def issue(request):
+    """A new token for the requesting person, replacing the one they had; its key is shown to them once."""
+    user = request.user
+    if (second_factor.required(user) or second_factor.has_device(user)) and not second_factor.passed(user):
+        raise NotAllowed("A token is made only in a session that passed your second factor: sign in again.")
+    old = of(user)
+    if old is not None:
+        changes.delete(old, user=user, reason="replaced by a new token on the account page")
+    return changes.save(Token(user=user), user=user, reason="made on the account page")
+
+
+@transaction.atomic
+def revoke(request):
+    """Revoke the requesting person's token: every client using it is refused from the next request on."""
+    token = of(request.user)
+    if token is not None:
+        changes.delete(token, user=request.user, reason="revoked on the account page")
+    return token
