@@ -36,8 +36,7 @@ def publish(request, establishment, code, number, scope):
         initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
                  "retroactive": version.retroactive, "retroactive_reason": version.retroactive_reason})
     review = ReviewForm(request.POST or None) if awaiting else None
-    may_approve = (awaiting and permissions.allowed(request.user, services.APPROVE, document)
-                   and request.user.pk not in PUBLICATION.involved(version))
+    may = _may(request.user, version, document) if awaiting else {}
     status = 200
     if request.method == "POST":
         step = request.POST.get("step", "request")
@@ -71,8 +70,18 @@ def publish(request, establishment, code, number, scope):
                            for posting, found in preview["postings"]]
     return _render(request, "publish.html", establishment, {
         "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
-        "form": form, "review": review, "awaiting": awaiting, "may_approve": may_approve,
+        "form": form, "review": review, "awaiting": awaiting, "may": may,
         "reviews": version.reviews.all(), "today": today}, status=status)
+
+
+def _may(user, version, document):
+    """The steps ``user`` may take on a version awaiting a second officer (the page shows only their buttons): the
+    named permission, then the review's table (``cardroom.review``: who asked, who made it, an administrator)."""
+    permitted = {"approve": services.APPROVE, "refuse": services.APPROVE, "withdraw": services.EDIT}
+    may = {step: permissions.allowed(user, name, document) and PUBLICATION.may(version, step, user)
+           for step, name in permitted.items()}
+    may["for_asker"] = may["withdraw"] and version.review_requested_by_id != user.pk
+    return may
 
 
 PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, what is said once it is done)
