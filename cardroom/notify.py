@@ -1,6 +1,7 @@
 """Emails for the two-person review: those who may approve are told when something awaits them, the author when it
-is approved or refused, or withdrawn by someone else (an administrator). Sent through ``django.core.mail`` (EMAIL_BACKEND in settings) once the step's transaction
-commits, so a step rolled back sends nothing; people without an email address are skipped.
+is approved or refused, or withdrawn by someone else (an administrator). Sent through ``django.core.mail``
+(EMAIL_BACKEND in settings) once the step's transaction commits, so a step rolled back sends nothing; people without
+an email address are skipped.
 
 Called from the one place each step happens (the services: ``fees.services``, ``signage.services``), never from
 views. What each kind is in words, where it is answered and who approves it, its app says when it registers the

@@ -115,8 +115,10 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-# What the two-person review steps write on a version and nothing else does (fees.services, cardroom.review).
-STEP_FIELDS = ("status", "review_requested_by", "review_requested_at", "published_by", "published_at")
+# What the two-person review steps write on a version and no edit does (fees.services, cardroom.review): the ask
+# sets the publication's reason and retroactive confirmation, every step the status.
+STEP_FIELDS = ("status", "publication_reason", "retroactive", "retroactive_reason", "review_requested_by",
+               "review_requested_at", "published_by", "published_at")
 
 
 class ScheduleVersion(models.Model):
