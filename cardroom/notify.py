@@ -1,6 +1,7 @@
 """Emails for the two-person review: those who may approve are told when something awaits them, the author when it
-is approved or refused. Sent through ``django.core.mail`` (EMAIL_BACKEND in settings) once the step's transaction
-commits, so a step rolled back sends nothing; people without an email address are skipped.
+is approved or refused, or withdrawn by someone else (an administrator). Sent through ``django.core.mail``
+(EMAIL_BACKEND in settings) once the step's transaction commits, so a step rolled back sends nothing; people without
+an email address are skipped.
 
 Called from the one place each step happens (the services: ``fees.services``, ``signage.services``), never from
 views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
@@ -66,3 +67,13 @@ def answered(kind, obj, approved):
     step = kind.outcomes[0 if approved else 1]
     _send([asker], f"{'Approved' if approved else 'Refused'}: {what}", _answered(what, step, by, reason,
                                                                                 kind.path(obj)))
+
+
+def withdrawn(kind, obj, by, reason):
+    """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why."""
+    kind = review.KINDS[kind]
+    what = kind.what(obj)
+    asker, _ = kind.asked(obj)
+    _send([asker], f"Withdrawn: {what}",
+          f"{what} was withdrawn by {by.get_username() if by else 'a command'}, an administrator, not by you.\n\n"
+          f"Their reason: {reason}\n\nOpen it: {_link(kind.path(obj))}\n")

@@ -36,6 +36,12 @@ def _reason(data, key="reason"):
     return f' Reason: "{reason.rstrip(".")}."'
 
 
+def _for_asker(data):
+    """A step an administrator took for whoever asked (cardroom.review: withdrawing someone else's request)."""
+    asker = _v(data, "on_behalf_of")
+    return f" As an administrator, for {asker}, who had asked for it." if asker else ""
+
+
 def _schedule(data):
     code, version = _v(data, "code"), _v(data, "version")
     return f"{code} version {version}" if code and version else (code or "a schedule")
@@ -53,7 +59,7 @@ def _reading(verb):
         place = f"{_schedule(data)} option {_v(data, 'option', '?')} tier {_v(data, 'tier', '?')}"
         value = _v(data, "value")
         read = f'read as "{value}"' if value else "read as left empty"
-        return f"{verb} a reading of {place}: {_v(data, 'field', 'a value')} {read}.{_reason(data)}"
+        return f"{verb} a reading of {place}: {_v(data, 'field', 'a value')} {read}.{_reason(data)}{_for_asker(data)}"
     return words
 
 
@@ -61,7 +67,7 @@ def _override(verb):
     def words(data):
         count = len(data.get("findings") or [])
         findings = f" despite {count} error finding{'' if count == 1 else 's'}" if count else ""
-        return f"{verb} printing this posting's sign{findings}.{_reason(data)}"
+        return f"{verb} printing this posting's sign{findings}.{_reason(data)}{_for_asker(data)}"
     return words
 
 
@@ -163,7 +169,7 @@ WORDS = {
     "schedule.requested": lambda d: f"Asked a second officer to publish {_schedule(d)}." + _reason(d),
     "schedule.publish": _published,
     "schedule.refused": lambda d: f"Refused to publish {_schedule(d)}; it is a draft again." + _reason(d),
-    "schedule.withdrawn": lambda d: f"Withdrew the request to publish {_schedule(d)}." + _reason(d),
+    "schedule.withdrawn": lambda d: f"Withdrew the request to publish {_schedule(d)}." + _reason(d) + _for_asker(d),
     "schedule.interpretation_proposed": _reading("Proposed"),
     "schedule.interpretation_approved": _reading("Approved"),
     "schedule.interpretation_refused": _reading("Refused"),

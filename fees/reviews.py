@@ -15,7 +15,7 @@ PUBLICATION = review.Workflow(
     states={Status.DRAFT: review.DRAFT, Status.IN_REVIEW: review.AWAITING, Status.PUBLISHED: review.APPROVED},
     lands={review.REFUSE: Status.DRAFT, review.WITHDRAW: Status.DRAFT},  # refused or withdrawn: a draft again
     asker=lambda version: version.review_requested_by_id,
-    makers=lambda version: version.editors(),  # whoever started or changed it, at any door (its history)
+    makers=lambda version: version.editors(),  # who started or changed its content, at any door (not a review step)
     label=lambda status: str(Status(status).label).lower(),
     conflict=VersionStateError,
 )
@@ -23,7 +23,7 @@ PUBLICATION = review.Workflow(
 INTERPRETATION = review.Workflow(
     states={Interpretation.Status.PROPOSED: review.AWAITING, Interpretation.Status.APPROVED: review.APPROVED,
             Interpretation.Status.REFUSED: review.REFUSED, Interpretation.Status.WITHDRAWN: review.WITHDRAWN},
-    also={review.WITHDRAW: frozenset({review.APPROVED})},  # an approved reading is retired by withdrawing it
+    allows=frozenset({(review.WITHDRAW, review.APPROVED)}),  # an approved reading is retired by withdrawing it
     asker=lambda reading: reading.recorded_by_id,
     label=lambda status: str(Interpretation.Status(status).label).split(":")[0].lower(),
     conflict=InterpretationConflict,
@@ -59,7 +59,7 @@ def _version_items(pks, user, scope, establishment):
     items = []
     for v in ScheduleVersion.objects.filter(pk__in=pks).select_related("document__establishment",
                                                                        "review_requested_by"):
-        if user.pk in v.editors():  # whoever started or changed it may not approve it
+        if not PUBLICATION.may(v, review.APPROVE, user):  # whoever started or changed it may not approve it
             continue
         path = _version_path(v, scope, establishment)
         if path:
@@ -98,7 +98,7 @@ def _reading_items(pks, user, scope, establishment):
 SCHEDULE_KIND = review.Kind(
     name="schedule", label="Publication of a schedule version", waiting=_waiting_versions, items=_version_items,
     what=_publication, path=_version_path, role=lambda v: _role(v.document),
-    approvers=lambda v: inbox.schedule_approvers(v.document, exclude=v.editors() | {v.review_requested_by_id}),
+    approvers=lambda v: inbox.schedule_approvers(v.document, exclude=PUBLICATION.involved(v)),
     asked=lambda v: (v.review_requested_by, v.publication_reason), answered=_last_answer,
     outcomes=("approved: it is published", "refused: it is a draft again"),
 )
@@ -106,7 +106,7 @@ SCHEDULE_KIND = review.Kind(
 INTERPRETATION_KIND = review.Kind(
     name="interpretation", label="Interpretation of a schedule", waiting=_waiting_readings, items=_reading_items,
     what=lambda r: f"Interpretation #{r.pk}: {r}", path=_reading_path, role=lambda r: _role(r.version.document),
-    approvers=lambda r: inbox.schedule_approvers(r.version.document, exclude={r.recorded_by_id}),
+    approvers=lambda r: inbox.schedule_approvers(r.version.document, exclude=INTERPRETATION.involved(r)),
     asked=lambda r: (r.recorded_by, r.statement), answered=lambda r: (r.reviewed_by, r.review_reason),
     outcomes=("approved: it is in use", "refused"),
 )

@@ -8,7 +8,7 @@ steps go through the one review mechanism (``cardroom.review``, workflows in ``f
 
 - drafts: ``start_draft``, ``discard_draft``;
 - publication: ``request_publication``, then a second officer's ``approve_publication`` or ``refuse_publication``,
-  or the asker's side's ``withdraw_publication``;
+  or the asker's ``withdraw_publication`` (an administrator's too);
 - interpretations: ``propose_interpretation``, then ``approve_interpretation`` / ``refuse_interpretation``, or
   ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired);
 - reconciliation: ``reconcile`` (a person, on demand, or ``SYSTEM``: the scheduler's nightly run).
@@ -88,8 +88,8 @@ def discard_draft(actor, version):
 # -- publication ------------------------------------------------------------------------------------------------------
 
 
-def _record(version, step, *, actor, reason):
-    version.record_step(step, user=actor, actor_label="", reason=reason)
+def _record(version, step, *, actor, reason, data=None):
+    version.record_step(step, user=actor, actor_label="", reason=reason, data=data)
 
 
 @transaction.atomic
@@ -145,12 +145,16 @@ def refuse_publication(actor, version, *, reason):
 
 @transaction.atomic
 def withdraw_publication(actor, version, *, reason):
-    """Take back a request for publication (anyone who may edit the schedule), so the draft can be edited again."""
+    """Take back a request for publication, so the draft can be edited again: whoever asked for it, or an
+    administrator (the audit entry says for whom, and they are told)."""
     permissions.require(actor, EDIT, version.document)
     reason = review.read_reason(reason)
     _version_locked(version)
-    version.status = PUBLICATION.step(version, review.WITHDRAW, user=actor, what=str(version))
-    _record(version, VersionReview.Step.WITHDRAWN, actor=actor, reason=reason)
+    version.status = PUBLICATION.step(version, review.WITHDRAW, user=actor, what=_named(version))
+    for_asker = PUBLICATION.for_asker(version, actor)
+    _record(version, VersionReview.Step.WITHDRAWN, actor=actor, reason=reason, data=for_asker)
+    if for_asker:
+        notify.withdrawn("schedule", version, actor, reason)
     return version
 
 
@@ -252,16 +256,20 @@ def refuse_interpretation(actor, reading, *, reason):
 
 @transaction.atomic
 def withdraw_interpretation(actor, reading, *, reason):
-    """Take back a proposal, or retire an approved reading (the value is read as printed again), with the reason."""
+    """Take back a proposal, or retire an approved reading (the value is read as printed again), with the reason:
+    whoever proposed it, or an administrator (the audit entry says for whom, and they are told)."""
     permissions.require(actor, EDIT, reading.version.document)
     reading = _reading_locked(reading)
     was = reading.status
     status = INTERPRETATION.step(reading, review.WITHDRAW, user=actor, what=f"Interpretation #{reading.pk}")
     reason = readings.read_reason(reason)
+    for_asker = INTERPRETATION.for_asker(reading, actor)
     _answered(reading, actor, status, reason)
     readings.save(reading, actor, f"Interpretation withdrawn: {reason}")
     generation.bump()  # an approved reading retired: quotes read the printed value again
-    readings.log(reading, "withdrawn", actor, reason=reason, was=was)
+    readings.log(reading, "withdrawn", actor, reason=reason, was=was, **for_asker)
+    if for_asker:
+        notify.withdrawn("interpretation", reading, actor, reason)
     return reading
 
 

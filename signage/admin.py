@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
-from cardroom import permissions
+from cardroom import permissions, review
 from cardroom.access import scope_of
 from cardroom.admin_site import ReadOnlyAdmin
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
@@ -23,6 +23,7 @@ from fees.models import ScheduleDocument, TablePosting
 from . import content, printing, services, tasks
 from . import render as signs
 from .models import PrintOverride, SignPrint
+from .reviews import OVERRIDE
 from .postings import (
     PostingInputError,
     current_override,
@@ -311,9 +312,11 @@ class TablePostingAdmin(ReadOnlyAdmin):
                               original=posting, errors=error_findings(posting),
                               intro=f"{asked} Another compliance officer must approve or refuse it.",
                               steps=[("withdraw", "Withdraw the request")])
+        steps = [("approve", "Approve: the sign may be printed"), ("refuse", "Refuse")]
+        if OVERRIDE.may(waiting, review.WITHDRAW, request.user):  # an administrator, for the asker
+            steps.append(("withdraw", f"Withdraw {waiting.requested_by}'s request, as an administrator"))
         return self._page(request, form, f"Approve or refuse the override of {posting}", "", original=posting,
-                          errors=error_findings(posting), intro=asked,
-                          steps=[("approve", "Approve: the sign may be printed"), ("refuse", "Refuse")])
+                          errors=error_findings(posting), intro=asked, steps=steps)
 
     def batch_view(self, request):
         scope = scope_of(request)

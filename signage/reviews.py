@@ -57,7 +57,7 @@ def _items(pks, user, scope, establishment):
 OVERRIDE_KIND = review.Kind(
     name="override", label="Print override", waiting=_waiting, items=_items, what=_what, path=_path,
     role=lambda o: f"a second compliance officer of {o.posting.table.establishment.name}",
-    approvers=lambda o: inbox.room_approvers(o.posting.table.establishment, exclude={o.requested_by_id}),
+    approvers=lambda o: inbox.room_approvers(o.posting.table.establishment, exclude=OVERRIDE.involved(o)),
     asked=lambda o: (o.requested_by, o.reason), answered=lambda o: (o.decided_by, o.decision_reason),
     outcomes=("approved: the sign may be printed", "refused: the sign stays blocked"),
 )

@@ -119,11 +119,11 @@ def _decide(actor, posting, step, reason, saying):
     return asked
 
 
-def _log(action, actor, posting, asked):
+def _log(action, actor, posting, asked, **more):
     log_action(action, actor=actor, obj=posting, establishment=posting.table.establishment,
                data={"override": asked.pk, "reason": asked.decision_reason,
                      "requested_by": asked.requested_by.get_username(), "request_reason": asked.reason,
-                     "findings": asked.findings})
+                     "findings": asked.findings, **more})
 
 
 @transaction.atomic
@@ -146,8 +146,11 @@ def refuse_override(actor, posting, *, reason):
 
 @transaction.atomic
 def withdraw_override(actor, posting, *, reason):
-    """Take back the override asked for while it awaits a second officer (anyone who may ask for one): the sign
-    stays blocked, and another may be asked for."""
+    """Take back the override asked for while it awaits a second officer: whoever asked for it, or an administrator
+    (the audit entry says for whom, and they are told). The sign stays blocked, and another may be asked for."""
     asked = _decide(actor, posting, review.WITHDRAW, reason, "why the override is withdrawn")
-    _log("signage.print_override_withdrawn", actor, posting, asked)
+    for_asker = OVERRIDE.for_asker(asked, actor)
+    _log("signage.print_override_withdrawn", actor, posting, asked, **for_asker)
+    if for_asker:
+        notify.withdrawn("override", asked, actor, asked.decision_reason)
     return asked

@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.shortcuts import redirect
 
 from cardroom import forms as strict
-from cardroom import permissions, values
+from cardroom import permissions, review, values
 from cardroom.exceptions import StateConflict
 from cardroom.models import Source
 from fees import interpretations, services
@@ -112,6 +112,9 @@ def interpretations_page(request, establishment, code, number, scope):
     for reading in readings:
         live = reading.status in interpretations.LIVE
         prefix = f"r{reading.pk}"
+        # The buttons this user may use: approve and refuse (a second officer), withdraw (its proposer, an admin).
+        may_decide = live and may_review and INTERPRETATION.may(reading, review.REFUSE, request.user)
+        may_withdraw = live and may_edit and INTERPRETATION.may(reading, review.WITHDRAW, request.user)
         rows.append({
             "reading": reading, "where": interpretations.where(reading.option_number, reading.tier_order),
             "field": interpretations.FIELD_LABELS.get(reading.field, reading.field),
@@ -119,9 +122,10 @@ def interpretations_page(request, establishment, code, number, scope):
                         if reading.pk in printed else None),
             "read_as": interpretations.label(reading.field, reading.value, document.currency),
             "footnote": interpretations.footnote(reading),
-            "form": step_forms.get(prefix) or (StepForm(prefix=prefix) if live and may_edit else None),
-            "may_review": (reading.status == Interpretation.Status.PROPOSED and may_review
-                           and request.user.pk not in INTERPRETATION.involved(reading)),
+            "form": step_forms.get(prefix) or (StepForm(prefix=prefix) if may_decide or may_withdraw else None),
+            "may_review": may_decide and INTERPRETATION.may(reading, review.APPROVE, request.user),
+            "may_withdraw": may_withdraw,
+            "for_asker": may_withdraw and reading.recorded_by_id != request.user.pk,
             "mine": reading.recorded_by_id == request.user.pk,
         })
     return _render(request, "interpretations.html", establishment, {

@@ -115,6 +115,12 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
+# What the two-person review steps write on a version and no edit does (fees.services, cardroom.review): the ask
+# sets the publication's reason and retroactive confirmation, every step the status.
+STEP_FIELDS = ("status", "publication_reason", "retroactive", "retroactive_reason", "review_requested_by",
+               "review_requested_at", "published_by", "published_at")
+
+
 class ScheduleVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -237,19 +243,28 @@ class ScheduleVersion(models.Model):
         return self.status != self.Status.DRAFT
 
     def editors(self):
-        """Ids of the users who started or changed this draft, its options or tiers (history, every door)."""
+        """Ids of the users who started or changed this draft, its options or tiers (history, every door). A review
+        step (asked for, refused, withdrawn: ``record_step``) changes only ``STEP_FIELDS`` and is no edit: the
+        officer who refused a version may approve it once it is corrected and asked for again."""
         people = {self.created_by_id}
-        people.update(ScheduleVersion.history.filter(id=self.pk).values_list("history_user_id", flat=True))
+        content = [f.attname for f in ScheduleVersion._meta.concrete_fields if f.name not in (*STEP_FIELDS, "id")]
+        before = None
+        for row in (ScheduleVersion.history.filter(id=self.pk).order_by("history_date", "history_id")
+                    .values_list("history_user_id", "history_type", *content)):
+            now = row[2:]
+            if row[1] != "~" or now != before:
+                people.add(row[0])
+            before = now
         options = FeeOption.history.filter(version_id=self.pk)
         people.update(options.values_list("history_user_id", flat=True))
         people.update(FeeTier.history.filter(option_id__in=options.values("id"))
                       .values_list("history_user_id", flat=True))
         return people - {None}
 
-    def record_step(self, step, *, user, actor_label, reason):
+    def record_step(self, step, *, user, actor_label, reason, data=None):
         """Save the version as a review step left it and keep the step (who, when, why) and its audit entry: the
         storage of ``fees.services``' publication steps (``cardroom.review``), the only saves a locked version
-        allows."""
+        allows. ``data``: more for the audit entry (an administrator withdrawing for the asker)."""
         from cardroom.audit import log_action
 
         self._change_reason = f"{VersionReview.Step(step).label}: {reason}"
@@ -268,7 +283,7 @@ class ScheduleVersion(models.Model):
             data={"code": self.document.code, "version": self.number, "reason": reason, "draft_reason": self.reason,
                   "publication_reason": self.publication_reason,
                   "effective_from": self.effective_from.isoformat() if self.effective_from else None,
-                  "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason},
+                  "retroactive": self.retroactive, "retroactive_reason": self.retroactive_reason, **(data or {})},
         )
 
     def mark_published(self, *, user, reason, actor_label=""):

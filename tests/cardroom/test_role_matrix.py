@@ -73,12 +73,14 @@ MATRIX = [
      dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
     ("post", f"{SCHEDULE}/versions/{{in_review}}/refuse/", {"reason": "Matrix"},
      dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
+    # Only whoever asked (t-compliance-2) withdraws, or an administrator for them (cardroom.review).
     ("post", f"{SCHEDULE}/versions/{{in_review}}/withdraw/", {"reason": "Matrix"},
-     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+     dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
     ("delete", f"{SCHEDULE}/versions/{{draft}}/", None,
      dict(admin=204, compliance=204, floor=403, regulator=403, other=404, anonymous=401)),
     # Interpretations of a room's own schedule: everyone who sees it reads the approved ones; its compliance officers
-    # propose and withdraw; a second one (here: not t-compliance-2, who proposed) approves or refuses.
+    # propose; a second one (here: not t-compliance-2, who proposed) approves or refuses; only who proposed it (or an
+    # administrator) withdraws it.
     ("get", f"{READINGS}/", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=404, anonymous=401)),
     ("get", f"{READINGS}/{{reading_approved}}/", None,
@@ -90,7 +92,7 @@ MATRIX = [
     ("post", f"{READINGS}/{{reading_proposed}}/refuse/", {"reason": "Matrix: refused."},
      dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
     ("post", f"{READINGS}/{{reading_proposed}}/withdraw/", {"reason": "Matrix: withdrawn."},
-     dict(admin=200, compliance=200, floor=403, regulator=403, other=404, anonymous=401)),
+     dict(admin=200, compliance=403, floor=403, regulator=403, other=404, anonymous=401)),
     # The ledger: the establishment's staff record; regulators read.
     ("get", "/api/v1/ledger/entries/?gaming_day=2026-11-20", None,
      dict(admin=200, compliance=200, floor=200, regulator=200, other=200, anonymous=401)),

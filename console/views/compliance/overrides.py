@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from cardroom import permissions
+from cardroom import permissions, review
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Table
 from cardroom.ordering import natural
@@ -18,6 +18,7 @@ from compliance.models import Finding, ValidationRun
 from fees.models import TablePosting
 from signage import services as signage_services
 from signage.models import PrintOverride
+from signage.reviews import OVERRIDE
 
 from ...access import page
 from ...rows import e as _e, plural as _plural
@@ -196,4 +197,7 @@ def override_posting(request, establishment, posting, scope):
         "posting": posting, "form": form, "run": run, "findings": found,
         "has_errors": any(f.severity == Finding.Severity.ERROR for f in found), "overrides": overrides,
         "approved": next((o for o in overrides if o.is_approved), None), "waiting": waiting,
-        "asked_by_me": waiting is not None and waiting.requested_by_id == request.user.pk}, status=status)
+        "asked_by_me": waiting is not None and waiting.requested_by_id == request.user.pk,
+        # an administrator may withdraw someone else's request too (cardroom.review's table), saying why
+        "may_withdraw": waiting is not None and OVERRIDE.may(waiting, review.WITHDRAW, request.user)},
+        status=status)

@@ -31,21 +31,22 @@ def publish(request, establishment, code, number, scope):
         return _published_refusal(request, establishment, document, version)
     today = timezone.localdate()
     awaiting = version.status == ScheduleVersion.Status.IN_REVIEW
+    step = request.POST.get("step", "request") if request.method == "POST" else None
+    # The form a POST fills: the review form to approve, refuse or withdraw (or to ask again while it awaits), the
+    # publish form to ask. A page out of date may send either in either state: the service says it is out of step.
+    answering = step is not None and (awaiting or step in PUBLICATION_STEPS)
     form = None if awaiting else PublishForm(
-        request.POST or None, version=version, today=today,
+        request.POST if step and not answering else None, version=version, today=today,
         initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
                  "retroactive": version.retroactive, "retroactive_reason": version.retroactive_reason})
-    review = ReviewForm(request.POST or None) if awaiting else None
-    may_approve = (awaiting and permissions.allowed(request.user, services.APPROVE, document)
-                   and request.user.pk not in PUBLICATION.involved(version))
+    review = ReviewForm(request.POST if answering else None) if awaiting or answering else None
+    may = _may(request.user, version, document) if awaiting else {}
     status = 200
-    if request.method == "POST":
-        step = request.POST.get("step", "request")
-        valid = review.is_valid() if awaiting else form.is_valid()
-        target = review if awaiting else form
-        if valid:
+    if step is not None:
+        target = review if answering else form
+        if target.is_valid():
             try:
-                done = _review_step(request, version, step, target.cleaned_data, awaiting=awaiting, scope=scope)
+                done = _review_step(request, version, step, target.cleaned_data)
             except StateConflict as error:
                 target.add_error(None, str(error))
                 status = 409
@@ -58,6 +59,9 @@ def publish(request, establishment, code, number, scope):
                 return redirect("console:compliance-version", establishment.slug, document.code, version.number)
         else:
             status = 400
+        if target is review and not awaiting:  # the draft's page shows the publish form: say it there
+            for error in review.non_field_errors() or [str(e) for e in review.errors.get("reason", [])]:
+                messages.error(request, error)
     version.refresh_from_db()
     current = in_force([v for v in versions if v.pk != version.pk], today)
     changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
@@ -71,8 +75,18 @@ def publish(request, establishment, code, number, scope):
                            for posting, found in preview["postings"]]
     return _render(request, "publish.html", establishment, {
         "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
-        "form": form, "review": review, "awaiting": awaiting, "may_approve": may_approve,
+        "form": form, "review": review, "awaiting": awaiting, "may": may,
         "reviews": version.reviews.all(), "today": today}, status=status)
+
+
+def _may(user, version, document):
+    """The steps ``user`` may take on a version awaiting a second officer (the page shows only their buttons): the
+    named permission, then the review's table (``cardroom.review``: who asked, who made it, an administrator)."""
+    permitted = {"approve": services.APPROVE, "refuse": services.APPROVE, "withdraw": services.EDIT}
+    may = {step: permissions.allowed(user, name, document) and PUBLICATION.may(version, step, user)
+           for step, name in permitted.items()}
+    may["for_asker"] = may["withdraw"] and version.review_requested_by_id != user.pk
+    return may
 
 
 PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, what is said once it is done)
@@ -82,14 +96,16 @@ PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, 
 }
 
 
-def _review_step(request, version, step, data, *, awaiting, scope):
+def _review_step(request, version, step, data):
     """Take one step of the two-person publication (``fees.services``); returns the message to show."""
     user, label = request.user, f"{version.document.code} version {version.number}"
-    if not awaiting:
-        services.request_publication(user, version, reason=data["reason"], effective_from=data["effective_from"],
-                                     retroactive=data["retroactive"], retroactive_reason=data["retroactive_reason"])
+    if step not in PUBLICATION_STEPS:  # asking (again, from a page out of date: the service says it awaits)
+        services.request_publication(
+            user, version, reason=data["reason"], effective_from=data.get("effective_from", version.effective_from),
+            retroactive=data.get("retroactive", version.retroactive),
+            retroactive_reason=data.get("retroactive_reason", version.retroactive_reason))
         return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
-    service, done = PUBLICATION_STEPS.get(step, PUBLICATION_STEPS["approve"])
+    service, done = PUBLICATION_STEPS[step]
     service(user, version, reason=data["reason"])
     return f"{label}{done}"
 
