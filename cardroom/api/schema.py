@@ -32,7 +32,7 @@ SPECTACULAR_SETTINGS).
 
 from django.core.exceptions import FieldDoesNotExist
 from drf_spectacular import openapi
-from drf_spectacular.authentication import BasicScheme
+from drf_spectacular.authentication import BasicScheme, SessionScheme
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework import serializers
 
@@ -201,3 +201,10 @@ class CardroomBasicScheme(BasicScheme):
     """cardroom.authentication.BasicAuthentication is HTTP Basic (with the failed-login throttle)."""
 
     target_class = "cardroom.authentication.BasicAuthentication"
+
+
+class SecondFactorSessionScheme(SessionScheme):
+    """The session scheme for ``cardroom.authentication.SessionAuthentication`` (DRF's, refusing a session that owes
+    its second factor): the same cookie as DRF's own."""
+
+    target_class = "cardroom.authentication.SessionAuthentication"

@@ -93,7 +93,7 @@ def room(people):
 
 
 def broken_message(room, entry_id, position, kind):
-    return f"chain establishment:{room.pk} (test-chain-room): entry {entry_id} at position {position}: {kind}"
+    return f"chain establishment:{room.pk} (Test Chain Room): entry {entry_id} at position {position}: {kind}"
 
 
 # Writing: one linked chain per establishment, one for the installation.
@@ -171,10 +171,10 @@ def test_clean_log_verifies_and_the_command_says_ok(room, people):
     assert ok
     lines = out.splitlines()
     assert len(lines) == len(reports) and all(line.startswith("OK ") for line in lines)
-    assert f"OK establishment:{room.pk} (test-chain-room): 5 entries, head {room.entries[-1].entry_hash}" in lines
+    assert f"OK establishment:{room.pk} (Test Chain Room): 5 entries, head {room.entries[-1].entry_hash}" in lines
 
     ok, out = verify("--establishment", "test-chain-room")
-    line = f"OK establishment:{room.pk} (test-chain-room): 5 entries, head {room.entries[-1].entry_hash}"
+    line = f"OK establishment:{room.pk} (Test Chain Room): 5 entries, head {room.entries[-1].entry_hash}"
     assert ok and out.splitlines() == [line]
 
 
@@ -244,7 +244,7 @@ def test_a_rewritten_tail_still_disagrees_with_the_recorded_head(room):
                [changes.get("action", entry.action), changes["prev_hash"], previous, entry.pk])
     ok, message = verify("--establishment", "test-chain-room")
     assert not ok
-    assert (f"chain establishment:{room.pk} (test-chain-room): position 5: "
+    assert (f"chain establishment:{room.pk} (Test Chain Room): position 5: "
             "chain does not end at the recorded head") in message
     assert "is not the recorded head's" in message
 
@@ -261,7 +261,7 @@ def test_deleted_entries_at_the_end_are_detected_against_the_head(room):
     tamper("DELETE FROM {table} WHERE id IN (%s, %s)", [room.entries[3].pk, room.entries[4].pk])
     ok, message = verify()
     assert not ok
-    assert (f"chain establishment:{room.pk} (test-chain-room): position 4: chain does not end at the recorded head "
+    assert (f"chain establishment:{room.pk} (Test Chain Room): position 4: chain does not end at the recorded head "
             "(entries missing at the end: the chain ends at position 3 but its recorded head is position 5)") in message
 
 
@@ -321,7 +321,7 @@ def test_a_forged_chain_without_a_head_is_detected(room, people):
     forged = forge(room.entries[0], chain=name, establishment_id=other.pk, entry_hash=digest)
     assert forged.chain == name
     ok, message = verify()
-    assert not ok and f"chain {name} (test-other): position 1: chain does not end at the recorded head " \
+    assert not ok and f"chain {name} (Other): position 1: chain does not end at the recorded head " \
                       "(the chain has entries but no recorded head)" in message
 
 
