@@ -30,6 +30,7 @@ TASKS = {
     Job.Kind.AUDIT_EXPORT: "exports.tasks.export_audit",
     Job.Kind.BUNDLE_VERIFICATION: "exports.tasks.verify_bundle",
     Job.Kind.LEDGER_IMPORT: "fees.imports.import_records",
+    Job.Kind.RECONCILIATION: "fees.tasks.reconcile_period",
 }
 
 

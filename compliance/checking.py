@@ -15,7 +15,7 @@ from django.utils import timezone
 from cardroom import game_checks
 from cardroom.models import Table
 from fees.models import ScheduleVersion, TablePosting
-from fees.variance import short_days
+from fees.variance import over_days, short_days
 
 from . import identity
 from .facts import Catalog, document_facts, table_rounds
@@ -34,7 +34,8 @@ from .rules import check_posting, lint_approvals, lint_documents, rule_player_de
 from .rules.game_math import house_edge_findings
 from .rules.lint import TableFacts
 from .rules.postings import PostingFacts
-from .rules.variance import LOOKBACK_DAYS, ShortDays, rule_short_days_in_a_row
+from .rules.variance import (LOOKBACK_DAYS, OverCollected, ShortDays, rule_collected_above_schedule,
+                             rule_short_days_in_a_row)
 
 __all__ = [
     "CheckError", "FEE_KINDS", "FIELDS", "HOUSE_BANKED_FIELDS", "check_request", "read_request", "summary",
@@ -115,7 +116,8 @@ def _check_tables(recorder, tables, day, at):
 
 
 def _check_variance(recorder, tables, day):
-    """Tables and recorders short on many gaming days in a row, up to ``day`` (compliance.rules.variance)."""
+    """Tables and recorders short on many gaming days in a row, up to ``day``, and table-days collected above the
+    schedule within the rule's look-back (compliance.rules.variance)."""
     first = day - datetime.timedelta(days=2 * LOOKBACK_DAYS)  # a run still standing may have begun before
     for establishment in {t.establishment_id: t.establishment for t in tables}.values():
         days = short_days(establishment, first, day)
@@ -127,6 +129,13 @@ def _check_variance(recorder, tables, day):
                 establishment=establishment.slug, jurisdiction=establishment.jurisdiction.code, as_of=day, kind=kind,
                 name=name, days_played=tuple(sorted(played)), days_short=tuple(sorted(short))), recorder.catalog.params)
             for item in found:
+                recorder.add(item, establishment=establishment)
+        room = establishment.jurisdiction
+        for over in over_days(establishment, day - datetime.timedelta(days=LOOKBACK_DAYS - 1), day):
+            for item in rule_collected_above_schedule(OverCollected(
+                    establishment=establishment.slug, jurisdiction=room.code, as_of=day, table=over.table,
+                    day=over.day, hands=over.hands_over, amount=over.amount_over, schedules=over.schedules,
+                    currency=room.currency), recorder.catalog.params):
                 recorder.add(item, establishment=establishment)
 
 

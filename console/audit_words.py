@@ -13,6 +13,7 @@ from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist
 
 from compliance.rules.words import rule_title
+from fees import interpretations
 from console.templatetags.console import money  # the pages' formatter
 
 
@@ -57,9 +58,16 @@ def _published(data):
 def _reading(verb):
     def words(data):
         place = f"{_schedule(data)} option {_v(data, 'option', '?')} tier {_v(data, 'tier', '?')}"
-        value = _v(data, "value")
-        read = f'read as "{value}"' if value else "read as left empty"
-        return f"{verb} a reading of {place}: {_v(data, 'field', 'a value')} {read}.{_reason(data)}{_for_asker(data)}"
+        field = _v(data, "field")
+        value = data.get("value")
+        # The field's and the choice's words, as the interpretations page says them ("what it is measured on read
+        # as “The player's total base wager”"); an open bound reads as such.
+        what = interpretations.FIELD_LABELS.get(field, field) if field else "a value"
+        if value in (None, "") and field not in interpretations.BOUNDS:
+            read = "read as left empty"
+        else:
+            read = f"read as “{interpretations.label(field, str(value or ''))}”"
+        return f"{verb} a reading of {place}: {what} {read}.{_reason(data)}{_for_asker(data)}"
     return words
 
 
@@ -161,6 +169,8 @@ WORDS = {
     "ledger.month_reopened": lambda d: (f"Reopened {_month(d)}: its {_files(d, 'partitions')} partitions attached "
                                         "again from their archived files."),
     "ledger.reconcile": _reconciled,
+    "ledger.reconcile_requested": lambda d: (f"Asked for every table with play from {_v(d, 'day_from', '?')} to "
+                                             f"{_v(d, 'day_to', '?')} to be reconciled again."),
     "posting.create": _posted,
     "role.appoint": lambda d: f"Appointed {_v(d, 'user', 'a user')} as {ROLES.get(d.get('role'), d.get('role'))}.",
     "schedule.new_draft": lambda d: (f"Started the draft {_schedule(d)}"

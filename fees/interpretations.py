@@ -30,24 +30,21 @@ from django.utils import timezone
 
 from cardroom import review, values
 from cardroom.audit import log_action
-from cardroom.money import format_money
 from cardroom.exceptions import StateConflict
 from cardroom.models import Source
 
 from . import engine
 from .models import FeeOption, FeeTier, Interpretation
+from .models import reviews
 
 STATEMENT_MAX = 2000
 REASON_MAX = 2000
 CITATION_MAX = 500
-# What each field is read as: one of its model's choices, or an amount ("" for an open bound).
-CHOICES = {"basis": FeeOption.Basis, "measure": FeeTier.Measure, "fee_kind": FeeTier.FeeKind,
-           "payer": FeeTier.Payer, "taken": FeeTier.Taken}
-BOUNDS = ("lower", "upper")
+# What each field is read as: one of its model's choices, or an amount ("" for an open bound); what each field is
+# called (FIELD_LABELS) and how a value reads (``label``) are the model's, so a reading's own words say them too.
+CHOICES, BOUNDS, FIELD_LABELS = reviews.CHOICES, reviews.BOUNDS, reviews.FIELD_LABELS
 # A reading says what the value is; "not stated" is what the print already says.
 NOT_A_READING = {"unstated", "wager_unspecified"}
-FIELD_LABELS = {"basis": "basis", "measure": "what it is measured on", "lower": "lower bound",
-                "upper": "upper bound", "fee_kind": "kind of fee", "payer": "who pays", "taken": "when it is taken"}
 LIVE = (Interpretation.Status.PROPOSED, Interpretation.Status.APPROVED)
 
 
@@ -76,14 +73,7 @@ def typed(field, text):
     return text
 
 
-def label(field, text, currency=""):
-    """A stored value as a person reads it: the choice's label, "$500.00" (``cardroom.money``), "open" for no bound."""
-    if field in BOUNDS:
-        if text == "":
-            return "open (no bound)" if field == "upper" else "open below (no bound)"
-        return format_money(Decimal(text), currency) if currency else f"{Decimal(text):,.2f}"
-    choices = CHOICES.get(field)
-    return str(choices(text).label) if choices and text in choices.values else text
+label = reviews.value_label  # a stored value as a person reads it: the choice's label, "$500.00", "open"
 
 
 def where(option_number, tier_order):

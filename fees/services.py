@@ -11,8 +11,13 @@ steps go through the one review mechanism (``cardroom.review``, workflows in ``f
   or the asker's ``withdraw_publication`` (an administrator's too);
 - interpretations: ``propose_interpretation``, then ``approve_interpretation`` / ``refuse_interpretation``, or
   ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired);
-- reconciliation: ``reconcile`` (a person, on demand, or ``SYSTEM``: the scheduler's nightly run).
+- reconciliation: ``reconcile`` (a person, on demand, or ``SYSTEM``: the scheduler's nightly run);
+  ``reconcile_table_days`` (the table-days an import or a batch of entries touched, when it ends; a room's period,
+  as the job ``fees.reconciling`` runs from the variance page).
 """
+
+from collections import defaultdict
+from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -24,7 +29,7 @@ from cardroom.permissions import SYSTEM
 from cardroom.models import Table
 
 from . import interpretations as readings
-from . import ledger
+from . import ledger, months
 from .editing import earliest_problem, retroactive_problem
 from .models import Interpretation, Reconciliation, ScheduleVersion, VersionReview, VersionStateError
 from .reviews import INTERPRETATION, PUBLICATION
@@ -189,11 +194,13 @@ def propose_interpretation(actor, version, option, tier, field, value, statement
     live = Interpretation.objects.filter(version=version, option_number=given["option_number"],
                                          tier_order=given["tier_order"], field=field,
                                          status__in=readings.LIVE).first()
-    place = f"{version} {readings.where(given['option_number'], given['tier_order'])}'s {field}"
+    place = (f"{version} {readings.where(given['option_number'], given['tier_order'])}'s "
+             f"{readings.FIELD_LABELS.get(field, field)}")
     if live is not None:
         raise readings.InterpretationConflict(
             f"{place} already has a reading {INTERPRETATION.label(live.status)} (#{live.pk}: read as "
-            f"{live.value or 'open'!r}); withdraw it before proposing another.")
+            f"“{readings.label(field, live.value, version.document.currency)}”); withdraw it before proposing "
+            "another.")
     printed = given.pop("printed")
     reading = Interpretation(version=version, recorded_by=actor, recorded_at=timezone.now(), **given)
     try:
@@ -297,3 +304,39 @@ def reconcile(actor, day_from, day_to=None, *, table_ids=None):
         permissions.require(actor, LEDGER, establishment)
     return ledger.reconcile(day_from, day_to, table_ids=table_ids, user=actor,
                             trigger=Reconciliation.Trigger.ON_DEMAND)
+
+
+@dataclass
+class Reconciled:
+    """What ``reconcile_table_days`` did: the reconciliations stored, and a sentence for each day it skipped."""
+
+    stored: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    days: int = 0
+
+    @property
+    def with_variance(self):
+        return sum(1 for r in self.stored if r.status == Reconciliation.Status.VARIANCE)
+
+    def as_dict(self):
+        return {"days": self.days, "reconciled": len(self.stored), "with_variance": self.with_variance,
+                "skipped": list(self.skipped)}
+
+
+def reconcile_table_days(actor, table_days, *, on_progress=None):
+    """Reconcile each (table id, gaming day) of ``table_days``: what an import or a batch of entries touched, or a
+    period's play. A day at a time, its tables together, through ``reconcile`` (so ``actor`` is asked for
+    ``fees.record_ledger`` at each room, as there). A day of a closed month is skipped and said, not an error for
+    the other days: its rows are archived. ``on_progress(done, total)`` after each day."""
+    by_day = defaultdict(set)
+    for table_id, day in table_days:
+        by_day[day].add(table_id)
+    result = Reconciled(days=len(by_day))
+    for done, day in enumerate(sorted(by_day), 1):
+        try:
+            result.stored += reconcile(actor, day, table_ids=sorted(by_day[day]))
+        except months.MonthClosed:
+            result.skipped.append(f"Not reconciled: {months.refusal(day)}")
+        if on_progress is not None:
+            on_progress(done, len(by_day))
+    return result

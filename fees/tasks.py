@@ -1,4 +1,5 @@
-"""Ledger tasks: reconcile a table's gaming day on demand, and every table with activity each night.
+"""Ledger tasks: reconcile a table's gaming day on demand, the table-days a batch of entries touched once it is
+committed, a room's period as a job (the variance page), and every table with activity each night.
 
 With no broker configured (the embedded default) ``.delay()`` runs these in-process.
 """
@@ -8,11 +9,13 @@ import datetime
 from celery import shared_task
 from django.contrib.auth import get_user_model
 
+from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.permissions import SYSTEM
 
 from . import ledger, partitions, services
 from .models import Reconciliation
 from .imports import import_records  # noqa: F401  (the worker registers the tasks of fees.tasks)
+from .reconciling import reconcile_period  # noqa: F401  (likewise)
 
 
 @shared_task
@@ -23,6 +26,20 @@ def reconcile_table_day(table_id, gaming_day, user_id=None):
     day = datetime.date.fromisoformat(gaming_day)
     (reconciliation,) = services.reconcile(user, day, table_ids=[table_id])
     return reconciliation.pk
+
+
+@shared_task
+def reconcile_table_days(table_days, user_id):
+    """Reconcile the (table id, YYYY-MM-DD) pairs a committed batch of entries touched, for the person who
+    recorded it (``fees.services.reconcile_table_days``: a day of a closed month is skipped and said). Returns
+    what was done (days, reconciled, with_variance, skipped)."""
+    user = get_user_model().objects.filter(pk=user_id).first()
+    pairs = [(int(table_id), datetime.date.fromisoformat(day)) for table_id, day in table_days]
+    try:
+        return services.reconcile_table_days(user, pairs).as_dict()
+    except (BadInput, NotAllowed) as error:  # the entries stand; the nightly run reconciles what is left
+        return {"days": len({day for _, day in pairs}), "reconciled": 0, "with_variance": 0,
+                "skipped": [f"Not reconciled: {error}"]}
 
 
 @shared_task

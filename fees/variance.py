@@ -5,7 +5,9 @@ Read from the stored reconciliations, not the rounds:
 
 - A table-day counts as its *latest* reconciliation (the highest id: a later run supersedes an earlier one).
 - A hand is *short* when its reconciliation found it under-collected or not collected at all; its amount short
-  is expected minus collected. Over-collections are variances too, but no money is missing there: left out.
+  is expected minus collected. A hand collected *over* (more than the schedule set: players charged above it) is
+  counted apart, per table-day (``hands_over``, ``amount_over``): no money is missing there, but it is a finding
+  (``over_days``; the rule ``ledger.collected_above_schedule``).
 - Shift and recorder are not stored on a reconciliation: they are read from the rounds and entries of the short
   hands alone. A hand's shift is the local hour its round was played at; its recorder whoever recorded its
   collection (its first effective entry), or its round when nothing was collected.
@@ -35,6 +37,7 @@ from .models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceCell, 
 from .variance_stats import BASELINE_DAYS, DEFAULT_SHIFTS, Judgement, c_chart, p_chart, shift_of
 
 SHORT = ("under_collected", "not_collected")
+OVER = "over_collected"
 GROUPS = ("table", "day", "shift", "recorder")
 ZERO = Decimal("0.00")
 UNKNOWN = "unknown"  # the key of short hands whose round (shift) or recorder is not known
@@ -198,11 +201,13 @@ def _sum_up(establishment, run_ids, existing):
         by_day[(hand.table_id, hand.day)].append(hand)
     zone = establishment.zone
     days, cells = [], []
-    for run, table_id, day, expected, collected, n_hands, _ in rows:
+    for run, table_id, day, expected, collected, n_hands, variances in rows:
         short = by_day[(table_id, day)]
+        over = [Decimal(v["collected"]) - Decimal(v["expected"]) for v in variances if v["status"] == OVER]
         summary = VarianceDay(establishment=establishment, table_id=table_id, gaming_day=day, reconciliation_id=run,
                               expected_total=expected, collected_total=collected, hands=n_hands,
-                              hands_short=len(short), amount_short=sum((h.short for h in short), ZERO))
+                              hands_short=len(short), amount_short=sum((h.short for h in short), ZERO),
+                              hands_over=len(over), amount_over=sum(over, ZERO))
         days.append(summary)
         grouped = defaultdict(lambda: [0, ZERO])
         for hand in short:
@@ -397,3 +402,39 @@ def short_days(establishment, first, last):
     room_days = set().union(*played.values()) if played else set()
     return {"played": dict(played), "tables_short": dict(tables_short), "recorders_short": dict(recorders_short),
             "room_days": room_days}
+
+
+@dataclass
+class OverDay:
+    """A table-day whose hands were collected above what the schedule set (players charged more than it says)."""
+
+    table_id: int
+    table: str  # its label
+    day: datetime.date
+    hands_over: int
+    amount_over: Decimal
+    schedules: tuple = ()  # (code, version) the day's rounds were priced under
+
+
+def over_days(establishment, first, last):
+    """The table-days of ``establishment`` from ``first`` to ``last`` with a hand collected above the schedule, in
+    day and table order, each with the schedule versions its rounds were priced under (the facts of the rule
+    ``ledger.collected_above_schedule`` and the variance page's own section)."""
+    refresh(establishment)
+    found = list(VarianceDay.objects.filter(establishment=establishment, gaming_day__range=(first, last),
+                                            hands_over__gt=0)
+                 .values_list("table_id", "gaming_day", "hands_over", "amount_over"))
+    if not found:
+        return []
+    labels = dict(Table.objects.filter(establishment=establishment).values_list("pk", "label"))
+    priced = defaultdict(set)
+    for q in _day_terms({(table_id, day) for table_id, day, _, _ in found}):
+        for table_id, day, code, version in RoundOfPlay.objects.filter(q).order_by().values_list(
+                "table_id", "gaming_day", "schedule_code", "schedule_version").distinct():
+            if code:
+                priced[(table_id, day)].add((code, version))
+    days = [OverDay(table_id, labels.get(table_id, str(table_id)), day, hands, amount,
+                    tuple(sorted(priced[(table_id, day)])))
+            for table_id, day, hands, amount in found]
+    days.sort(key=lambda d: (d.day, natural(d.table)))
+    return days

@@ -43,7 +43,7 @@ DOWNLOAD_TYPES = {Job.Kind.SIGNAGE_BATCH: "application/pdf", Job.Kind.AUDIT_EXPO
 def visible_jobs(scope):
     """Sign batches: the establishment's staff and the jurisdiction's regulators. Audit export bundles: the
     establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor. Bundle checks:
-    who asked for them."""
+    who asked for them. Reconciliations of a period: who asked, and the establishment's compliance officers."""
     jobs = Job.objects.select_related("establishment", "jurisdiction")
     if scope.is_admin:
         return jobs
@@ -53,7 +53,9 @@ def visible_jobs(scope):
         Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments) | regulated)
     exports = Q(kind=Job.Kind.AUDIT_EXPORT) & (Q(establishment__in=scope.compliance_establishments) | regulated)
     checks = Q(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=scope.user)  # a bundle checked: who asked, alone
-    return jobs.filter(batches | exports | checks)
+    reconciliations = Q(kind=Job.Kind.RECONCILIATION) & (
+        Q(requested_by=scope.user) | Q(establishment__in=scope.compliance_establishments))
+    return jobs.filter(batches | exports | checks | reconciliations)
 
 
 class JobViewSet(ScopedReadOnlyViewSet):

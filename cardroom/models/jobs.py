@@ -20,6 +20,7 @@ class Job(models.Model):
         AUDIT_EXPORT = "audit_export", "Audit export bundle"
         BUNDLE_VERIFICATION = "bundle_verify", "Check of an audit export bundle"
         LEDGER_IMPORT = "ledger_import", "Import of a room's records"
+        RECONCILIATION = "reconciliation", "Reconciliation of gaming days"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

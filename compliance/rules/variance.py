@@ -1,5 +1,6 @@
 """Collections short day after day: a table, or a recorder, with a hand collected short (or not collected) on
-many gaming days in a row. Pure Python.
+many gaming days in a row; and collections above the schedule: a table's gaming day with hands collected above
+what the approved schedule sets (players charged more than it says). Pure Python.
 
 One short hand is a mistake; the same table or the same person short night after night is a pattern for the
 compliance officer to look into (docs/compliance.md, "Collections short day after day"). The facts come from the
@@ -12,12 +13,21 @@ The thresholds are dated rule parameters of the jurisdiction: ``variance_short_d
 its own, keyed ``<key>--<establishment slug>`` (``room_key``): the lower of the two values applies, so a room can
 never loosen its jurisdiction's. A run is reported while its last day is within ``LOOKBACK_DAYS`` of the day
 checked, once, at the severity its length reaches.
+
+Collected above the schedule (``rule_collected_above_schedule``): every gaming day within ``LOOKBACK_DAYS`` of the
+day checked where a table's hands were collected above the schedule by more than the jurisdiction's
+``over_collection_tolerance`` (nothing: $0) is an error naming the table, the day, the hands and the amount over,
+citing the schedule versions the day's rounds were priced under and the parameter's own citation (Penal Code 337j,
+WAC 230-15-080). The facts come from ``fees.variance.over_days``.
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from decimal import Decimal
+
+from cardroom.money import format_money
 
 from fees.variance_stats import runs_in_a_row
 
@@ -27,6 +37,8 @@ RULE = "ledger.short_days_in_a_row"
 WARNING_KEY, ERROR_KEY = "variance_short_days_warning", "variance_short_days_error"
 LOOKBACK_DAYS = 30
 CITATION = "Internal controls on accounting for collected fees (room policy)"
+OVER_RULE = "ledger.collected_above_schedule"
+OVER_KEY = "over_collection_tolerance"
 
 
 def room_key(key: str, establishment: str) -> str:
@@ -80,3 +92,40 @@ def rule_short_days_in_a_row(facts: ShortDays, params: ParameterSet) -> list[Fin
                     parameter.citation, [parameter]))
                 break
     return out
+
+
+@dataclass(frozen=True)
+class OverCollected:
+    """One table's gaming day with hands collected above the schedule (``fees.variance.OverDay``)."""
+
+    establishment: str
+    jurisdiction: str
+    as_of: datetime.date
+    table: str
+    day: datetime.date
+    hands: int
+    amount: Decimal  # collected minus expected, over those hands
+    schedules: tuple = ()  # (code, version) the day's rounds were priced under
+    currency: str = "USD"
+
+
+def rule_collected_above_schedule(facts: OverCollected, params: ParameterSet) -> list[Finding]:
+    since = facts.as_of - datetime.timedelta(days=LOOKBACK_DAYS - 1)
+    if not facts.hands or not since <= facts.day <= facts.as_of:
+        return []
+    parameter = params.get(facts.jurisdiction, OVER_KEY, facts.day)
+    if facts.amount <= (parameter.value if parameter is not None else Decimal(0)):
+        return []
+    schedules = ", ".join(f"{code} version {version}" for code, version in facts.schedules)
+    approved = f"the approved schedule ({schedules})" if schedules else "the approved schedule"
+    hands = f"{facts.hands} hand{'' if facts.hands == 1 else 's'}"
+    were = "was" if facts.hands == 1 else "were"
+    message = (f"{hands} at table {facts.table} on gaming day {facts.day.isoformat()} {were} "
+               f"collected above what {approved} sets: {format_money(facts.amount, facts.currency)} over in all. "
+               "Players are charged only the fees of the schedule in force; see the variance page for the day.")
+    citation = "; ".join(part for part in (f"Approved collection-rate schedule {schedules}" if schedules else
+                                           "The approved collection-rate schedule",
+                                           parameter.citation if parameter is not None else "") if part)
+    subject = {"type": "table", "table": facts.table, "establishment": facts.establishment,
+               "gaming_day": facts.day.isoformat()}
+    return [finding(OVER_RULE, ERROR, subject, message, citation, [parameter] if parameter is not None else [])]

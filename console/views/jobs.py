@@ -10,7 +10,8 @@ from cardroom.models import Job
 from ..access import page, roles_of
 
 # The part of the site a job belongs to, in order of preference: the first the user may open is marked.
-SECTIONS = {Job.Kind.SIGNAGE_BATCH: ("floor", "compliance"), Job.Kind.AUDIT_EXPORT: ("regulator", "compliance")}
+SECTIONS = {Job.Kind.SIGNAGE_BATCH: ("floor", "compliance"), Job.Kind.AUDIT_EXPORT: ("regulator", "compliance"),
+            Job.Kind.RECONCILIATION: ("compliance",)}
 
 
 @page("any")

@@ -1,19 +1,25 @@
 """Where the money goes missing, for a room's compliance officers and its regulators: fees expected vs
 collected over a period by table, gaming day, shift and recorder, how unusual each is against the room's own
-history, and the hands behind a row (fees.variance). Read-only; the same page under each role's section."""
+history, and the hands behind a row (fees.variance); the table-days collected above the schedule. The same page
+under each role's section; on the compliance officer's, a form to reconcile a period again (``fees.reconciling``, a
+job: at once in the embedded default) for those who hold ``fees.record_ledger`` at the room."""
 
 from urllib.parse import quote
 
 from django import forms
+from django.contrib import messages
 from django.db.models import Max
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils import timezone
 
+from cardroom import permissions
+from cardroom.exceptions import BadInput
 from cardroom.forms import DayField
+from cardroom.models import Job
 from cardroom.money import format_money
-from fees import variance
+from fees import reconciling, variance
 from fees.models import Reconciliation
 from fees.variance_stats import BASELINE_DAYS
 
@@ -40,6 +46,13 @@ class PeriodForm(forms.Form):
         if (last - first).days + 1 > MAX_DAYS:
             raise forms.ValidationError(f"Give a period of at most {MAX_DAYS} gaming days.")
         return data
+
+
+class ReconcileForm(forms.Form):
+    """A period to reconcile again; the service says what is wrong with it (``fees.reconciling.read_period``)."""
+
+    reconcile_from = DayField(label="Reconcile from gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+    reconcile_to = DayField(label="to gaming day", widget=forms.DateInput(attrs={"type": "date"}))
 
 
 def _default_period(establishment):
@@ -76,8 +89,7 @@ def _rows_html(group, rows, currency, period):
     return mark_safe("\n".join(out))
 
 
-def _page(request, establishment, section):
-    status = 200
+def _page(request, establishment, section, reconcile_form=None, status=200):
     if "day_from" in request.GET or "day_to" in request.GET:
         form = PeriodForm(request.GET)
         if not form.is_valid():
@@ -87,8 +99,14 @@ def _page(request, establishment, section):
         form = PeriodForm({"day_from": first.isoformat(), "day_to": last.isoformat()})
         form.is_valid()
     context = {"section": section, "establishment": establishment, "form": form, "baseline_days": BASELINE_DAYS,
-               "group_titles": GROUP_TITLES}
-    if status == 200:
+               "group_titles": GROUP_TITLES, "max_reconcile_days": reconciling.MAX_RECONCILE_DAYS}
+    if section == "compliance" and permissions.allowed(request.user, reconciling.PERMISSION, establishment):
+        if reconcile_form is None:
+            shown = form.cleaned_data if form.is_valid() else {}
+            reconcile_form = ReconcileForm(initial={"reconcile_from": shown.get("day_from"),
+                                                    "reconcile_to": shown.get("day_to")})
+        context["reconcile_form"] = reconcile_form
+    if form.is_valid():
         first, last = form.cleaned_data["day_from"], form.cleaned_data["day_to"]
         report = variance.report(establishment, first, last)
         period = f"day_from={first.isoformat()}&day_to={last.isoformat()}"
@@ -102,12 +120,43 @@ def _page(request, establishment, section):
             context.update(drill={"by": by, "key": key, "label": row.label if row else key, "hands": hands,
                                   "count": count})
         context["short_text"] = format_money(report.total.amount_short, report.currency)
+        over = variance.over_days(establishment, first, last)
+        context.update(over=over, hands_over=sum(d.hands_over for d in over),
+                       over_text=format_money(sum((d.amount_over for d in over), variance.ZERO), report.currency))
     return render(request, "console/variance.html", context, status=status)
+
+
+def _reconcile(request, establishment):
+    """The reconcile form's POST: the period reconciled as a job (done already when jobs run in-process), then the
+    page for the period; a bad period is the page again with the form's message (400), nothing changed."""
+    form = ReconcileForm(request.POST)
+    if form.is_valid():
+        first, last = form.cleaned_data["reconcile_from"], form.cleaned_data["reconcile_to"]
+        try:
+            job = reconciling.request_reconciliation(request.user, establishment, first, last)
+        except BadInput as error:
+            form.add_error(None, str(error))
+        else:
+            if job.status == Job.Status.DONE:
+                done = job.result
+                messages.success(request, f"Reconciled {first} to {last}: {done['reconciled']} table-day"
+                                          f"{'' if done['reconciled'] == 1 else 's'} over {done['days']} gaming "
+                                          f"day{'' if done['days'] == 1 else 's'} with play."
+                                          + "".join(f" {line}" for line in done["skipped"]))
+            elif job.status == Job.Status.FAILED:
+                messages.error(request, f"The reconciliation failed: {job.error}")
+            else:  # a worker runs it: its progress
+                return redirect("console:job", job.uuid)
+            return redirect(f"{request.path}?day_from={first.isoformat()}&day_to={last.isoformat()}")
+    return _page(request, establishment, "compliance", reconcile_form=form, status=400)
 
 
 @page("compliance")
 def compliance_variance(request, establishment, scope):
-    return _page(request, establishment_or_404(compliance_establishments(scope), establishment), "compliance")
+    establishment = establishment_or_404(compliance_establishments(scope), establishment)
+    if request.method == "POST":
+        return _reconcile(request, establishment)
+    return _page(request, establishment, "compliance")
 
 
 @page("regulator")

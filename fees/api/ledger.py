@@ -9,6 +9,7 @@ import django_filters
 from celery.result import EagerResult
 from django import forms
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -43,6 +44,16 @@ def writable_table(scope, value, field="table"):
     if table is None:
         raise exceptions.ValidationError({field: f"no table {value} among the tables you may record at."})
     return table
+
+
+def reconcile_after_commit(table_days, user):
+    """Once the batch is committed, the table-days it recorded on are reconciled by a task (a worker's, or
+    in-process in the embedded default), so a large batch does not hold the request and the variance page shows
+    them without waiting for the nightly run (``fees.tasks.reconcile_table_days``)."""
+    from fees import tasks
+
+    pairs = sorted([table_id, day.isoformat()] for table_id, day in table_days)
+    transaction.on_commit(lambda: tasks.reconcile_table_days.delay(pairs, user.pk))
 
 
 # -- serializers ---------------------------------------------------------------------------------------------
@@ -306,7 +317,8 @@ class CollectionEntryViewSet(BigLedgerViewSet):
         """Record a batch, all or nothing: one bad row rejects it (400 naming the row) and nothing is saved.
 
         Retrying a batch records nothing twice: the answer counts rows created and rows already recorded.
-        201 when anything was created, 200 when everything was already recorded.
+        201 when anything was created, 200 when everything was already recorded. Once a batch that created
+        anything is committed, the gaming days it touched are reconciled, per table, by a task.
         """
         scope = scope_of(request)  # fees.record_ledger held: asked by the view
         try:
@@ -319,6 +331,8 @@ class CollectionEntryViewSet(BigLedgerViewSet):
             result = ledger.record_entries(body.get("entries"), scope=scope, user=request.user, batch_key=batch_key)
         except ledger.LedgerInputError as error:
             raise bad_request(error) from None
+        if result.created:
+            reconcile_after_commit(result.table_days, request.user)
         return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 

@@ -1,7 +1,9 @@
 """The import's job: every row of the file recorded or refused, through the ledger's own services (the API's
 door): rounds one by one through ``record_round``; collection entries in batches, each row checked once by
 ``check_entries``, the good rows recorded by ``record_checked`` (on a thread of its own on PostgreSQL, while the
-next batch is read) and the bad ones refused with the ledger's reason. A row is recorded whole or refused."""
+next batch is read) and the bad ones refused with the ledger's reason. A row is recorded whole or refused. At the
+end the table-days it recorded something on are reconciled (``fees.services.reconcile_table_days``, for the
+importer), so the variance page shows them without waiting for the nightly run."""
 
 import csv
 import hashlib
@@ -19,7 +21,7 @@ from cardroom.access import Scope
 from cardroom.exceptions import NotAllowed
 from cardroom.models import Job
 
-from .. import ledger
+from .. import ledger, services
 from ..models import LedgerConflict, RecordImport
 from .reading import Refused, read_rows
 from .rows import Reader
@@ -50,6 +52,7 @@ class _Outcome:
 
     def __init__(self, header):
         self.rounds = self.entries = self.already = self.refused = 0
+        self.touched = set()  # (table id, gaming day) where something new was recorded: reconciled at the end
         self.pending, self.shown = [], []
         self.file = tempfile.TemporaryFile("w+", newline="", encoding="utf-8")
         self.writer = csv.writer(self.file)
@@ -95,9 +98,9 @@ def _check(batch, scope, outcome):
 
 
 def _record(checked, rows, user):
-    """Record checked rows: (created, already recorded, [(line, cells, reason)] refused). A key already recorded
-    for other content is found by halving, and that row refused."""
-    todo, created, already, refused = [checked], 0, 0, []
+    """Record checked rows: (created, already recorded, [(line, cells, reason)] refused, {(table id, day)} where
+    something was created). A key already recorded for other content is found by halving, and that row refused."""
+    todo, created, already, refused, touched = [checked], 0, 0, [], set()
     while todo:
         part = todo.pop()
         try:
@@ -112,7 +115,9 @@ def _record(checked, rows, user):
         else:
             created += result.created
             already += result.already_recorded
-    return created, already, refused
+            if result.created:
+                touched |= result.table_days
+    return created, already, refused, touched
 
 
 class _Recorder:
@@ -139,7 +144,8 @@ class _Recorder:
             self._count(pending.result())
 
     def _count(self, recorded):
-        created, already, refused = recorded
+        created, already, refused, touched = recorded
+        self.outcome.touched |= touched
         self.outcome.entries += created
         self.outcome.already += already
         for line, cells, reason in refused:
@@ -156,7 +162,7 @@ class _Recorder:
 
 def _record_round(line, cells, parsed, user, outcome):
     try:
-        _, created = ledger.record_round(table=parsed["table"], reference=parsed["reference"],
+        round_, created = ledger.record_round(table=parsed["table"], reference=parsed["reference"],
                                          played_at=parsed["time"], facts=parsed["facts"],
                                          gaming_day=parsed.get("gaming_day"), user=user)
     except (ledger.LedgerInputError, LedgerConflict) as error:
@@ -164,6 +170,7 @@ def _record_round(line, cells, parsed, user, outcome):
     else:
         if created:
             outcome.rounds += 1
+            outcome.touched.add((round_.table_id, round_.gaming_day))
         else:
             outcome.already += 1
 
@@ -222,6 +229,7 @@ def run_import(job, on_progress=None):
     finally:
         recorder.close()
     outcome.flush()
+    reconciled = _reconcile(job, user, outcome.touched, on_progress)
     outcome.file.seek(0)
     refused_csv = outcome.file.read().encode("utf-8")
     outcome.file.close()
@@ -239,9 +247,28 @@ def run_import(job, on_progress=None):
                                "refused_sha256": hashlib.sha256(refused_csv).hexdigest() if outcome.refused
                                else None, "job": str(job.uuid)})
         job.status, job.done, job.finished_at, job.stage = Job.Status.DONE, job.total, timezone.now(), ""
-        job.result = {**counts, "refused_rows": outcome.shown}
+        job.result = {**counts, "refused_rows": outcome.shown, "reconciliation": reconciled}
         job.save(update_fields=["status", "done", "finished_at", "stage", "result"])
     return None
+
+
+def _reconcile(job, user, touched, on_progress):
+    """The table-days the import recorded something on, reconciled for the importer, with progress a day at a
+    time; a day of a closed month (or one the importer may not reconcile) is skipped and said, never a failure of
+    the import. Returns what was done, for the job's result."""
+    days = len({day for _, day in touched})
+    job.plan(days, f"Reconciling the {days:,} gaming day{'' if days == 1 else 's'} recorded")
+
+    def progress(done, total):
+        job.advance(done, f"Reconciling: {done:,} of {total:,} gaming days")
+        if on_progress is not None:
+            on_progress(job)
+
+    try:
+        return services.reconcile_table_days(user, touched, on_progress=progress).as_dict()
+    except NotAllowed as refused:
+        return {"days": days, "reconciled": 0, "with_variance": 0,
+                "skipped": [f"Not reconciled: {refused} The nightly reconciliation will reconcile them."]}
 
 
 # The name the job's kind is queued under (cardroom.jobs.TASKS): kept when the module became a package.

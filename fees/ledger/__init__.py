@@ -29,12 +29,13 @@ from .intake import (
     MAX_BATCH, MAX_ID, CheckedEntries, IngestResult, LedgerInputError, agreed_gaming_day, check_entries,
     record_checked, record_entries, record_entry, writable_tables,
 )
-from .reconciliation import compute, empty_summary, previous_gaming_day, reconcile, tables_with_activity
+from .reconciliation import (compute, empty_summary, previous_gaming_day, reconcile, table_days_with_activity,
+                             tables_with_activity)
 from .rounds import record_round
 
 __all__ = [
     "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "LedgerInputError", "agreed_gaming_day",
     "check_entries", "compute", "empty_summary",
     "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round",
-    "tables_with_activity", "writable_tables",
+    "table_days_with_activity", "tables_with_activity", "writable_tables",
 ]

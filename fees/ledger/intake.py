@@ -57,6 +57,7 @@ class IngestResult:
     received: int
     created: int
     keys: tuple = ()  # (establishment id, idempotency key) of each row received, in order
+    table_days: frozenset = frozenset()  # (table id, gaming day) of the rows received: what to reconcile again
 
     @property
     def already_recorded(self):
@@ -390,7 +391,8 @@ def record_checked(checked, *, user=None):
             # A concurrent request recorded one of these keys, or corrected the same entry, first.
             raise LedgerConflict("The ledger changed while this batch was recorded; nothing was recorded. "
                                  "Send it again.") from None
-    return IngestResult(received=len(cleaned), created=created, keys=tuple((row[2], row[1]) for row in cleaned))
+    return IngestResult(received=len(cleaned), created=created, keys=tuple((row[2], row[1]) for row in cleaned),
+                        table_days=frozenset((row[3], row[4]) for row in cleaned))
 
 
 def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index: f"entries[{index}]"):

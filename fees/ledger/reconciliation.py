@@ -147,6 +147,16 @@ def tables_with_activity(day_from, day_to=None):
     return active
 
 
+def table_days_with_activity(establishment, day_from, day_to):
+    """The (table id, gaming day) pairs of ``establishment`` with rounds or entries from ``day_from`` to
+    ``day_to``: what a run over a period reconciles (a table-day with no play gets no report)."""
+    found = set()
+    for model in (RoundOfPlay, CollectionEntry):
+        found |= set(model.objects.filter(establishment=establishment, gaming_day__range=(day_from, day_to))
+                     .order_by().values_list("table_id", "gaming_day").distinct())
+    return found
+
+
 def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Reconciliation.Trigger.ON_DEMAND):
     """Reconcile tables over gaming days and store one Reconciliation per table and day.
 

@@ -7,7 +7,31 @@ from django.db.models import Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
+from decimal import Decimal
+
+from cardroom.money import format_money
+
 from .immutability import ImmutableVersionError
+from .options import FeeOption, FeeTier
+
+# What a reading's field is called, and each value it can be read as (``fees.interpretations`` names them too:
+# ``FIELD_LABELS``, ``label``): kept here so that a reading's own words (``Interpretation.__str__``, which the audit
+# log and the inbox show) say them as the pages do.
+FIELD_LABELS = {"basis": "basis", "measure": "what it is measured on", "lower": "lower bound",
+                "upper": "upper bound", "fee_kind": "kind of fee", "payer": "who pays", "taken": "when it is taken"}
+CHOICES = {"basis": FeeOption.Basis, "measure": FeeTier.Measure, "fee_kind": FeeTier.FeeKind,
+           "payer": FeeTier.Payer, "taken": FeeTier.Taken}
+BOUNDS = ("lower", "upper")
+
+
+def value_label(field, text, currency=""):
+    """A stored value as a person reads it: the choice's label, "$500.00" (``cardroom.money``), "open" for no bound."""
+    if field in BOUNDS:
+        if text == "":
+            return "open (no bound)" if field == "upper" else "open below (no bound)"
+        return format_money(Decimal(text), currency) if currency else f"{Decimal(text):,.2f}"
+    choices = CHOICES.get(field)
+    return str(choices(text).label) if choices and text in choices.values else text
 
 
 class VersionReview(models.Model):
@@ -92,5 +116,8 @@ class Interpretation(models.Model):
         ]
 
     def __str__(self):
+        """'GEGA-002888 v2 option 43 tier 1: what it is measured on read as “The player's total base wager”'."""
+        document = self.version.document
         where = f"option {self.option_number}" + (f" tier {self.tier_order}" if self.tier_order is not None else "")
-        return f"{self.version.document.code} v{self.version.number} {where}: {self.field} read as {self.value!r}"
+        return (f"{document.code} v{self.version.number} {where}: {FIELD_LABELS.get(self.field, self.field)} read as "
+                f"“{value_label(self.field, self.value, document.currency)}”")

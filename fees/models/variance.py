@@ -1,5 +1,5 @@
-"""What the variance page reads (fees.variance): each table-day's latest reconciliation summed up once, and its
-short hands counted by the local hour their rounds were played and by who recorded them.
+"""What the variance page reads (fees.variance): each table-day's latest reconciliation summed up once (its hands
+short and its hands collected above the schedule), and its short hands counted by the local hour their rounds were played and by who recorded them.
 
 Derived, never edited by hand: ``fees.variance.refresh`` writes them from the reconciliations (append-only) and
 the rounds and entries of the short hands, replacing a table-day's rows when a later reconciliation of it
@@ -27,13 +27,16 @@ class VarianceDay(models.Model):
     hands = models.PositiveIntegerField()
     hands_short = models.PositiveIntegerField(help_text="Hands under-collected or not collected.")
     amount_short = models.DecimalField(**MONEY, help_text="Expected minus collected, over the hands short.")
+    hands_over = models.PositiveIntegerField(default=0, help_text="Hands collected above what the schedule set.")
+    amount_over = models.DecimalField(**MONEY, default=0,
+                                      help_text="Collected minus expected, over the hands collected above it.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "gaming_day"], name="variance_day_table_day")]
         # The page sums a period's rows from this index alone (PostgreSQL's index-only scan).
         indexes = [models.Index(fields=["establishment", "gaming_day"], name="variance_day_room_day",
                                 include=["table", "expected_total", "collected_total", "hands", "hands_short",
-                                         "amount_short"]),
+                                         "amount_short", "hands_over", "amount_over"]),
                    models.Index(fields=["establishment", "reconciliation"], name="variance_day_room_run")]
 
 
