@@ -3,8 +3,11 @@ takes two people: one compliance officer asks for it with a reason, a second one
 are ``signage.services``).
 
 Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
-validated when saved (``compliance.checking.run_posting``) and its findings stay with it, and one whose sign does
+validated when saved (``compliance.checking.run_posting``) and that record stays with it, and one whose sign does
 not fit a layout (notes too long, say) is refused, saying what is too long and by how much.
+
+The print gate judges the posting as it stands at the print (``compliance.judgement``), not that record: what changed
+since it was posted (a condition withdrawn, a version in force, a reading) blocks or frees its sign at once.
 """
 
 import datetime
