@@ -156,3 +156,30 @@ def test_a_version_beyond_30_days_or_after_the_tables_next_posting_is_not_said(p
     # The table posts limits that fit from the day the version takes effect: nothing is coming for this sign.
     post_fields(table, effective_from=datetime.datetime(2027, 3, 13, 0, 0, tzinfo=LA), high=400)
     assert judge(table).upcoming == ()
+
+
+# -- page speed ----------------------------------------------------------------------------------------------------
+
+
+def test_the_floor_and_the_postings_page_judge_any_number_of_tables_in_the_same_queries(client, people, coming, clock):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def counted(address):
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(address).status_code == 200
+        return len(captured)
+
+    client.force_login(people.admin)
+    pages = [reverse("console:floor", args=["casino-marysville"]),
+             reverse("console:compliance-postings", args=["casino-marysville"])]
+    for address in pages:
+        client.get(address)  # the session and the like, once
+    few = [counted(address) for address in pages]
+    for n in range(6):
+        table = make_table(people.marysville, label=f"J-{n}")
+        post_fields(table, effective_from=MARCH_1 + datetime.timedelta(days=2, minutes=1 + n), high=500 + n)
+    clock(MARCH_1 + datetime.timedelta(days=2, minutes=10))  # all of them in force, each judged with its dated problem
+    floor = client.get(pages[0])
+    assert sum(1 for row in floor.context["rows"] if row["judgement"] and row["judgement"].upcoming) == 7
+    assert [counted(address) for address in pages] == few
