@@ -22,7 +22,7 @@ from cardroom.exceptions import StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
 from compliance.judgement import judge_postings
-from compliance.models import Finding, ValidationRun
+from compliance.models import ValidationRun
 from fees import house_banked
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting

@@ -18,11 +18,11 @@ from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 from cardroom import conditions, generation
 from cardroom.exceptions import StateConflict
-from cardroom.models import ApprovalCondition, ConditionFulfilment, Game
+from cardroom.models import ApprovalCondition, Game
 from compliance import checking
 from compliance.judgement import day_words, judge
 from fees import services as fee_services
