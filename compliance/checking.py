@@ -18,7 +18,8 @@ from fees.models import ScheduleVersion, TablePosting
 from fees.variance import over_days, short_days
 
 from . import identity
-from .facts import Catalog, document_facts, table_rounds
+from .facts import Catalog, document_facts, posting_facts, table_rounds
+from .judgement import judge_postings
 from .models import ValidationRun
 from .recording import Recorder, carry_acknowledgements
 from .request_check import (
@@ -33,7 +34,6 @@ from .request_check import (
 from .rules import check_posting, lint_approvals, lint_documents, rule_player_dealer_rotation
 from .rules.game_math import house_edge_findings
 from .rules.lint import TableFacts
-from .rules.postings import PostingFacts
 from .rules.variance import (LOOKBACK_DAYS, OverCollected, ShortDays, rule_collected_above_schedule,
                              rule_short_days_in_a_row)
 
@@ -46,33 +46,6 @@ __all__ = [
 
 
 # -- stored postings and runs ------------------------------------------------------------------------------
-
-
-def posting_facts(posting, day, catalog):
-    table = posting.table
-    establishment = table.establishment
-    game = catalog.games[posting.game_id]
-    limits = posting.bonus_limits.all()
-    subject = {"type": "posting", "posting": posting.pk, "table": table.label, "establishment": establishment.slug,
-               "game": game.slug}
-    found = house = None
-    if posting.schedule_id is not None:
-        found = catalog.schedule_as_of(posting.schedule, day)
-        subject.update(schedule=posting.schedule.code, option=posting.option_number)
-    else:  # a house-banked posting without a collection schedule
-        house = catalog.house_banked.facts(
-            game.slug, posting.rules_id, posting.decks,
-            [(b.bet, b.paytable_id) for b in limits if b.paytable_id is not None], posting.aggregate_payout_limit)
-        subject.update(rules=house.rules.version, decks=posting.decks)
-    return PostingFacts(
-        subject=subject, jurisdiction=establishment.jurisdiction.code, as_of=day, game=game,
-        establishment=establishment.slug, establishment_kind=establishment.kind,
-        schedule=found[1] if found else None, option_number=posting.option_number,
-        min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
-        bonus_limits=tuple((b.bet, b.maximum) for b in limits),
-        approvals=catalog.approvals_for(game.slug), bet_limits=catalog.bet_limits_for(game.slug),
-        house_banked=house,
-    )
 
 
 def current_postings(tables, at):
@@ -99,14 +72,21 @@ def _table_facts(tables, catalog):
 
 
 
+def _record_judgement(recorder, judgement):
+    """A run's record of one posting's judgement (``compliance.judgement``): its findings, and each problem coming
+    within 30 days as a dated warning."""
+    posting = judgement.posting
+    judged = identity.posting_facts(judgement.facts)
+    for finding in [*judgement.findings, *(dated.as_finding() for dated in judgement.upcoming)]:
+        recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment,
+                     judged=judged)
+
+
 def _check_tables(recorder, tables, day, at):
     catalog = recorder.catalog
-    for posting in current_postings(tables, at):
+    for judgement in judge_postings(current_postings(tables, at), at, catalog=catalog).values():
         recorder.run.postings_checked += 1
-        facts = posting_facts(posting, day, catalog)
-        for finding in check_posting(facts, catalog.params):
-            recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment,
-                         judged=identity.posting_facts(facts))
+        _record_judgement(recorder, judgement)
     approvals = [a for items in catalog.approvals.values() for a in items]
     for finding in lint_approvals(approvals, _table_facts(tables, catalog), day):
         if finding.subject.get("type") == "table":
@@ -241,10 +221,8 @@ def run_posting(posting, *, user=None):
                                        as_of=day, started_by=user)
     recorder = Recorder(run, Catalog())
     run.postings_checked = 1
-    facts = posting_facts(posting, day, recorder.catalog)
-    for finding in check_posting(facts, recorder.catalog.params):
-        recorder.add(finding, table=posting.table, posting=posting, establishment=establishment,
-                     judged=identity.posting_facts(facts))
+    judged = judge_postings([posting], posting.effective_from, catalog=recorder.catalog)
+    _record_judgement(recorder, judged[posting.pk])
     return recorder.save()
 
 

@@ -6,8 +6,8 @@ builds one and checks thousands of postings against it without another query per
 """
 
 from cardroom.models import Approval, BetLimit, Game, GameRules, Paytable
-from fees import quoting
-from fees.models import FeeOption, RoundOfPlay, ScheduleDocument
+from fees import in_force, quoting
+from fees.models import FeeOption, RoundOfPlay, ScheduleDocument, ScheduleVersion
 
 from .models import RuleParameter
 from .rules import Parameter, ParameterSet
@@ -22,6 +22,7 @@ from .rules.postings import (
     OptionFacts,
     PayoutLine,
     PaytableFacts,
+    PostingFacts,
     RulesFacts,
     ScheduleFacts,
 )
@@ -152,6 +153,7 @@ class Catalog:
         self.gaming_activity_limits = tuple(gaming_activity_limits)
         self._schedules = {}
         self._versions = {}
+        self._published = {}  # document id: its published versions, when read in hand (``know_versions``)
 
     def game(self, key):
         """A game by slug or registration number (case-insensitive for the number)."""
@@ -196,12 +198,54 @@ class Catalog:
             self._schedules[version.pk] = facts
         return facts
 
+    def know_versions(self, document_ids):
+        """Read the published versions of many documents in one query, so that ``schedule_as_of`` picks the one in
+        force on any day among them in hand (the rule of ``fees.in_force``), with no query per document and day."""
+        wanted = set(document_ids) - set(self._published) - {None}
+        for pk in wanted:
+            self._published[pk] = []
+        for version in (ScheduleVersion.objects.filter(document_id__in=wanted, status=ScheduleVersion.Status.PUBLISHED)
+                .select_related("document")):
+            self._published[version.document_id].append(version)
+
+    def published(self, document_id):
+        """The published versions of a document read by ``know_versions`` (empty when not read)."""
+        return tuple(self._published.get(document_id, ()))
+
     def schedule_as_of(self, document, day):
         key = (document.pk, day)
         if key not in self._versions:
-            self._versions[key] = document.version_as_of(day)
+            known = self._published.get(document.pk)
+            self._versions[key] = document.version_as_of(day) if known is None else in_force.among(known, day)
         version = self._versions[key]
         return None if version is None else (version, self.schedule(document, version))
+
+
+def posting_facts(posting, day, catalog):
+    table = posting.table
+    establishment = table.establishment
+    game = catalog.games[posting.game_id]
+    limits = posting.bonus_limits.all()
+    subject = {"type": "posting", "posting": posting.pk, "table": table.label, "establishment": establishment.slug,
+               "game": game.slug}
+    found = house = None
+    if posting.schedule_id is not None:
+        found = catalog.schedule_as_of(posting.schedule, day)
+        subject.update(schedule=posting.schedule.code, option=posting.option_number)
+    else:  # a house-banked posting without a collection schedule
+        house = catalog.house_banked.facts(
+            game.slug, posting.rules_id, posting.decks,
+            [(b.bet, b.paytable_id) for b in limits if b.paytable_id is not None], posting.aggregate_payout_limit)
+        subject.update(rules=house.rules.version, decks=posting.decks)
+    return PostingFacts(
+        subject=subject, jurisdiction=establishment.jurisdiction.code, as_of=day, game=game,
+        establishment=establishment.slug, establishment_kind=establishment.kind,
+        schedule=found[1] if found else None, option_number=posting.option_number,
+        min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
+        bonus_limits=tuple((b.bet, b.maximum) for b in limits),
+        approvals=catalog.approvals_for(game.slug), bet_limits=catalog.bet_limits_for(game.slug),
+        house_banked=house,
+    )
 
 
 def document_facts(version):

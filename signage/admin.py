@@ -168,7 +168,7 @@ class TablePostingAdmin(ReadOnlyAdmin):
             (b.bet, b.minimum if b.minimum is not None else "-", b.maximum,
              f" (paytable {b.paytable.number})" if b.paytable_id else "") for b in rows)))
 
-    @admin.display(description="Errors")
+    @admin.display(description="Errors when posted")  # the record; printing judges it now (print_status)
     def errors(self, obj):
         return validation_run(obj).errors
 

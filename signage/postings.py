@@ -3,8 +3,11 @@ takes two people: one compliance officer asks for it with a reason, a second one
 are ``signage.services``).
 
 Everything that creates a posting comes through ``post_table`` (API, admin, demo loader), so every posting is
-validated when saved (``compliance.checking.run_posting``) and its findings stay with it, and one whose sign does
+validated when saved (``compliance.checking.run_posting``) and that record stays with it, and one whose sign does
 not fit a layout (notes too long, say) is refused, saying what is too long and by how much.
+
+The print gate judges the posting as it stands at the print (``compliance.judgement``), not that record: what changed
+since it was posted (a condition withdrawn, a version in force, a reading) blocks or frees its sign at once.
 """
 
 import datetime
@@ -18,7 +21,8 @@ from cardroom.moments import format_moment
 from cardroom.exceptions import StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
-from compliance.models import Finding, ValidationRun
+from compliance.judgement import judge_postings
+from compliance.models import ValidationRun
 from fees import house_banked
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
@@ -272,12 +276,15 @@ def validation_run(posting):
     return posting._validation_run
 
 
-def error_findings(posting):
-    run = validation_run(posting)
-    return [
-        {"id": f.pk, "rule": f.rule, "message": f.message, "citation": f.citation}
-        for f in run.findings.filter(severity=Finding.Severity.ERROR).order_by("id")
-    ]
+def judgement(posting, at=None):
+    """The posting judged now (``compliance.judgement``: the data as it stands, not a stored run); a posting still
+    to come is judged as of its first moment."""
+    return judge_postings([posting], at or timezone.now())[posting.pk]
+
+
+def error_findings(posting, judged=None):
+    """The errors that block the posting's sign now: ``[{rule, message, citation}]``."""
+    return (judged or judgement(posting)).error_list()
 
 
 def current_override(posting):
@@ -296,9 +303,10 @@ def pending_override(posting):
     return posting.print_overrides.filter(status=PrintOverride.Status.REQUESTED).select_related("requested_by").first()
 
 
-def print_permission(posting):
-    """The override a print stands on (None if none is needed); raises PrintBlocked if it needs one it lacks."""
-    errors = error_findings(posting)
+def print_permission(posting, judged=None):
+    """The override a print stands on (None if none is needed); raises PrintBlocked if it needs one it lacks.
+    ``judged``: the posting's judgement when the caller has it (a batch judges all its postings at once)."""
+    errors = error_findings(posting, judged)
     if not errors:
         return None
     override = current_override(posting)
@@ -314,6 +322,6 @@ def at_moment(raw, default=None):
     return _read(values.moment, raw, "at")
 
 
-__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings",
+__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings", "judgement",
            "pending_override", "post_table", "postable_tables", "print_permission", "read_posting",
            "validation_run"]

@@ -13,6 +13,7 @@ from django.utils import timezone
 from cardroom.audit import log_action
 from cardroom.exceptions import StateConflict
 from cardroom.ordering import natural
+from compliance.judgement import judge_postings
 from fees.models import Interpretation, ScheduleVersion, TablePosting
 
 from . import content, render
@@ -220,7 +221,8 @@ def print_signs(postings, layout, *, user=None, label="", channel, job=None, pre
     label = label or (user.get_username() if user is not None and user.is_authenticated else "system")
     now = timezone.now()
     postings = list(postings)
-    permissions = {} if preview else {p.pk: print_permission(p) for p in postings}  # raises PrintBlocked
+    judged = {} if preview else judge_postings(postings, now)  # the postings as they stand now, in one go
+    permissions = {p.pk: print_permission(p, judged[p.pk]) for p in postings if not preview}  # raises PrintBlocked
     printed = dict(SignPrint.objects.filter(posting__in=postings).values("posting").annotate(n=Count("id"))
                    .values_list("posting", "n"))
     numbers = {p.pk: printed.get(p.pk, 0) + 1 for p in postings}

@@ -5,8 +5,8 @@ Printing (``print_sign``, ``print_signs`` for the admin's bulk action; a batch i
 ``signage.tasks.start_batch``) checks ``signage.print_sign`` on each posting's establishment and prints through
 ``signage.printing.print_signs``, which writes the print record and its audit entry (``signage.print`` /
 ``signage.reprint``); the print number is unique per posting, so two prints at once are a ``StateConflict``, not a
-lock. A posting with error findings prints only under an approved override: that is a state of the posting
-(``PrintBlocked``, a conflict), not a permission of the printer, as it always was at every door. A preview records
+lock. A posting with error findings (judged now: ``compliance.judgement``) prints only under an approved override:
+that is a state of the posting (``PrintBlocked``, a conflict), not a permission of the printer, at every door. A preview records
 nothing and needs no permission beyond seeing the posting.
 
 A posting with error findings prints only under an override made by two people (``cardroom.review``, workflow in

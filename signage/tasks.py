@@ -9,6 +9,7 @@ from django.utils import timezone
 from cardroom import jobs, permissions, values
 from cardroom.models import Job, Table
 from cardroom.ordering import natural
+from compliance.judgement import judge_postings
 
 from . import printing
 from .models import SignPrint
@@ -25,13 +26,14 @@ def build_batch(job, on_progress=None):
     tables = sorted(tables, key=lambda t: natural(t.label))
     in_force = printing.postings_in_force(tables, timezone.now())
     postings, skipped = [], []
+    judged = judge_postings(list(in_force.values()), timezone.now())  # every table judged now, at once
     for table in tables:
         posting = in_force.get(table.pk)
         if posting is None:
             skipped.append({"table": table.label, "reason": "No posting is in force at this table."})
             continue
         try:
-            print_permission(posting)
+            print_permission(posting, judged[posting.pk])
         except PrintBlocked as blocked:
             skipped.append({"table": table.label, "posting": posting.pk, "reason": str(blocked)})
             continue

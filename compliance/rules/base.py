@@ -89,6 +89,11 @@ class ParameterSet:
         except MissingParameter:
             return None
 
+    def days_between(self, jurisdiction: str, first: date, last: date) -> set[date]:
+        """The days after ``first`` and up to ``last`` on which a value of ``jurisdiction`` comes into force."""
+        return {day for (where, _), days in self._days.items() if where == jurisdiction
+                for day in days if first < day <= last}
+
     def values(self, jurisdiction: str, key: str) -> list[Parameter]:
         return list(self._values.get((jurisdiction, key), ()))
 

@@ -17,6 +17,7 @@ from cardroom import forms as strict_forms
 from cardroom import permissions
 from cardroom.exceptions import StateConflict
 from cardroom.ordering import natural
+from compliance.judgement import day_words, judge_postings
 from compliance.models import ValidationRun
 from fees.models import TablePosting
 from signage import content, printing, render as sign_render, services as sign_services
@@ -39,8 +40,9 @@ def home(request, scope):
 
 
 def _floor_rows(establishment, now):
-    """Each active table with the posting in force now, its latest check, the override it prints under and its
-    sign's state, and the published versions still to come into force (a fixed few queries whatever the tables).
+    """Each active table with the posting in force now, its judgement now (``compliance.judgement``: what blocks its
+    sign, its warnings and the problems coming within 30 days), the override it prints under and its sign's state,
+    and the published versions still to come into force (a fixed few queries whatever the tables).
 
     Plain rows, not model objects: a 200-table floor is read on every look, and building six model objects per
     table cost most of the page's time.
@@ -50,17 +52,39 @@ def _floor_rows(establishment, now):
     postings = {p.table_id: p for p in (
         TablePosting.objects.in_force_at(now).filter(table__establishment=establishment, table__active=True)
         .display_rows())}
-    checks = ValidationRun.objects.latest_posting_checks([p.pk for p in postings.values()])
+    judged = judge_postings([p.pk for p in postings.values()], now)
     states = printing.sign_states(postings.values(), now, establishment.zone)
-    with_errors = [p.pk for p in postings.values() if checks.get(p.pk, (None, 0, 0))[1]]
+    with_errors = [pk for pk, judgement in judged.items() if judgement.blocked]
     overrides = printing.overrides_in_use(with_errors) if with_errors else {}
     rows = []
     for table in tables:
         posting = postings.get(table.pk)
-        _, errors, warnings = checks.get(posting.pk, (None, 0, 0)) if posting else (None, 0, 0)
-        rows.append({"table": table, "posting": posting, "errors": errors, "warnings": warnings,
+        judgement = posting and judged.get(posting.pk)
+        rows.append({"table": table, "posting": posting, "judgement": judgement,
+                     "errors": len(judgement.errors) if judgement else 0,
+                     "warnings": len(judgement.warnings) if judgement else 0,
                      "override": posting and overrides.get(posting.pk), "sign": posting and states[posting.pk]})
-    return rows, printing.upcoming_versions(postings.values(), now)
+    return rows, _upcoming(printing.upcoming_versions(postings.values(), now), rows)
+
+
+def _upcoming(versions, rows):
+    """The floor's "coming into force": for each version to come, the tables whose signs to reprint that day, and
+    those whose signs it blocks that day (their judgement finds an error first appearing then), with why."""
+    by_label = {r["table"].label: r for r in rows}
+    out = []
+    for version, labels in versions:
+        reprint, blocked = [], []
+        for label in labels:
+            judgement = by_label[label]["judgement"]
+            errors = judgement.errors_on(version.effective_from) if judgement else []
+            if errors:
+                blocked.append((label, errors))
+            else:
+                reprint.append(label)
+        out.append({"version": version, "tables": _listed(reprint) if reprint else "", "count": len(reprint),
+                    "blocked": [{"table": label, "why": "; ".join(d.finding.message for d in errors)}
+                                for label, errors in blocked]})
+    return out
 
 
 @page("floor")
@@ -82,8 +106,7 @@ def _floor_page(request, establishment, scope, print_error=None, ticked=(), stat
         "layouts": sign_render.LAYOUTS,
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
         "unposted": [r for r in rows if r["posting"] is None],
-        "upcoming": [{"version": version, "tables": _listed(labels), "count": len(labels)}
-                     for version, labels in upcoming],
+        "upcoming": upcoming,
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
         "print_error": print_error,
     }, status=status)
@@ -106,6 +129,10 @@ def _floor_cells(row, establishment, may_print, ticked, tables_url):
         findings += badge("warning", plural(row["warnings"], "warning"))
     if not row["errors"] and not row["warnings"]:
         findings = badge("ok", "none")
+    for dated in row["judgement"].upcoming if row["judgement"] else ():
+        findings += (f'<br><span class="badge {"error" if dated.blocks else "warning"}">from '
+                     f'{e(day_words(dated.day))}</span> <span class="small upcoming">{e(dated.finding.message)}'
+                     f"</span>")
     if override := row["override"]:
         findings += (f'<br><span class="small override">Prints under an override approved by '
                      f"{e(override.decided_by.get_username())} on {e(room_time(override.decided_at, establishment))}: "
@@ -211,9 +238,9 @@ def _query(params, **changes):
     return query.urlencode()
 
 
-def _posting_detail(posting, at, known_at=None):
-    """The whole posting as the sign showed it: limits, fees, bonus limits, findings (with ``known_at``, as the
-    record stood then: the findings of the last check made by that moment)."""
+def _posting_detail(posting, at, judgement=None, known_at=None):
+    """The whole posting as the sign showed it: limits, fees, bonus limits, findings when posted (with ``known_at``,
+    as the record stood then: the findings of the last check made by that moment), and (given) its judgement now."""
     sign = content.sign_for(posting, at=at, known_at=known_at)
     runs = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING)
     if known_at is not None:
@@ -222,7 +249,8 @@ def _posting_detail(posting, at, known_at=None):
     fee_tables = [{"table": t, "rows": [(row.bounds, sign_render.money(row.fee, sign.currency)) for row in t.rows]}
                   for t in sign.fee_tables]
     return {"sign": sign, "fee_tables": fee_tables, "findings": list(run.findings.order_by("-severity", "id")) if run else [],
-            "prints": posting.prints.order_by("-printed_at")[:20], "superseded_by": posting.superseded_by()}
+            "prints": posting.prints.order_by("-printed_at")[:20], "superseded_by": posting.superseded_by(),
+            "judgement": judgement}
 
 
 @page("floor")
@@ -235,7 +263,8 @@ def table(request, establishment, table, scope):
                .order_by("-effective_from")[:20])
     return render(request, "console/floor/table.html", {
         "section": "floor", "establishment": establishment, "table": table, "posting": posting, "now": now,
-        "detail": posting and _posting_detail(posting, now), "history": history,
+        "detail": posting and _posting_detail(posting, now, judge_postings([posting], now)[posting.pk]),
+        "history": history,
         "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
         "layouts": sign_render.LAYOUTS,
         "sign": posting and printing.sign_states([posting], now, establishment.zone)[posting.pk],

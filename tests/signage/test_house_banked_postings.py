@@ -234,15 +234,21 @@ def test_a_schedule_posting_names_no_paytable_and_a_game_with_fees_needs_its_sch
 # -- validation: the rules over a stored posting ---------------------------------------------------------------------
 
 
-def test_above_the_washington_limit_in_force_on_the_posting_day_is_an_error(table, people):
+def test_above_the_washington_limit_in_force_on_the_posting_day_is_an_error(table, people, clock):
     # WAC 230-15-140: $300 from 2009 (secondary), $400 from 2023-07-20 (to be checked).
     early = datetime.datetime(2015, 6, 1, 10, 0, tzinfo=LA)
+    clock(early - datetime.timedelta(minutes=1))
     posting, run = post(table, people.compliance_wa, max_wager="350", effective_from=early.isoformat())
     (error,) = [f for f in findings(run, "wa.max_single_wager") if f.severity == ERROR]
     assert "$350" in error.message and "$300 (in force from 2009-01-01" in error.message
     assert error.citation == "WAC 230-15-140" and error.parameters[0]["effective_from"] == "2009-01-01"
+    clock(early + datetime.timedelta(hours=1))
     with pytest.raises(PrintBlocked):
         printing.print_signs([posting], "letter", user=people.compliance_wa, channel="api")
+    # The print gate judges the table as it stands on the day of the print (compliance.judgement): once $400 is in
+    # force, the same sign prints.
+    clock(MARCH_1 - datetime.timedelta(days=1))
+    printing.print_signs([posting], "letter", user=people.compliance_wa, channel="api")
     # The same table later, once $400 is (to be checked) in force: within it, an info finding only.
     _, run = post(table, people.compliance_wa, max_wager="350", effective_from=MARCH_1.isoformat())
     assert run.errors == 0

@@ -14,7 +14,7 @@ from cardroom import permissions, review
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Table
 from cardroom.ordering import natural
-from compliance.models import Finding, ValidationRun
+from compliance.judgement import day_words, judge_postings
 from fees.models import TablePosting
 from signage import services as signage_services
 from signage.models import PrintOverride
@@ -28,9 +28,9 @@ from .forms import OverrideForm
 
 
 def _posting_rows(establishment, now):
-    """Each posting in force now or to come at the establishment, with its latest check, the error findings of
-    that check, the print override approved for them and the one awaiting a second officer (five queries; plain
-    rows, as the floor's)."""
+    """Each posting in force now or to come at the establishment, with its judgement (``compliance.judgement``: now,
+    or as of its first moment for one to come, and the problems coming within 30 days), the print override approved
+    for its errors and the one awaiting a second officer (a fixed few queries; plain rows, as the floor's)."""
     order = {pk: i for i, (pk, label) in enumerate(sorted(
         Table.objects.filter(establishment=establishment, active=True).values_list("pk", "label"),
         key=lambda t: natural(t[1])))}
@@ -39,12 +39,7 @@ def _posting_rows(establishment, now):
         TablePosting.objects.filter(table__in=list(order)).filter(Q(pk__in=in_force) | Q(effective_from__gt=now))
         .display_rows(),
         key=lambda p: (order[p.table_id], p.effective_from))
-    checks = ValidationRun.objects.latest_posting_checks([p.pk for p in postings])
-    errors = {}
-    for run, message in (Finding.objects.filter(run__in=[run for run, _, _ in checks.values()],
-                                                severity=Finding.Severity.ERROR)
-                         .order_by("id").values_list("run_id", "message")):
-        errors.setdefault(run, []).append(message)
+    judged = judge_postings([p.pk for p in postings], now)
     overrides = {}
     for answer in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
                    .exclude(status=PrintOverride.Status.REFUSED)
@@ -53,11 +48,12 @@ def _posting_rows(establishment, now):
         overrides.setdefault((answer["posting_id"], answer["status"]), answer)  # newest first (the model's ordering)
     rows = []
     for posting in postings:
-        run, error_count, warnings = checks.get(posting.pk, (None, 0, 0))
-        found = errors.get(run, [])
+        judgement = judged[posting.pk]
+        found = [f.message for f in judgement.errors]
         granted = overrides.get((posting.pk, PrintOverride.Status.APPROVED)) if found else None
-        rows.append({"posting": posting, "checked": run is not None, "errors": found, "error_count": error_count,
-                     "warnings": warnings, "override": granted,
+        rows.append({"posting": posting, "judgement": judgement, "errors": found, "error_count": len(found),
+                     "warnings": len(judgement.warnings), "upcoming_problems": judgement.upcoming,
+                     "override": granted,
                      "pending": overrides.get((posting.pk, PrintOverride.Status.REQUESTED)) if found and not granted
                      else None,
                      "upcoming": posting.effective_from > now, "blocked": bool(found) and granted is None})
@@ -74,16 +70,16 @@ def _posting_cells(row, establishment, user, may_override, urls):
         option = f'<a href="{href}">{_e(code)} option {number}</a>'
     else:
         option = _e(posted_as(posting))
-    if not row["checked"]:
-        check = '<span class="muted">not checked</span>'
-    else:
-        badges = []
-        if row["error_count"]:
-            badges.append(f'<span class="badge error">{_plural(row["error_count"], "error")}</span>')
-        if row["warnings"]:
-            badges.append(f'<span class="badge warning">{_plural(row["warnings"], "warning")}</span>')
-        check = " ".join(badges) or '<span class="badge ok">no error or warning</span>'
-        check += "".join(f'<br><span class="small">{_e(error)}</span>' for error in row["errors"])
+    badges = []
+    if row["error_count"]:
+        badges.append(f'<span class="badge error">{_plural(row["error_count"], "error")}</span>')
+    if row["warnings"]:
+        badges.append(f'<span class="badge warning">{_plural(row["warnings"], "warning")}</span>')
+    check = " ".join(badges) or '<span class="badge ok">no error or warning</span>'
+    check += "".join(f'<br><span class="small">{_e(error)}</span>' for error in row["errors"])
+    check += "".join(f'<br><span class="badge {"error" if dated.blocks else "warning"}">from '
+                     f'{_e(day_words(dated.day))}</span> <span class="small">{_e(dated.finding.message)}</span>'
+                     for dated in row["upcoming_problems"])
     link = f"{urls['postings']}{posting.pk}/override/"
     if row["override"]:
         granted = row["override"]
@@ -102,6 +98,8 @@ def _posting_cells(row, establishment, user, may_override, urls):
             printing += f' <a href="{link}">Ask for an override…</a>'
     else:
         printing = '<span class="badge ok">may print</span>'
+    if blocked_from := row["judgement"].blocked_from:
+        printing += f' <span class="small">(blocked from {_e(day_words(blocked_from))})</span>'
     upcoming = ' <span class="tag">to come</span>' if row["upcoming"] else ""
     limits = f"{money(posting.min_wager, posting.currency)} to {money(posting.max_wager, posting.currency)}"
     return {"table": mark_safe(_e(posting.table__label) + upcoming), "from": room_time(posting.effective_from, zone),
@@ -189,13 +187,12 @@ def override_posting(request, establishment, posting, scope):
                 return redirect("console:compliance-postings", establishment.slug)
         else:
             status = 400
-    run = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING).order_by("-created_at", "-id").first()
-    found = list(run.findings.order_by("id")) if run else []
+    judgement = judge_postings([posting], timezone.now())[posting.pk]  # as the print gate judges it
     overrides = list(posting.print_overrides.select_related("requested_by", "decided_by"))
     waiting = next((o for o in overrides if o.status == PrintOverride.Status.REQUESTED), None)
     return _render(request, "override.html", establishment, {
-        "posting": posting, "form": form, "run": run, "findings": found,
-        "has_errors": any(f.severity == Finding.Severity.ERROR for f in found), "overrides": overrides,
+        "posting": posting, "form": form, "judgement": judgement, "findings": judgement.findings,
+        "has_errors": judgement.blocked, "overrides": overrides,
         "approved": next((o for o in overrides if o.is_approved), None), "waiting": waiting,
         "asked_by_me": waiting is not None and waiting.requested_by_id == request.user.pk,
         # an administrator may withdraw someone else's request too (cardroom.review's table), saying why

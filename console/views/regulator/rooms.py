@@ -11,6 +11,7 @@ from cardroom.conditions import conditions_at
 from cardroom.models import Approval, ConditionFulfilment
 from cardroom.ordering import natural
 from compliance import inbox
+from compliance.judgement import day_words, judge_postings
 from compliance.models import Finding
 from fees.models import TablePosting
 from signage import printing
@@ -75,8 +76,13 @@ def establishment(request, establishment, scope):
     # Errors first, then warnings, then notes; a 200-table room stands on hundreds: a page at a time.
     findings = Paginator(kept.order_by("position"), FINDINGS_PAGE_SIZE).get_page(request.GET.get("findings"))
     # The overrides the signs print under, shown beside the postings and the error findings they override.
-    overrides = printing.overrides_in_use(p.pk for p in in_force.values() if p.table_id in per_table)
+    # Each table as it stands now (compliance.judgement: what blocks its sign, as the floor and the print gate read
+    # it), beside what the runs found and how it was handled.
+    judged = judge_postings([p.pk for p in in_force.values()], now)
+    overrides = printing.overrides_in_use(p.pk for p in in_force.values()
+                                          if p.table_id in per_table or judged[p.pk].blocked)
     rows = [{"table": t, "posting": in_force.get(t.pk), "findings": per_table.get(t.pk),
+             "judgement": t.pk in in_force and judged[in_force[t.pk].pk],
              "override": t.pk in in_force and overrides.get(in_force[t.pk].pk)} for t in tables]
     for row in rows:
         row["cells"] = _posting_cells(row, establishment)
@@ -107,18 +113,21 @@ def establishment(request, establishment, scope):
 
 def _posting_cells(row, establishment):
     """A table's posting in force, its findings counted and the override its sign prints under."""
-    posting, counts, override = row["posting"], row["findings"], row["override"]
+    posting, counts, override, judgement = row["posting"], row["findings"], row["override"], row["judgement"]
     if posting is None:
         return None
     badges = ""
-    if counts:
-        for kind in ("error", "warning"):
-            if counts[kind]:
-                badges += badge(kind, plural(counts[kind], kind)) + " "
-        if counts["acknowledged"]:
-            badges += badge("info", f"{counts['acknowledged']} acknowledged")
-    else:
+    now = {"error": len(judgement.errors), "warning": len(judgement.warnings)}  # as the table stands now
+    for kind in ("error", "warning"):
+        if now[kind]:
+            badges += badge(kind, plural(now[kind], kind)) + " "
+    if counts and counts["acknowledged"]:
+        badges += badge("info", f"{counts['acknowledged']} acknowledged")
+    if not badges:
         badges = badge("ok", "none")
+    for dated in judgement.upcoming:
+        badges += (f'<br>{badge("error" if dated.blocks else "warning", f"from {day_words(dated.day)}")} '
+                   f'<span class="small">{e(dated.finding.message)}</span>')
     if override:
         badges += (f'<br><span class="small override">Its sign prints under an override approved by '
                    f'{e(override.decided_by.get_username())} on {e(room_time(override.decided_at, establishment))}: '
