@@ -354,5 +354,5 @@ class ReviewMachine(RuleBasedStateMachine):
 
 def test_the_review_mechanism_holds_whatever_people_do(db, mailoutbox):
     run_state_machine_as_test(ReviewMachine, settings=settings(
-        max_examples=25, stateful_step_count=12, deadline=None, database=None,
+        max_examples=15, stateful_step_count=12, deadline=None, database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))

@@ -202,5 +202,5 @@ class Judged(RuleBasedStateMachine):
 def test_every_door_agrees_with_the_judgement_whatever_the_order(people, clock):
     Judged.people, Judged.clock = people, staticmethod(clock)
     run_state_machine_as_test(Judged, settings=settings(
-        max_examples=int(os.environ.get("JUDGED_EXAMPLES", 20)), stateful_step_count=10, deadline=None,
+        max_examples=int(os.environ.get("JUDGED_EXAMPLES", 10)), stateful_step_count=10, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]))
