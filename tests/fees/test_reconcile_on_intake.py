@@ -9,7 +9,6 @@ import io
 import re
 from decimal import Decimal
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -29,11 +28,7 @@ from fees.models import ClosedMonth, CollectionEntry, Reconciliation, RoundOfPla
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
-LA = ZoneInfo("America/Los_Angeles")
-ROUND = {"wagers": [{"player": "p1", "base": "150", "bonus": "25", "backline": False},
-                    {"player": "p1", "base": "20"}, {"player": "p2", "base": "40", "backline": True}]}  # $7.00
-FULL = ("3.00", "1.00", "3.00")  # p1, p2, the player-dealer
-PAYERS = (("player", "p1"), ("player", "p2"), ("player_dealer", ""))
+from tests.fees.test_variance import FULL, LA, PAYERS, ROUND  # noqa: E402  (the variance tests' round and fees)
 DAY_1, DAY_2 = datetime.date(2026, 6, 1), datetime.date(2026, 6, 2)
 PAGE = "/compliance/casino-marysville/variance/"
 REGULATOR_PAGE = "/regulator/casino-marysville/variance/"
