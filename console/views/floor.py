@@ -190,16 +190,23 @@ def posted_at(request, establishment, scope):
     establishment = establishment_or_404(floor_establishments(scope), establishment)
     tables = sorted(establishment.tables.all(), key=lambda t: natural(t.label))
     form = LookupForm(request.GET or None, tables=tables, zone=establishment.zone)
-    context = {"section": "floor", "establishment": establishment, "form": form, "at": None}
+    context = {"section": "floor", "establishment": establishment, "form": form, "at": None,
+               "view_asked": request.GET.get("view") if request.GET.get("view") in ("now", "then") else None}
     if form.is_valid():
         at = form.moment()
         table = next(t for t in tables if t.pk == form.cleaned_data["table"])
-        as_known_now = request.GET.get("view") == "now"
+        # Before the table's record began (its first posting recorded later, back-dated: a room that started
+        # recording, the demo), "as it stood then" is empty for want of a record: shown as it stands now, saying so.
+        began = table.postings.order_by("created_at").values_list("created_at", flat=True).first()
+        before_record = began is not None and began > at
+        view = request.GET.get("view") or ("now" if before_record else "then")
+        as_known_now = view == "now"
         then, now = _posted(table, at, known_at=at), _posted(table, at)
-        shown, other = (now, then) if as_known_now else (then, now)
+        shown = now if as_known_now else then
         context.update({"at": at, "table": table, "as_known_now": as_known_now, "posting": shown["posting"],
                         "detail": shown["detail"], "differs": _differs(then, now),
-                        "other_url": f"{request.path}?{_query(request.GET, view=None if as_known_now else 'now')}"})
+                        "record_began": began if before_record else None,
+                        "other_url": f"{request.path}?{_query(request.GET, view='then' if as_known_now else 'now')}"})
     status = 400 if request.GET and not form.is_valid() else 200
     return render(request, "console/floor/posted_at.html", context, status=status)
 
