@@ -53,9 +53,11 @@ def earliest_problem(document, effective_from, version=None, today=None):
     would reprice every round ever recorded). Every door's request for publication asks here."""
     if effective_from is None:
         return None
-    first = (document.versions.filter(status="published", effective_from__isnull=False)
-             .exclude(pk=getattr(version, "pk", None)).order_by("effective_from")
-             .values_list("effective_from", "number").first())
+    # The first version in the record's timeline: one whose source states no date is in force from the beginning
+    # (fees.in_force), and then no version bounds the date; a later, dated one never does.
+    published = document.versions.filter(status="published").exclude(pk=getattr(version, "pk", None))
+    first = (None if published.filter(effective_from__isnull=True).exists() else
+             published.order_by("effective_from").values_list("effective_from", "number").first())
     if first is not None and effective_from < first[0]:
         return (f"{document.code} cannot take effect on {effective_from}: its record starts with version {first[1]}, "
                 f"in force from {first[0]}. Give a date on or after it.")

@@ -326,11 +326,11 @@ def test_on_sqlite_the_commands_refuse_and_a_closed_month_still_refuses_writes(p
                                                                                 client):
     """SQLite keeps the ledger in plain tables: nothing to detach (the PostgreSQL pass runs this as SQLite would
     answer). The application's refusal needs no partition: a ClosedMonth is enough."""
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-    for command, args in (("close_month", ["--establishment", "casino-marysville"]), ("reopen_month", [])):
-        with pytest.raises(CommandError, match="needs PostgreSQL.*no partitions. Nothing was changed"):
-            call_command(command, "--month", "2024-06", *args, stdout=io.StringIO())
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:  # only this: undo() would take back the suite's own patches too
+        patched.setattr(connection, "vendor", "sqlite")
+        for command, args in (("close_month", ["--establishment", "casino-marysville"]), ("reopen_month", [])):
+            with pytest.raises(CommandError, match="needs PostgreSQL.*no partitions. Nothing was changed"):
+                call_command(command, "--month", "2024-06", *args, stdout=io.StringIO())
     table = make_posted_table(people.marysville, label="CLOSE-S", effective_from=LONG_AGO)
     closed = ClosedMonth.objects.create(month=JUNE, archive_dir=str(tmp_path), closed_by="test",
                                         closed_at=datetime.datetime(2024, 7, 2, tzinfo=datetime.timezone.utc))
