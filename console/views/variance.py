@@ -52,7 +52,7 @@ class ReconcileForm(forms.Form):
     """A period to reconcile again; the service says what is wrong with it (``fees.reconciling.read_period``)."""
 
     reconcile_from = DayField(label="Reconcile from gaming day", widget=forms.DateInput(attrs={"type": "date"}))
-    reconcile_to = DayField(label="to gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+    reconcile_to = DayField(label="Reconcile to gaming day", widget=forms.DateInput(attrs={"type": "date"}))
 
 
 def _default_period(establishment):

@@ -32,8 +32,8 @@ def test_the_demo_month_shows_the_short_table_and_drills_down_to_its_hands(page,
     page.get_by_role("link", name="Variance").click()
     page.wait_for_url("**/compliance/casino-marysville/variance/")
     # The month of the latest reconciliation: the demo's October.
-    assert page.get_by_label("From gaming day").input_value() == "2026-10-01"
-    assert page.get_by_label("to gaming day").input_value() == "2026-10-31"
+    assert page.get_by_label("From gaming day", exact=True).input_value() == "2026-10-01"
+    assert page.get_by_label("to gaming day", exact=True).input_value() == "2026-10-31"
     table = page.locator("#variance-table")
     first = table.locator("tbody tr").first
     assert first.locator("th").inner_text() == f"Table {demo_play.STREAK_TABLE}"  # the most short, on top
