@@ -43,6 +43,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     """Every test starts from the published seed data; each test's own changes are rolled back."""
     with django_db_blocker.unblock():
         call_command("load_seed_data", verbosity=0)
+        People()  # made once for the run: each test finds them (and rolls back what it changes)
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +86,9 @@ def reseed(django_db_blocker):
 
 
 class People:
-    """One user per role, inside and outside the establishment, as healthchecks' base test case does."""
+    """One user per role, inside and outside the establishment, as healthchecks' base test case does. They are made
+    once, with the seed data (``django_db_setup``), and found by every test after; a test that flushed the database
+    (a transactional one) makes them again."""
 
     def __init__(self):
         from django.contrib.auth import get_user_model
@@ -96,14 +99,17 @@ class People:
         User = get_user_model()
         self.marysville = Establishment.objects.get(slug="casino-marysville")
         self.washington = Jurisdiction.objects.get(code="WA")
-        self.wa_room = Establishment.objects.create(
-            slug="test-wa-room", name="Test WA Room", jurisdiction=self.washington, kind="card_room", is_demo=True
+        self.wa_room, _ = Establishment.objects.get_or_create(
+            slug="test-wa-room",
+            defaults={"name": "Test WA Room", "jurisdiction": self.washington, "kind": "card_room", "is_demo": True},
         )
 
         def make(username, role=None, **where):
-            user = User.objects.create_user(username)  # no password: tests log in with force_login
-            if role:
-                appoint(user, role, **where)
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                user = User.objects.create_user(username)  # no password: tests log in with force_login
+                if role:
+                    appoint(user, role, **where)
             return user
 
         self.admin = make("t-admin", Role.ADMIN)

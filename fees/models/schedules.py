@@ -14,6 +14,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Max
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
+from simple_history.utils import bulk_create_with_history
 
 from cardroom import generation
 from cardroom.models import Cited
@@ -81,23 +82,30 @@ class ScheduleDocument(Cited):
             raise VersionStateError(
                 f"Another draft of {self.code} was started at the same moment; try again.") from None
         if based_on is not None:
-            for option in based_on.options.prefetch_related("tiers"):
-                tiers = list(option.tiers.all())
-                option.pk = None
-                option.version = draft
-                option._change_reason = why
-                option.save()
-                for tier in tiers:
-                    tier.pk = None
-                    tier.option = option
-                    tier._change_reason = why
-                    tier.save()
-            # How the room reads what the source leaves open carries over, approved as it was (fees.interpretations).
-            for reading in based_on.interpretations.filter(status=Interpretation.Status.APPROVED).order_by("id"):
-                reading.carried_from_id, reading.pk, reading.version = reading.pk, None, draft
-                reading._change_reason = why
-                reading.save()
+            _copy_rows(based_on, draft, why)
         return draft
+
+
+def _copy_rows(based_on, draft, why):
+    """Copy ``based_on``'s options, tiers and approved interpretations into the new draft, a few statements a table
+    (a schedule such as GEGA-002888 has hundreds of tiers); each copy gets its history row as a save would."""
+    options = list(based_on.options.prefetch_related("tiers").order_by("id"))
+    tiers = []
+    for option in options:
+        copied = list(option.tiers.all())
+        option.pk, option.version = None, draft
+        tiers.append((option, copied))
+    bulk_create_with_history(options, FeeOption, default_change_reason=why)
+    for option, copied in tiers:
+        for tier in copied:
+            tier.pk, tier.option = None, option
+    bulk_create_with_history([tier for _, copied in tiers for tier in copied], FeeTier,
+                             default_change_reason=why)
+    # How the room reads what the source leaves open carries over, approved as it was (fees.interpretations).
+    for reading in based_on.interpretations.filter(status=Interpretation.Status.APPROVED).order_by("id"):
+        reading.carried_from_id, reading.pk, reading.version = reading.pk, None, draft
+        reading._change_reason = why
+        reading.save()
 
 
 class VersionQuerySet(models.QuerySet):
