@@ -14,6 +14,7 @@ supervisors read (``cardroom.access.Scope``).
 """
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from . import permissions, values
@@ -82,8 +83,14 @@ def _reason(value):
     return _text(value, "reason", max_length=REASON_MAX, required=True, single_line=False, minimum=3)
 
 
+# Sent once a record (met, corrected or withdrawn) has committed: whatever judges the room's postings against
+# its conditions hears of it (compliance checks the room's postings again, so its inbox follows at once).
+condition_recorded = Signal()
+
+
 def _log(record, user, verb, data):
     establishment = record.establishment
+    transaction.on_commit(lambda: condition_recorded.send(sender=ConditionFulfilment, record=record, user=user))
     log_action(f"approval.condition_{verb}", actor=user, obj=record, establishment=establishment,
                jurisdiction=establishment.jurisdiction, data={
                    "approval": record.condition.approval.key, "condition": record.condition.order,

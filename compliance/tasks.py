@@ -20,6 +20,24 @@ def validate_everything(as_of=None):
             "infos": run.infos}
 
 
+def check_room_after_condition(record, user, **kwargs):
+    """A condition met or withdrawn changes whether the room's tables may offer the game: check the room's postings
+    again (``cardroom.conditions.condition_recorded``), so that the inbox says what the print gate already judges."""
+    validate_establishment.delay(record.establishment_id, user.pk if user else None)
+
+
+@shared_task
+def validate_establishment(establishment_id, user_id=None):
+    """The room's postings and approvals as of today, started by ``user_id`` (the installation when None)."""
+    from django.contrib.auth import get_user_model
+
+    from cardroom.models import Establishment
+
+    user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+    run = services.run_establishment(user or SYSTEM, Establishment.objects.get(pk=establishment_id))
+    return {"run": run.pk, "errors": run.errors, "warnings": run.warnings, "infos": run.infos}
+
+
 @shared_task
 def send_daily_digest(since=None):
     """Daily (CELERY_BEAT_SCHEDULE): each room's compliance officers are emailed the error findings first found

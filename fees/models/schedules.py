@@ -250,6 +250,15 @@ class ScheduleVersion(models.Model):
         """Published, or awaiting a second officer: its content cannot change (withdraw the request to edit)."""
         return self.status != self.Status.DRAFT
 
+    def sent_back(self):
+        """The refusal or withdrawal that put this draft back, when it is the last thing that happened to it: what the
+        author reads before asking again. Reads prefetched ``reviews`` when there are."""
+        if self.status != self.Status.DRAFT:
+            return None
+        steps = list(self.reviews.all())  # ordered by when (VersionReview.Meta)
+        back = (VersionReview.Step.REFUSED, VersionReview.Step.WITHDRAWN)
+        return steps[-1] if steps and steps[-1].step in back else None
+
     def editors(self):
         """Ids of the users who started or changed this draft, its options or tiers (history, every door). A review
         step (asked for, refused, withdrawn: ``record_step``) changes only ``STEP_FIELDS`` and is no edit: the

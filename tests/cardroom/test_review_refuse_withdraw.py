@@ -86,6 +86,28 @@ def test_the_publish_page_offers_the_officer_who_refused_approval_when_asked_aga
     assert ScheduleVersion.objects.get(pk=room_draft.pk).is_published
 
 
+def test_the_author_finds_the_refusal_and_why_on_the_draft_and_on_their_home(client, people, room_draft):
+    """A refusal is read where the author comes back to (the draft, their home), not only in an email."""
+    client.force_login(people.compliance)
+    asked = {"step": "request", "reason": "New rates", "effective_from": "2030-01-01"}
+    assert client.post(publish_page(room_draft), asked).status_code == 302
+    draft_page = reverse("console:compliance-version", args=[ROOM, PAI_GOW, room_draft.number])
+    assert "Withdraw the request…" in client.get(draft_page).content.decode()  # the asker's one step
+    client.force_login(people.compliance_2)
+    assert "Approve or refuse…" in client.get(draft_page).content.decode()
+    assert client.post(publish_page(room_draft), {"step": "refuse", "reason": "The Bureau's letter is missing"}
+                       ).status_code == 302
+    client.force_login(people.compliance)
+    notice = client.get(draft_page).content.decode().split('id="sent-back"', 1)[1].split("</p>", 1)[0]
+    assert "Refused by t-compliance-2" in notice and "The Bureau&#x27;s letter is missing" in notice
+    assert "Change the draft and ask again." in notice
+    home = client.get(reverse("console:compliance", args=[ROOM])).content.decode()
+    assert "refused by t-compliance-2" in home and "The Bureau&#x27;s letter is missing" in home
+    # Asked again: the refusal is history, no longer news.
+    assert client.post(publish_page(room_draft), asked).status_code == 302
+    assert 'id="sent-back"' not in client.get(draft_page).content.decode()
+
+
 def test_only_the_asker_withdraws_a_request_another_officer_is_refused_with_a_sentence(
         api, client, mailed, room_draft, mailoutbox, django_capture_on_commit_callbacks):
     people = mailed

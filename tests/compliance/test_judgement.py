@@ -53,16 +53,25 @@ def wa_table(people, clock):
     return table, posting, condition
 
 
-def test_a_condition_withdrawn_blocks_the_sign_on_every_door_at_once(client, people, wa_table):
+def test_a_condition_withdrawn_blocks_the_sign_on_every_door_at_once(client, people, wa_table,
+                                                                      django_capture_on_commit_callbacks):
     table, posting, condition = wa_table
     room = people.wa_room
     client.force_login(people.compliance_wa)
     sign = reverse("console:floor-sign", args=[room.slug, table.pk])
     assert client.post(sign, {"layout": "letter"})["Content-Type"] == "application/pdf"  # clean: it prints
     record = ConditionFulfilment.objects.get(condition=condition, establishment=room)
-    withdrawn = client.post(reverse("console:compliance-condition-withdraw", args=[room.slug, record.pk]),
-                            {f"w{record.pk}-reason": "Not met after all: the controls were never approved."})
+    home = reverse("console:compliance", args=[room.slug])
+    assert client.get(home).context["counts"]["error"]["open"] == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        withdrawn = client.post(reverse("console:compliance-condition-withdraw", args=[room.slug, record.pk]),
+                                {f"w{record.pk}-reason": "Not met after all: the controls were never approved."})
     assert withdrawn.status_code == 302
+    # The inbox says it at once: the room was checked again when the record was withdrawn, by the one who did it.
+    assert client.get(home).context["counts"]["error"]["open"] == 2  # the table's posting, and the room's approval
+    rechecked = ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=room).latest("id")
+    assert rechecked.started_by == people.compliance_wa
+    assert rechecked.findings.filter(posting=posting, rule="approval.conditions_outstanding").exists()
     prints = SignPrint.objects.filter(posting=posting).count()
 
     # The floor's print POST: refused, saying which condition, and nothing printed.

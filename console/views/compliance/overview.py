@@ -36,7 +36,8 @@ def establishment(request, establishment, scope):
     drafts = []
     if fees_drafts.sees_drafts(request.user):
         drafts = [v for v in ScheduleVersion.objects.filter(document__in=documents, status=ScheduleVersion.Status.DRAFT)
-                  .select_related("document", "created_by").order_by("document__code", "number")
+                  .select_related("document", "created_by").prefetch_related("reviews")
+                  .order_by("document__code", "number")
                   if fees_drafts.sees_drafts(request.user, v.document)]
     postings = _posting_rows(establishment, now)
     approvals = _approval_rows(establishment, timezone.localdate())
