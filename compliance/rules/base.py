@@ -142,13 +142,14 @@ def rule(*, code: str, title: str, citation: str, parameters: Mapping[str, str] 
     return lambda check: Rule(code, title, citation, parameters or {}, check)
 
 
-@dataclass(frozen=True)
 class RuleParameters:
     """The parameters as one rule reads them: only those it names (a room's own value, ``<key>--<room>``, is the
-    same parameter; ``compliance.rules.variance.room_key``)."""
+    same parameter; ``compliance.rules.variance.room_key``). A plain class: one is made for every rule run."""
 
-    params: ParameterSet
-    rule: Rule
+    __slots__ = ("params", "rule")
+
+    def __init__(self, params: ParameterSet, rule: Rule):
+        self.params, self.rule = params, rule
 
     def _named(self, key: str) -> str:
         if key.partition("--")[0] not in self.rule.parameters:
