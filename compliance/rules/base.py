@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
 from cardroom.money import format_money
-
-from .words import parameter_name
 
 ERROR = "error"
 WARNING = "warning"
@@ -54,6 +53,10 @@ class Parameter:
             amount = f"{self.value.normalize()}%"
         status = {CONFIRMED: "", SECONDARY: ", from a secondary source", CHECK: ", to be checked"}[self.status]
         return f"{amount} (in force from {self.effective_from.isoformat()}{status})"
+
+
+class UndeclaredParameter(KeyError):
+    """A rule read a parameter it does not name: a mistake in the rule, not in the data."""
 
 
 class ParameterSet:
@@ -101,6 +104,70 @@ class ParameterSet:
         return sum(len(v) for v in self._values.values())
 
 
+# Every rule by its code. Each rule adds itself as its module is imported; importing anything from
+# ``compliance.rules`` imports every rule module (the package's ``__init__``), so the table is whole.
+RULES: dict[str, Rule] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class Rule:
+    """One rule: the code its findings, acknowledgements and exports store (never changed once used), its title
+    for people, the source it rests on, and the seeded parameters it reads ({key: its name in words}, as messages
+    and pages say it).
+
+    A rule with a ``check`` is run over facts, ``rule(facts, params)``, and reads only the parameters it names; one
+    without is a kind of finding another check makes (the lint's, the approval helpers'). Make one with ``rule``
+    (a decorator for a check) or ``Rule(code, title, citation)``."""
+
+    code: str
+    title: str
+    citation: str
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    check: Callable | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.code in RULES:
+            raise ValueError(f"Two rules have the code {self.code!r}.")
+        RULES[self.code] = self
+
+    def __call__(self, facts, params: ParameterSet) -> list[Finding]:
+        return self.check(facts, RuleParameters(params, self))
+
+    def parameter_name(self, key: str) -> str:
+        return self.parameters.get(key) or key_in_words(key)
+
+
+def rule(*, code: str, title: str, citation: str, parameters: Mapping[str, str] | None = None):
+    """``@rule(code=..., title=..., citation=..., parameters={key: name})`` over a check ``(facts, params)``."""
+    return lambda check: Rule(code, title, citation, parameters or {}, check)
+
+
+class RuleParameters:
+    """The parameters as one rule reads them: only those it names (a room's own value, ``<key>--<room>``, is the
+    same parameter; ``compliance.rules.variance.room_key``). A plain class: one is made for every rule run."""
+
+    __slots__ = ("params", "rule")
+
+    def __init__(self, params: ParameterSet, rule: Rule):
+        self.params, self.rule = params, rule
+
+    def _named(self, key: str) -> str:
+        if key.partition("--")[0] not in self.rule.parameters:
+            raise UndeclaredParameter(f"Rule {self.rule.code} reads {key}, which it does not name.")
+        return key
+
+    def at(self, jurisdiction: str, key: str, day: date) -> Parameter:
+        return self.params.at(jurisdiction, self._named(key), day)
+
+    def get(self, jurisdiction: str, key: str, day: date) -> Parameter | None:
+        return self.params.get(jurisdiction, self._named(key), day)
+
+
+def key_in_words(key: str) -> str:
+    """A parameter no rule names, in words: 'the rack removal hours'."""
+    return "the " + key.replace("_", " ")
+
+
 @dataclass(frozen=True)
 class Finding:
     """What a rule found: about what (``subject``), how serious, why, on whose authority, with which values.
@@ -139,19 +206,19 @@ def dollars(amount: Decimal | int | None) -> str:
     return text[:-3] if text.endswith(".00") else text
 
 
-def with_status(message: str, parameters) -> str:
+def with_status(message: str, parameters, rule: Rule) -> str:
     """Say in the message itself when a value used is not confirmed, so no reader misses it."""
     doubtful = [p for p in parameters if p.status != CONFIRMED]
     if not doubtful:
         return message
     notes = "; ".join(
-        f"{parameter_name(p.key)}, {dollars(p.value) if p.unit == 'USD' else p.value.normalize()}, is "
+        f"{rule.parameter_name(p.key)}, {dollars(p.value) if p.unit == 'USD' else p.value.normalize()}, is "
         f"{'to be checked' if p.status == CHECK else 'from a secondary source'}"
         for p in doubtful
     )
     return f"{message} (Note: {notes}.)"
 
 
-def finding(rule, severity, subject, message, citation, parameters=()) -> Finding:
+def finding(rule: Rule, severity, subject, message, citation, parameters=()) -> Finding:
     parameters = tuple(parameters)
-    return Finding(rule, severity, subject, with_status(message, parameters), citation, parameters)
+    return Finding(rule.code, severity, subject, with_status(message, parameters, rule), citation, parameters)

@@ -29,9 +29,10 @@ from decimal import Decimal
 
 from cardroom.gamemath.compare import StatedEdge
 
-from .base import INFO, WARNING, Finding, finding
+from .base import INFO, WARNING, Finding, Rule, finding
 
-RULE = "approval.house_edge"
+HOUSE_EDGE = Rule("approval.house_edge", "Stated house edge",
+                  "The approval's documents; the exact computation of the game (docs/game-math.md)")
 
 
 def _where(edge: StatedEdge) -> str:
@@ -87,8 +88,8 @@ def house_edge_findings(edges) -> list[Finding]:
                        "bet": edge.bet, "paytable": edge.paytable, "decks": edge.decks,
                        "stated_percent": edge.shown().rstrip("%")}
             text = f"{message} (Approval: {approval.reference}.)" if approval.reference else message
-            out.append(finding(RULE, severity, subject, text, citation))
+            out.append(finding(HOUSE_EDGE, severity, subject, text, citation))
     return out
 
 
-__all__ = ["RULE", "house_edge_findings"]
+__all__ = ["HOUSE_EDGE", "house_edge_findings"]

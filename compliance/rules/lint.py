@@ -19,8 +19,9 @@ from fees import engine
 from fees.engine.bands import UNCLEAR as _UNCLEAR
 from fees.engine.bands import band_edges, is_banded, reading_order
 
-from .base import ERROR, INFO, WARNING, Finding, dollars, finding
+from .base import ERROR, INFO, WARNING, Finding, Rule, dollars, finding
 from .postings import (
+    EXPIRING,
     EXPIRING_WITHIN,
     ApprovalFacts,
     approval_findings,
@@ -32,6 +33,23 @@ from .postings import (
     scopes_for,
 )
 from .printed import bounds_disagree, read_amount, read_bounds
+
+_SCHEDULE = "The approved schedule document, as printed"
+NO_FEES = Rule("lint.no_fees", "Option without fees", _SCHEDULE)
+NEGATIVE = Rule("lint.negative", "No negative amounts", _SCHEDULE)
+CENTS = Rule("lint.cents", "Amounts in whole cents", _SCHEDULE)
+ASCENDING = Rule("lint.ascending", "Tiers in order", _SCHEDULE)
+AMBIGUOUS = Rule("lint.ambiguous", "Unclear schedule entry", _SCHEDULE)
+CONTIGUOUS = Rule("lint.contiguous", "Tiers without gaps or overlaps", _SCHEDULE)
+CLOSED_TOP = Rule("lint.closed_top", "Top tier closed", _SCHEDULE)
+PRINTED_FEE = Rule("schedule.printed_fee_mismatch", "Printed fee matches the typed one", _SCHEDULE)
+PRINTED_BOUNDS = Rule("schedule.printed_bounds_mismatch", "Printed tier bounds match the typed ones", _SCHEDULE)
+FEE_CLIFF = Rule("schedule.fee_cliff", "Fee step at a tier edge", _SCHEDULE)
+CONSISTENCY = Rule("lint.consistency", "Schedules in force together agree",
+                   "The approved schedule documents in force on the same day")
+EXPIRED = Rule("approval.expired", "Approval expired", "The approval: its status, expiry or trial end")
+TABLE_GAME = Rule("approval.table_game", "Game at a table approved",
+                  "11 CCR 2071; WAC 230-15-035 (a game is offered only once approved); the approval in force")
 
 _KIND_NAMES = {
     "player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
@@ -74,7 +92,7 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
     cite = f"{code} option {option.number}: {option.citation}" if option.citation else code
     out: list[Finding] = []
     if not option.tiers:
-        return [finding("lint.no_fees", INFO, subject, f"{where} prints no fees (blank fee cells).", cite)]
+        return [finding(NO_FEES, INFO, subject, f"{where} prints no fees (blank fee cells).", cite)]
     groups: dict[str, list] = {}
     for tier in option.tiers:
         groups.setdefault(tier.fee_kind, []).append(tier)
@@ -85,27 +103,27 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
         for t in tiers:
             for label, value in (("lower bound", t.lower), ("upper bound", t.upper), ("fee", t.fee)):
                 if value is not None and value < 0:
-                    out.append(finding("lint.negative", ERROR, subject,
+                    out.append(finding(NEGATIVE, ERROR, subject,
                                        f"{where}: the {name} row {t.order} has a negative {label} ({value}).", cite))
                 if not _in_cents(value):
-                    out.append(finding("lint.cents", ERROR, subject,
+                    out.append(finding(CENTS, ERROR, subject,
                                        f"{where}: the {name} row {t.order} has a {label} of {value}, not a whole "
                                        "number of cents.", cite))
             if t.lower is not None and t.upper is not None and t.lower > t.upper:
-                out.append(finding("lint.ascending", ERROR, subject,
+                out.append(finding(ASCENDING, ERROR, subject,
                                    f"{where}: the {name} row {t.order} runs from {_amount(t.lower, measure)} down to "
                                    f"{_amount(t.upper, measure)}.", cite))
         if measures & _UNCLEAR or len(measures) > 1:
-            out.append(finding("lint.ambiguous", WARNING, subject,
+            out.append(finding(AMBIGUOUS, WARNING, subject,
                                f"{where}: the {name} does not state what it is measured on "
                                f"({', '.join(sorted(measures))}); it cannot be charged without guessing.", cite))
         elif read := readings(tiers, "measure"):  # read by an approved interpretation: said, not guessed
-            out.append(finding("lint.ambiguous", INFO, subject, f"{where}: {read_measure(name, read, measure)}",
+            out.append(finding(AMBIGUOUS, INFO, subject, f"{where}: {read_measure(name, read, measure)}",
                                reading_citations(cite, read)))
         if measure == "flat" or measure in _UNCLEAR:
             if len(tiers) > 1 and all(t.lower is None and t.upper is None for t in tiers):
                 fees = ", ".join(t.printed_fee or dollars(t.fee) for t in tiers)
-                out.append(finding("lint.ambiguous", WARNING, subject,
+                out.append(finding(AMBIGUOUS, WARNING, subject,
                                    f"{where}: the {name} cell holds {len(tiers)} values ({fees}) with nothing to "
                                    "choose between them.", cite))
                 continue
@@ -113,19 +131,19 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
             continue
         ordered, edges = band_edges(tiers)
         if ordered is None:
-            out.append(finding("lint.ascending", ERROR, subject,
+            out.append(finding(ASCENDING, ERROR, subject,
                                f"{where}: the {name} rows are in neither ascending nor descending order of their "
                                "bounds.", cite))
             continue
         for what, before, after, step in edges:
             if what == "overlap":
-                out.append(finding("lint.contiguous", ERROR, subject,
+                out.append(finding(CONTIGUOUS, ERROR, subject,
                                    f"{where}: the {name} rows overlap: {before.printed_bounds or before.upper} and "
                                    f"{after.printed_bounds or after.lower} both cover "
                                    f"{_amount(after.lower if after.lower is not None else before.upper, measure)}.",
                                    cite))
             else:
-                out.append(finding("lint.contiguous", ERROR, subject,
+                out.append(finding(CONTIGUOUS, ERROR, subject,
                                    f"{where}: the {name} has a gap: nothing covers "
                                    f"{_amount(before.upper + step, measure)} to {_amount(after.lower - step, measure)} "
                                    f"(between {before.printed_bounds or before.upper} and "
@@ -136,12 +154,12 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
             printed = _amount(Decimal(top_read.printed) if top_read.printed else None, measure)
             read = (f"open-ended above {_amount(top.lower, measure)}" if top.upper is None
                     else f"to stop at {_amount(top.upper, measure)}")
-            out.append(finding("lint.closed_top", INFO, subject,
+            out.append(finding(CLOSED_TOP, INFO, subject,
                                f"{where}: the {name}'s top row is printed "
                                f"{top.printed_bounds or ('up to ' + printed)}; it is read {read}. "
                                f"{engine.footnote(top_read)}", reading_citations(cite, [top_read])))
         elif top.upper is not None:
-            out.append(finding("lint.closed_top", WARNING, subject,
+            out.append(finding(CLOSED_TOP, WARNING, subject,
                                f"{where}: the {name} stops at {_amount(top.upper, measure)} "
                                f"({top.printed_bounds or 'last row'}); above {_amount(top.upper, measure)} no fee is "
                                "stated, so a table using this option must keep below it.", cite))
@@ -182,7 +200,7 @@ def lint_printed(code: str, version: int, option: engine.Option) -> list[Finding
         printed_fee = read_amount(t.printed_fee)
         if printed_fee is not None and printed_fee != t.fee:
             out.append(finding(
-                "schedule.printed_fee_mismatch", ERROR,
+                PRINTED_FEE, ERROR,
                 {**subject, "printed": t.printed_fee, "typed": str(t.fee)},
                 f"{where}: the {name} row {t.order} prints \"{t.printed_fee}\" but its fee is typed as "
                 f"{dollars(t.fee)}: quotes and signs use the typed fee, so one of the two is wrong.",
@@ -196,7 +214,7 @@ def lint_printed(code: str, version: int, option: engine.Option) -> list[Finding
         read = [t.interpreted(bound) for bound in differing if t.interpreted(bound) is not None]
         if differing and len(read) == len(differing):  # each differing bound is read so by an interpretation
             out.append(finding(
-                "schedule.printed_bounds_mismatch", INFO,
+                PRINTED_BOUNDS, INFO,
                 {**subject, "printed": t.printed_bounds, "typed": [None if t.lower is None else str(t.lower),
                                                                   None if t.upper is None else str(t.upper)],
                  "bounds": differing},
@@ -205,7 +223,7 @@ def lint_printed(code: str, version: int, option: engine.Option) -> list[Finding
                 reading_citations(row_citation(code, option, t), read)))
         elif differing:
             out.append(finding(
-                "schedule.printed_bounds_mismatch", ERROR,
+                PRINTED_BOUNDS, ERROR,
                 {**subject, "printed": t.printed_bounds, "typed": [None if t.lower is None else str(t.lower),
                                                                   None if t.upper is None else str(t.upper)],
                  "bounds": differing},
@@ -257,7 +275,7 @@ def lint_fee_cliffs(code: str, version: int, option: engine.Option) -> list[Find
                        "rows": [before.order, after.order], "edge": str(edge), "jump": str(jump),
                        "marginal_rate_percent": _plain(rate)}
             out.append(finding(
-                "schedule.fee_cliff", INFO, subject,
+                FEE_CLIFF, INFO, subject,
                 f"{where}: the {name} rises from {dollars(before.fee)} to {dollars(after.fee)} between "
                 f"{dollars(edge)} and {dollars(edge + step)} of {_ACTION[before.measure]} (rows {before.order} and "
                 f"{after.order}): one more {unit} costs {dollars(jump)} more in fee, a {_percent(rate)} marginal "
@@ -369,7 +387,7 @@ def lint_consistency(documents) -> list[Finding]:
                     "other": {"schedule": doc_b.code, "version": doc_b.version, "option": opt_b.number},
                     "cells": [rows_a[k].order for k in cells],
                 }
-                out.append(finding("lint.consistency", WARNING, subject,
+                out.append(finding(CONSISTENCY, WARNING, subject,
                                    f"{doc_a.code} v{doc_a.version} option {opt_a.number} and {doc_b.code} "
                                    f"v{doc_b.version} option {opt_b.number} have the same tiers but different fees "
                                    f"({differing}).",
@@ -412,20 +430,20 @@ def lint_approvals(approvals, tables, day: date) -> list[Finding]:
         label = f"The approval of {a.game_name} ({a.reference or a.key})"
         state = approval_state(a, day)
         if not state.in_force and a.status not in ("pending",):
-            out.append(finding("approval.expired", ERROR if a.status != "withdrawn" else WARNING, subject,
+            out.append(finding(EXPIRED, ERROR if a.status != "withdrawn" else WARNING, subject,
                                f"{label}: {state.why}.", a.citation))
         elif a.expires_on is not None and day <= a.expires_on <= day + EXPIRING_WITHIN:
-            out.append(finding("approval.expiring", WARNING, subject,
+            out.append(finding(EXPIRING, WARNING, subject,
                                f"{label} expires on {a.expires_on.isoformat()}, within 30 days.", a.citation))
         if a.status == "trial" and a.trial_ends_on is not None and day <= a.trial_ends_on <= day + EXPIRING_WITHIN:
-            out.append(finding("approval.expiring", WARNING, subject,
+            out.append(finding(EXPIRING, WARNING, subject,
                                f"{label}: the trial ends on {a.trial_ends_on.isoformat()}, within 30 days.",
                                a.citation))
     for t in tables:
         subject = {"type": "table", "establishment": t.establishment, "table": t.label, "game": t.game}
         found = relevant_approvals(approvals, t.game, t.jurisdiction, t.establishment, t.establishment_kind)
-        errors = [f for f in approval_findings(subject, found, t.game_name, t.jurisdiction, t.establishment,
-                                               t.establishment_kind, day, rule="approval.table_game")
+        errors = [f for f in approval_findings(TABLE_GAME, subject, found, t.game_name, t.jurisdiction,
+                                               t.establishment, t.establishment_kind, day)
                   if f.severity == ERROR]
         out.extend(errors)
     return out

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
-from .base import CONFIRMED, ERROR, INFO, WARNING, Finding, MissingParameter, ParameterSet, finding
+from .base import CONFIRMED, ERROR, INFO, WARNING, Finding, MissingParameter, ParameterSet, finding, rule
 
-RULE = "ca.player_dealer_rotation"
-PARAMETER = ("CA", "player_dealer_max_consecutive_hands")
+JURISDICTION, KEY = "CA", "player_dealer_max_consecutive_hands"
 SHOWN_HANDS = 10  # a longer run names its first and last hands only
 
 
@@ -71,18 +70,21 @@ def _references(held) -> str:
     return f"{', '.join(refs[:3])}, ... {', '.join(refs[-2:])}"
 
 
+@rule(code="ca.player_dealer_rotation", title="Player-dealer rotation (California)",
+      citation="Penal Code 330.11; approved game rules",
+      parameters={KEY: "the most hands in a row one player may deal"})
 def rule_player_dealer_rotation(facts: TableRounds, params: ParameterSet) -> list[Finding]:
     """Errors for every run longer than the limit; info for rounds whose player-dealer is not recorded."""
     hands = in_play_order(facts.hands)
-    if facts.jurisdiction != PARAMETER[0] or not hands:
+    if facts.jurisdiction != JURISDICTION or not hands:
         return []
     day = facts.gaming_day.isoformat()
     try:
-        parameter = params.at(*PARAMETER, facts.gaming_day)
+        parameter = params.at(JURISDICTION, KEY, facts.gaming_day)
     except MissingParameter as exc:
-        return [finding(RULE, WARNING, facts.subject,
+        return [finding(rule_player_dealer_rotation, WARNING, facts.subject,
                         f"Player-dealer rotation at table {facts.table} on {day} could not be checked: {exc}",
-                        "Penal Code 330.11; approved game rules")]
+                        rule_player_dealer_rotation.citation)]
     limit = int(parameter.value)
     citation = parameter.citation
     out = []
@@ -91,20 +93,21 @@ def rule_player_dealer_rotation(facts: TableRounds, params: ParameterSet) -> lis
             subject = {**facts.subject, "gaming_day": day, "player_dealer": player,
                        "hands": [h.reference for h in held]}
             out.append(finding(
-                RULE, ERROR, subject,
+                rule_player_dealer_rotation, ERROR, subject,
                 f"{player} held the player-dealer position for {len(held)} consecutive hands "
                 f"({_references(held)}) at table {facts.table} on {day}; at most {limit} are allowed.",
                 citation, [parameter]))
     unrecorded = [h for h in hands if not h.player_dealer]
     if unrecorded:
         out.append(finding(
-            RULE, INFO, {**facts.subject, "gaming_day": day, "hands": [h.reference for h in unrecorded]},
+            rule_player_dealer_rotation, INFO,
+            {**facts.subject, "gaming_day": day, "hands": [h.reference for h in unrecorded]},
             f"Player-dealer rotation could not be checked for {len(unrecorded)} round(s) at table {facts.table} "
             f"on {day}: they do not record who held the player-dealer position ({_references(unrecorded)}).",
             citation, [parameter]))
     if not out and parameter.status != CONFIRMED:
         out.append(finding(
-            RULE, INFO, {**facts.subject, "gaming_day": day},
+            rule_player_dealer_rotation, INFO, {**facts.subject, "gaming_day": day},
             f"No one held the player-dealer position for more than {limit} consecutive hands at table "
             f"{facts.table} on {day} ({len(hands)} round(s)).", citation, [parameter]))
     return out

@@ -31,13 +31,10 @@ from cardroom.money import format_money
 
 from fees.variance_stats import runs_in_a_row
 
-from .base import ERROR, WARNING, Finding, ParameterSet, finding
+from .base import ERROR, WARNING, Finding, ParameterSet, finding, rule
 
-RULE = "ledger.short_days_in_a_row"
 WARNING_KEY, ERROR_KEY = "variance_short_days_warning", "variance_short_days_error"
 LOOKBACK_DAYS = 30
-CITATION = "Internal controls on accounting for collected fees (room policy)"
-OVER_RULE = "ledger.collected_above_schedule"
 OVER_KEY = "over_collection_tolerance"
 
 
@@ -66,6 +63,10 @@ def threshold(params: ParameterSet, jurisdiction: str, establishment: str, key: 
     return min(found, key=lambda p: p.value) if found else None
 
 
+@rule(code="ledger.short_days_in_a_row", title="Collections short day after day",
+      citation="Internal controls on accounting for collected fees (room policy)",
+      parameters={WARNING_KEY: "the gaming days in a row with a hand short that make a warning",
+                  ERROR_KEY: "the gaming days in a row with a hand short that make an error"})
 def rule_short_days_in_a_row(facts: ShortDays, params: ParameterSet) -> list[Finding]:
     day = facts.as_of
     levels = [(ERROR, threshold(params, facts.jurisdiction, facts.establishment, ERROR_KEY, day)),
@@ -85,7 +86,7 @@ def rule_short_days_in_a_row(facts: ShortDays, params: ParameterSet) -> list[Fin
                            "from": first.isoformat()}
                 played = "days it was played" if facts.kind == "table" else "days the room was open"
                 out.append(finding(
-                    RULE, severity, subject,
+                    rule_short_days_in_a_row, severity, subject,
                     f"A hand was collected short or not collected at {what} on {length} {played} in a row, "
                     f"{first.isoformat()} to {last.isoformat()}; {int(parameter.value)} in a row call for a "
                     f"{severity}. See the variance page for the hands.",
@@ -109,6 +110,9 @@ class OverCollected:
     currency: str = "USD"
 
 
+@rule(code="ledger.collected_above_schedule", title="Collected above the schedule",
+      citation="Penal Code 337j; WAC 230-15-080 (the fees of the approved schedule, no more)",
+      parameters={OVER_KEY: "the amount a table's gaming day may be collected above the schedule"})
 def rule_collected_above_schedule(facts: OverCollected, params: ParameterSet) -> list[Finding]:
     since = facts.as_of - datetime.timedelta(days=LOOKBACK_DAYS - 1)
     if not facts.hands or not since <= facts.day <= facts.as_of:
@@ -128,4 +132,5 @@ def rule_collected_above_schedule(facts: OverCollected, params: ParameterSet) ->
                                            parameter.citation if parameter is not None else "") if part)
     subject = {"type": "table", "table": facts.table, "establishment": facts.establishment,
                "gaming_day": facts.day.isoformat()}
-    return [finding(OVER_RULE, ERROR, subject, message, citation, [parameter] if parameter is not None else [])]
+    used = [parameter] if parameter is not None else []
+    return [finding(rule_collected_above_schedule, ERROR, subject, message, citation, used)]

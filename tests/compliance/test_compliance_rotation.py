@@ -10,10 +10,11 @@ from django.core.management import call_command
 from compliance import checking
 from compliance.models import Finding as StoredFinding
 from compliance.rules import ERROR, INFO, WARNING, Parameter, ParameterSet, TableRounds
-from compliance.rules.rounds import RULE, rule_player_dealer_rotation
+from compliance.rules.rounds import rule_player_dealer_rotation
 from fees import ledger
 from tests.factories import make_posted_table
 
+RULE = rule_player_dealer_rotation.code
 PACIFIC = datetime.timezone(datetime.timedelta(hours=-8))
 DAY = datetime.date(2026, 3, 3)
 CITATION = ("Approved California game rules (Oliver v. County of Los Angeles (1998) 66 Cal.App.4th 1397); "

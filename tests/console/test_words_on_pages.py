@@ -10,11 +10,16 @@ from django.utils import timezone
 from cardroom.models import Establishment
 from compliance import checking
 from compliance.models import Finding
-from compliance.rules.words import PARAMETER_NAMES, RULE_TITLES
+from compliance.models import RuleParameter
+from compliance.rules import RULES
 from tests.factories import PAI_GOW, make_table, post_fields
 
-CODES = re.compile("|".join(re.escape(code) for code in [*RULE_TITLES, *PARAMETER_NAMES])
-                   + r"|seed lines? \d|\ba [AEIOU][a-z]+ (?:table|game)")
+
+def codes():
+    """Every rule's code and every recorded parameter's key, a seed line locator or 'a' before a vowel."""
+    keys = set(RuleParameter.objects.values_list("key", flat=True))
+    return re.compile("|".join(re.escape(code) for code in [*RULES, *sorted(keys)])
+                      + r"|seed lines? \d|\ba [AEIOU][a-z]+ (?:table|game)")
 
 
 def visible(html):
@@ -57,12 +62,12 @@ def pages(people, table):
 
 def test_the_pages_say_words_not_codes(client, people, standing):
     assert Finding.objects.filter(rule="ca.collection_rates", table=standing).exists()
-    seen = {}
+    seen, found_in = {}, codes()
     for user, url in pages(people, standing):
         client.force_login(user)
         answer = client.get(url)
         assert answer.status_code == 200, url
-        found = sorted(set(CODES.findall(visible(answer.content.decode()))))
+        found = sorted(set(found_in.findall(visible(answer.content.decode()))))
         if found:
             seen[url] = found
     assert seen == {}

@@ -364,7 +364,7 @@ def test_aggregate_payout_limit_rule(paytable, limit, maximum, expected):
 
 def test_aggregate_payout_limit_before_the_parameter_is_in_force_cannot_be_checked():
     found = [f for f in check_posting(facts(PM, D(250), day=datetime.date(2020, 1, 1)), PARAMS)
-             if f.rule == "wa.aggregate.payout.limit"]
+             if f.rule == "wa.aggregate_payout_limit"]
     assert [f.severity for f in found] == [WARNING] and "could not be checked" in found[0].message
 
 

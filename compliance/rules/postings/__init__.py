@@ -1,7 +1,8 @@
 """Posting checks: is what a table shows (or would show) allowed on a given day? Pure Python.
 
 A posting is checked as ``PostingFacts`` (built by ``compliance.facts`` from a request or a stored
-TablePosting) against the rule pack of its jurisdiction (``pack_for``). Every rule is a function
+TablePosting) against the rule pack of its jurisdiction (``pack_for``). Every rule is a ``base.Rule`` made by
+``@rule(code=..., title=..., citation=..., parameters=...)`` over its check, called as
 ``rule(facts, params) -> iterable of Finding``; rules that need a fact the posting lacks say nothing.
 Numeric limits are never written here: they come from ``params`` (dated values, see ``base.ParameterSet``).
 
@@ -11,6 +12,7 @@ The package: ``facts`` (what a check is given), ``approvals`` (is the game appro
 """
 
 from .approvals import (
+    EXPIRING,
     EXPIRING_WITHIN,
     ApprovalState,
     approval_findings,
@@ -60,7 +62,7 @@ from .washington import (
 )
 
 __all__ = [
-    "COMMON", "EXPIRING_WITHIN", "HOUSE_BANKED", "PACKS", "ApprovalFacts", "ApprovalState", "ApprovedContent",
+    "COMMON", "EXPIRING", "EXPIRING_WITHIN", "HOUSE_BANKED", "PACKS", "ApprovalFacts", "ApprovalState", "ApprovedContent",
     "BetLimitFacts", "Condition", "GameFacts", "HouseBankedFacts", "HouseFee", "OptionFacts", "PayoutLine",
     "PaytableFacts", "PostingFacts", "RulesFacts", "ScheduleFacts", "approval_findings", "approval_state",
     "check_posting", "collection_rates", "condition_findings", "conditions_outstanding", "largest_table_action",

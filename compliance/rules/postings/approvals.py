@@ -5,10 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..base import ERROR, INFO, WARNING, finding
+from ..base import ERROR, INFO, WARNING, Rule, finding
 from .facts import ApprovalFacts, Condition
 
 EXPIRING_WITHIN = timedelta(days=30)
+
+# Findings the approval checks make besides their own rule's (approval.game_approved at a posting,
+# approval.table_game in the lint).
+TRIAL_PERIOD = Rule("approval.trial_period", "Trial period", "The approval in force: its trial period")
+EXPIRING = Rule("approval.expiring", "Approval expiring soon", "The approval in force: its expiry or trial end")
+CONDITIONS_OUTSTANDING = Rule("approval.conditions_outstanding", "Approval conditions outstanding",
+                              "The approval's conditions, where its source writes them")
 
 
 @dataclass(frozen=True)
@@ -50,9 +57,9 @@ def relevant_approvals(approvals, game, jurisdiction, establishment, establishme
     ]
 
 
-def approval_findings(subject, approvals, game_label, jurisdiction, establishment, establishment_kind, day,
-                      rule="approval.game_approved"):
-    """Findings for 'is this game approved here on this day', shared by posting checks and the table lint."""
+def approval_findings(rule, subject, approvals, game_label, jurisdiction, establishment, establishment_kind, day):
+    """Findings of ``rule`` (a posting's approval.game_approved, the lint's approval.table_game) for 'is this game
+    approved here on this day', with the trial, expiry and conditions findings that go with them."""
     citation_default = {
         "CA": "11 CCR 2071 (a game must be approved before it is offered)",
         "WA": "WAC 230-15-035 (only games the director authorized may be played)",
@@ -79,11 +86,11 @@ def approval_findings(subject, approvals, game_label, jurisdiction, establishmen
     if approval.status == "trial":
         end = (f"until {approval.trial_ends_on.isoformat()}" if approval.trial_ends_on
                else "with no end date stated")
-        out.append(finding("approval.trial_period", INFO, subject,
+        out.append(finding(TRIAL_PERIOD, INFO, subject,
                            f"{game_label} is on trial ({approval.reference}) {end}; "
                            f"{day.isoformat()} is within the trial.", approval.citation))
     if approval.expires_on is not None and approval.expires_on - day <= EXPIRING_WITHIN:
-        out.append(finding("approval.expiring", WARNING, subject,
+        out.append(finding(EXPIRING, WARNING, subject,
                            f"The approval of {game_label} ({approval.reference}) expires on "
                            f"{approval.expires_on.isoformat()}.", approval.citation))
     if establishment is None and approval.establishment is not None:
@@ -117,11 +124,11 @@ def condition_findings(subject, approval: ApprovalFacts, game_label, establishme
     citation = "; ".join(dict.fromkeys(c.citation for c in outstanding))
     count = f"{len(outstanding)} condition{'s' if len(outstanding) > 1 else ''}"
     if establishment is None:
-        return [finding("approval.conditions_outstanding", WARNING, subject,
+        return [finding(CONDITIONS_OUTSTANDING, WARNING, subject,
                         f"The approval of {game_label} ({approval.reference}) has {count} to be met at each "
                         f"establishment before the game is offered there: {named}. Name the establishment to check "
                         "whether they are met.", citation)]
-    return [finding("approval.conditions_outstanding", ERROR, subject,
+    return [finding(CONDITIONS_OUTSTANDING, ERROR, subject,
                     f"{game_label} may not be offered at {establishment} on {day.isoformat()}: {count} of its "
                     f"approval ({approval.reference}) {'are' if len(outstanding) > 1 else 'is'} not recorded as met "
                     f"there: {named}.", citation)]

@@ -7,15 +7,20 @@ from decimal import Decimal
 
 from fees import engine
 
-from ..base import CONFIRMED, ERROR, INFO, WARNING, ParameterSet, dollars, finding
+from ..base import CONFIRMED, ERROR, INFO, WARNING, ParameterSet, dollars, finding, rule
 from ..words import with_article
 from .common import COMMON, rule_bonus_caps, rule_coverage, rule_table_limit
 from .facts import PostingFacts
 from .house_banked import HOUSE_BANKED
 
 
+@rule(code="ca.wager_limits", title="Wager limits (California)",
+      citation="GEGA-002888 provisions (minimum and maximum wagering limits)",
+      parameters={"min_wager_floor": "the lowest minimum wager allowed",
+                  "min_wager_ceiling": "the highest minimum wager allowed",
+                  "max_wager_floor": "the lowest maximum wager allowed",
+                  "max_wager_ceiling": "the highest maximum wager allowed"})
 def rule_ca_wager_limits(f: PostingFacts, params: ParameterSet):
-    rule = "ca.wager_limits"
     if f.game.category != "player_dealer":
         # The $1-$1,000 / $100-$10,000 wagering limits are GEGA-002888's, for California games; a $2-$20
         # poker or lowball game is limited by its own schedule's games, not by them.
@@ -28,8 +33,8 @@ def rule_ca_wager_limits(f: PostingFacts, params: ParameterSet):
     )
     for label, amount, low_field, high_field, low_key, high_key in checks:
         if amount is None:
-            out.append(finding(rule, WARNING, f.subject, f"No table {label} is posted.",
-                               "GEGA-002888 provisions (minimum and maximum wagering limits)"))
+            out.append(finding(rule_ca_wager_limits, WARNING, f.subject, f"No table {label} is posted.",
+                               rule_ca_wager_limits.citation))
             continue
         bounds, used = [], []
         for field_name, key in ((low_field, low_key), (high_field, high_key)):
@@ -43,29 +48,31 @@ def rule_ca_wager_limits(f: PostingFacts, params: ParameterSet):
         (low, low_cite), (high, high_cite) = bounds
         citation = low_cite if low_cite == high_cite else f"{low_cite}; {high_cite}"
         if not low <= amount <= high:
-            out.append(finding(rule, ERROR, f.subject,
+            out.append(finding(rule_ca_wager_limits, ERROR, f.subject,
                                f"The table {label} of {dollars(amount)} is outside the allowed {dollars(low)} to "
                                f"{dollars(high)} for a {label} wagering limit.", citation, used))
         elif any(p.status != CONFIRMED for p in used):
-            out.append(finding(rule, INFO, f.subject,
+            out.append(finding(rule_ca_wager_limits, INFO, f.subject,
                                f"The table {label} of {dollars(amount)} is within {dollars(low)} to "
                                f"{dollars(high)}.", citation, used))
     if f.min_wager is not None and f.max_wager is not None and f.min_wager > f.max_wager:
-        out.append(finding(rule, ERROR, f.subject,
+        out.append(finding(rule_ca_wager_limits, ERROR, f.subject,
                            f"The posted minimum {dollars(f.min_wager)} is above the posted maximum "
                            f"{dollars(f.max_wager)}.", "GEGA-002888 provisions (wagering limits)"))
     return out
 
 
+@rule(code="ca.flat_fees", title="Flat collection fees (California)",
+      citation="Penal Code 337j (as summarised in legislative analyses); Sutter's Place v. Kennedy (1999) "
+               "71 Cal.App.4th 674")
 def rule_ca_flat_fees(f: PostingFacts, params: ParameterSet):
     option = f.option
     if option is None:
         return []
-    return [finding("ca.flat_fees", INFO, f.subject,
+    return [finding(rule_ca_flat_fees, INFO, f.subject,
                     f"Every fee in {f.schedule.code} option {option.number} is a flat dollar amount fixed before "
                     "play, never a percentage of wagers or winnings (fee rows hold amounts only).",
-                    "Penal Code 337j (as summarised in legislative analyses); Sutter's Place v. Kennedy (1999) "
-                    "71 Cal.App.4th 674")]
+                    rule_ca_flat_fees.citation)]
 
 
 def collection_rates(option: engine.Option) -> list[Decimal]:
@@ -73,6 +80,9 @@ def collection_rates(option: engine.Option) -> list[Decimal]:
     return sorted({t.fee for t in option.tiers if t.fee > 0})
 
 
+@rule(code="ca.collection_rates", title="Number of collection rates (California)",
+      citation="Penal Code 337j (as summarised in legislative analyses); the game's own rules where they allow fewer",
+      parameters={"max_collection_rates": "the most collection rates allowed"})
 def rule_ca_collection_rates(f: PostingFacts, params: ParameterSet):
     option = f.option
     if option is None:
@@ -86,11 +96,11 @@ def rule_ca_collection_rates(f: PostingFacts, params: ParameterSet):
     rates = collection_rates(option.option)
     shown = ", ".join(dollars(r) for r in rates)
     if len(rates) > limit:
-        return [finding("ca.collection_rates", ERROR, f.subject,
+        return [finding(rule_ca_collection_rates, ERROR, f.subject,
                         f"{f.schedule.code} option {option.number} has {len(rates)} collection rates ({shown}); "
                         f"at most {limit.normalize()} are allowed at {with_article(f.game.name)} table.", citation, used)]
     if any(p.status != CONFIRMED for p in used):
-        return [finding("ca.collection_rates", INFO, f.subject,
+        return [finding(rule_ca_collection_rates, INFO, f.subject,
                         f"{f.schedule.code} option {option.number} has {len(rates)} collection rate(s) ({shown}), "
                         f"within the {limit.normalize()} allowed.", citation, used)]
     return []

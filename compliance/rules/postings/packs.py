@@ -1,4 +1,5 @@
-"""The rule pack of each jurisdiction, and checking a posting against its pack."""
+"""The rule pack of each jurisdiction (the ``Rule`` objects it runs, in order), and checking a posting against its
+pack."""
 
 from __future__ import annotations
 
@@ -23,13 +24,14 @@ def pack_for(jurisdiction: str, establishment_kind: str | None = None) -> str:
 
 
 def check_posting(facts: PostingFacts, params: ParameterSet) -> list[Finding]:
-    """Every finding of the posting's rule pack, in rule order."""
+    """Every finding of the posting's rule pack, in rule order; a rule whose parameter has no value that day says
+    so under its own code."""
     rules = PACKS.get(pack_for(facts.jurisdiction, facts.establishment_kind), COMMON)
     out: list[Finding] = []
     for rule in rules:
         try:
             out.extend(rule(facts, params))
         except MissingParameter as exc:
-            out.append(finding(rule.__name__.replace("rule_", "").replace("_", "."), WARNING, facts.subject,
-                               f"This rule could not be checked: {exc}", "compliance rule parameters"))
+            out.append(finding(rule, WARNING, facts.subject, f"This rule could not be checked: {exc}",
+                               "compliance rule parameters"))
     return out
