@@ -76,3 +76,20 @@ def test_a_rule_that_could_not_be_checked_says_so_under_its_own_code_and_title()
         ("wa.wagers_per_hand", "Wagers per hand (Washington)", WARNING),
     ]
     assert found[0].message == "This rule could not be checked: No rule parameter WA/house_banked_max_wager is recorded."
+
+
+def test_the_migration_gives_misbuilt_codes_their_rules_code_and_the_identity_that_follows():
+    """compliance 0006 recodes stored could-not-be-checked findings: each code it writes is a rule's, and the
+    identity it writes is the one a new finding of that rule gets (compliance.identity)."""
+    import importlib
+
+    from compliance import identity
+
+    migration = importlib.import_module("compliance.migrations.0006_could_not_be_checked_codes")
+    assert set(migration.MISBUILT.values()) <= set(RULES)
+    for misbuilt, code in migration.MISBUILT.items():
+        assert misbuilt.replace(".", "_") == RULES[code].check.__name__.removeprefix("rule_")
+    subject = {"table": 3, "posting": 12, "schedule": "GEGA-002888", "option": 1, "rules": "v1", "decks": 6,
+               "version": 2, "bet": "3 Card Bonus"}
+    assert migration.identity("wa.max_single_wager", subject, 4, 2) == identity.identity(
+        "wa.max_single_wager", subject, 4, 2)
