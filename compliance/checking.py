@@ -66,7 +66,7 @@ def _table_facts(tables, catalog):
     return [
         TableFacts(establishment=t.establishment.slug, establishment_kind=t.establishment.kind,
                    jurisdiction=t.establishment.jurisdiction.code, label=t.label, game=t.game.slug,
-                   game_name=t.game.name)
+                   game_name=t.game.name, establishment_name=t.establishment.name)
         for t in tables if t.game_id is not None
     ]
 

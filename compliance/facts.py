@@ -239,7 +239,7 @@ def posting_facts(posting, day, catalog):
         subject.update(rules=house.rules.version, decks=posting.decks)
     return PostingFacts(
         subject=subject, jurisdiction=establishment.jurisdiction.code, as_of=day, game=game,
-        establishment=establishment.slug, establishment_kind=establishment.kind,
+        establishment=establishment.slug, establishment_kind=establishment.kind, establishment_name=establishment.name,
         schedule=found[1] if found else None, option_number=posting.option_number,
         min_wager=posting.min_wager, max_wager=posting.max_wager, seats=posting.seats,
         bonus_limits=tuple((b.bet, b.maximum) for b in limits),

@@ -414,6 +414,7 @@ class TableFacts:
     label: str
     game: str
     game_name: str
+    establishment_name: str | None = None
 
 
 def lint_approvals(approvals, tables, day: date) -> list[Finding]:
@@ -443,7 +444,7 @@ def lint_approvals(approvals, tables, day: date) -> list[Finding]:
         subject = {"type": "table", "establishment": t.establishment, "table": t.label, "game": t.game}
         found = relevant_approvals(approvals, t.game, t.jurisdiction, t.establishment, t.establishment_kind)
         errors = [f for f in approval_findings(TABLE_GAME, subject, found, t.game_name, t.jurisdiction,
-                                               t.establishment, t.establishment_kind, day)
+                                               t.establishment, t.establishment_kind, day, t.establishment_name)
                   if f.severity == ERROR]
         out.extend(errors)
     return out

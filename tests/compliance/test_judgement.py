@@ -88,6 +88,7 @@ def test_a_condition_withdrawn_blocks_the_sign_on_every_door_at_once(client, peo
     (row,) = [r for r in postings.context["rows"] if r["posting"].pk == posting.pk]
     assert row["blocked"] and "may print" not in row["cells"]["printing"]
     assert "condition 2" in row["cells"]["check"] and "1 error" in row["cells"]["check"]
+    assert "may not be offered at Test WA Room on" in row["cells"]["check"]  # the room's name, not its slug
 
     # The floor: the error shown at the table.
     floor = client.get(reverse("console:floor", args=[room.slug])).content.decode()

@@ -57,14 +57,15 @@ def relevant_approvals(approvals, game, jurisdiction, establishment, establishme
     ]
 
 
-def approval_findings(rule, subject, approvals, game_label, jurisdiction, establishment, establishment_kind, day):
+def approval_findings(rule, subject, approvals, game_label, jurisdiction, establishment, establishment_kind, day,
+                      place=None):
     """Findings of ``rule`` (a posting's approval.game_approved, the lint's approval.table_game) for 'is this game
     approved here on this day', with the trial, expiry and conditions findings that go with them."""
     citation_default = {
         "CA": "11 CCR 2071 (a game must be approved before it is offered)",
         "WA": "WAC 230-15-035 (only games the director authorized may be played)",
     }.get(jurisdiction, "Game approval")
-    where = establishment or jurisdiction
+    where = place or establishment or jurisdiction  # place: the establishment's name, for people
     if not approvals:
         return [finding(rule, ERROR, subject,
                         f"{game_label} has no approval recorded for {where}: it may not be offered.",
@@ -97,7 +98,7 @@ def approval_findings(rule, subject, approvals, game_label, jurisdiction, establ
         out.append(finding(rule, INFO, subject,
                            f"{game_label} is approved only at {approval.establishment}; name the establishment "
                            "to check a posting there.", approval.citation))
-    out.extend(condition_findings(subject, approval, game_label, establishment, establishment_kind, day))
+    out.extend(condition_findings(subject, approval, game_label, establishment, establishment_kind, day, place))
     return out
 
 
@@ -113,7 +114,8 @@ def conditions_outstanding(approval: ApprovalFacts, establishment: str | None, e
             and (establishment is None or c.met_at(establishment, day) is None)]
 
 
-def condition_findings(subject, approval: ApprovalFacts, game_label, establishment, establishment_kind, day):
+def condition_findings(subject, approval: ApprovalFacts, game_label, establishment, establishment_kind, day,
+                       place=None):
     """``approval.conditions_outstanding``: an error when a prerequisite of the approval in force is not recorded
     as met at the establishment by ``day`` (the game may not be offered there yet), naming each condition and
     citing where it is written; without an establishment, a warning that they must be met where it is offered."""
@@ -129,6 +131,6 @@ def condition_findings(subject, approval: ApprovalFacts, game_label, establishme
                         f"establishment before the game is offered there: {named}. Name the establishment to check "
                         "whether they are met.", citation)]
     return [finding(CONDITIONS_OUTSTANDING, ERROR, subject,
-                    f"{game_label} may not be offered at {establishment} on {day.isoformat()}: {count} of its "
+                    f"{game_label} may not be offered at {place or establishment} on {day.isoformat()}: {count} of its "
                     f"approval ({approval.reference}) {'are' if len(outstanding) > 1 else 'is'} not recorded as met "
                     f"there: {named}.", citation)]

@@ -18,7 +18,7 @@ from .facts import PostingFacts
 def rule_game_approved(f: PostingFacts, params: ParameterSet):
     approvals = relevant_approvals(f.approvals, f.game.slug, f.jurisdiction, f.establishment, f.establishment_kind)
     return approval_findings(rule_game_approved, f.subject, approvals, f.game_label(), f.jurisdiction, f.establishment,
-                             f.establishment_kind, f.as_of)
+                             f.establishment_kind, f.as_of, f.establishment_name)
 
 
 @rule(code="schedule.option_approved_for_game", title="Option approved for the game",

@@ -190,6 +190,7 @@ class PostingFacts:
     game: GameFacts
     establishment: str | None = None
     establishment_kind: str | None = None  # card_room | tribal_casino | casino
+    establishment_name: str | None = None  # as messages name it (the slug is its key)
     schedule: ScheduleFacts | None = None
     option_number: int | None = None
     min_wager: Decimal | None = None
