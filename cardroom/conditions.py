@@ -19,21 +19,13 @@ from django.utils import timezone
 
 from . import permissions, values
 from .audit import log_action
-from .exceptions import StateConflict
+from .exceptions import BadInput, StateConflict
 from .models import ApprovalCondition, ConditionFulfilment, Establishment
 from .models.approvals import operator_scopes
 
 EVIDENCE_MAX = 500
 NOTE_MAX = 2000
 REASON_MAX = 2000
-
-
-class ConditionInputError(ValueError):
-    """A request that cannot be recorded; the message says what is wrong (a 400, a form error)."""
-
-    def __init__(self, message, field=None):
-        super().__init__(message)
-        self.field = field
 
 
 class ConditionConflict(StateConflict):
@@ -70,12 +62,9 @@ def why_not_recordable(condition, establishment):
 
 
 def _text(value, field, *, max_length, required, single_line=True, minimum=0):
-    try:
-        text = values.text(value, max_length=max_length, required=required, single_line=single_line)
-    except values.Invalid as error:
-        raise ConditionInputError(f"{field} {error}", field) from None
+    text = values.named(field, values.text, value, max_length=max_length, required=required, single_line=single_line)
     if required and len(text) < minimum:
-        raise ConditionInputError(f"{field} must say why ({minimum} characters or more).", field)
+        raise BadInput(f"{field} must say why ({minimum} characters or more).", field=field)
     return text
 
 
@@ -110,40 +99,37 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
     the evidence. Where a record stands already, this must correct it: ``corrects`` names it (its id) and
     ``reason`` says why; after a withdrawal, a new record needs neither.
 
-    Raises ConditionInputError (bad or missing values, a condition that does not apply there) or
+    Raises BadInput (bad or missing values, a condition that does not apply there) or
     ConditionConflict (met already and not corrected, or the record named is no longer the standing one), or
     NotAllowed (``cardroom.record_condition`` at ``establishment``)."""
     permissions.require(user, "cardroom.record_condition", establishment)
     condition = _locked(condition)
     problem = why_not_recordable(condition, establishment)
     if problem:
-        raise ConditionInputError(problem, "condition")
-    try:
-        met_on = values.day(met_on)
-    except values.Invalid as error:
-        raise ConditionInputError(f"met_on {error}", "met_on") from None
+        raise BadInput(problem, field="condition")
+    met_on = values.named("met_on", values.day, met_on)
     today = timezone.localdate(timezone.now(), establishment.zone)
     if met_on > today:
-        raise ConditionInputError(f"The day it was met, {met_on.isoformat()}, is after today ({today.isoformat()} at "
-                                  f"{establishment.name}): record a condition once it is met.", "met_on")
+        raise BadInput(f"The day it was met, {met_on.isoformat()}, is after today ({today.isoformat()} at "
+                       f"{establishment.name}): record a condition once it is met.", field="met_on")
     approval = condition.approval
     granted = approval.decided_on or approval.effective_from
     if granted is not None and met_on < granted:
-        raise ConditionInputError(f"The day it was met, {met_on.isoformat()}, is before the approval it is a "
-                                  f"condition of ({approval.reference}, {granted.isoformat()}): a condition is met "
-                                  f"on or after its approval.", "met_on")
+        raise BadInput(f"The day it was met, {met_on.isoformat()}, is before the approval it is a "
+                       f"condition of ({approval.reference}, {granted.isoformat()}): a condition is met "
+                       f"on or after its approval.", field="met_on")
     evidence = _text(evidence, "evidence", max_length=EVIDENCE_MAX, required=True)
     note = _text(note, "note", max_length=NOTE_MAX, required=False, single_line=False)
     current = standing(condition, establishment)
     if corrects not in (None, ""):
         corrects_id = corrects.pk if isinstance(corrects, ConditionFulfilment) else corrects
         if isinstance(corrects_id, bool) or not isinstance(corrects_id, int):
-            raise ConditionInputError(f"corrects must be the id of a record, not {corrects!r}.", "corrects")
+            raise BadInput(f"corrects must be the id of a record, not {corrects!r}.", field="corrects")
         named = ConditionFulfilment.objects.filter(pk=corrects_id, condition=condition,
                                                    establishment=establishment).first()
         if named is None:
-            raise ConditionInputError(f"corrects: there is no record {corrects_id} of this condition at "
-                                      f"{establishment.name}.", "corrects")
+            raise BadInput(f"corrects: there is no record {corrects_id} of this condition at "
+                           f"{establishment.name}.", field="corrects")
         if current is None or named.pk != current.pk:
             raise ConditionConflict(f"Record {named.pk} has been corrected or withdrawn already; the record standing "
                                     f"is {current.pk if current else 'none'}.")
@@ -169,7 +155,7 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
 @transaction.atomic
 def withdraw(record, *, reason, user):
     """Say, with a reason, that the condition is not met at the record's establishment after all (the record was
-    wrong, or the approval it relied on was withdrawn). Raises ConditionInputError (no reason) or
+    wrong, or the approval it relied on was withdrawn). Raises BadInput (no reason) or
     ConditionConflict (the record is not the one standing, or is a withdrawal itself), or NotAllowed."""
     permissions.require(user, "cardroom.record_condition", record)
     condition = _locked(record.condition)

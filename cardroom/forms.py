@@ -9,6 +9,17 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from . import values
+from .exceptions import StateConflict
+
+
+def show_error(form, error, beside=None):
+    """A service's ``BadInput`` (or ``StateConflict``) on the form that asked, the one way a page or the admin shows
+    it: beside the field it names when the form has that field (``beside`` maps a service's field name to the form's
+    where they differ), else above the form. Returns the page's status: 409 for a conflict, else 400."""
+    field = getattr(error, "field", None)
+    field = (beside or {}).get(field, field)
+    form.add_error(field if field in form.fields else None, str(error))
+    return 409 if isinstance(error, StateConflict) else 400
 
 
 def _read(read, value, **options):

@@ -103,22 +103,11 @@ class ReviewConflict(StateConflict):
     """The step does not fit the state of what is reviewed (a 409): approving what awaits nobody, asking twice."""
 
 
-class ReviewInputError(BadInput):
-    """A step's input that cannot be taken (a 400); ``field`` names the input at fault."""
-
-    def __init__(self, message, field=None):
-        super().__init__(message)
-        self.field = field
-
-
 def read_reason(value, *, minimum=1, saying="why"):
-    """The reason given for a step: text of ``minimum`` characters or more (``ReviewInputError`` otherwise)."""
-    try:
-        text = values.text(value, max_length=REASON_MAX, required=True, single_line=False)
-    except values.Invalid as error:
-        raise ReviewInputError(f"reason {error}", "reason") from None
+    """The reason given for a step: text of ``minimum`` characters or more (``BadInput`` naming it otherwise)."""
+    text = values.named("reason", values.text, value, max_length=REASON_MAX, required=True, single_line=False)
     if len(text) < minimum:
-        raise ReviewInputError(f"reason must say {saying} ({minimum} characters or more).", "reason")
+        raise BadInput(f"reason must say {saying} ({minimum} characters or more).", field="reason")
     return text
 
 

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from . import seedfile as sf
+from .exceptions import BadInput
 from .models import (
     Approval,
     ApprovalCondition,
@@ -45,7 +46,7 @@ class Loader:
             return model.objects.get(**lookup)
         except model.DoesNotExist:
             described = ", ".join(f"{k}={v!r}" for k, v in lookup.items())
-            raise sf.SeedError(f"{where}: no {model._meta.verbose_name} with {described}") from None
+            raise BadInput(f"{where}: no {model._meta.verbose_name} with {described}") from None
 
     def source(self, item, where):
         return self.get(Source, where, key=item["source"])
@@ -91,7 +92,7 @@ def load_sources(loader, path):
         try:
             validate_time_zone(zone)
         except ValidationError as error:
-            raise sf.SeedError(f"{where}: time_zone: {error.messages[0]}") from None
+            raise BadInput(f"{where}: time_zone: {error.messages[0]}") from None
         loader.tally(upsert(Establishment, {"slug": item["slug"]}, {
             "name": item["name"], "kind": item["kind"],
             "jurisdiction": loader.get(Jurisdiction, where, code=item["jurisdiction"]),

@@ -10,10 +10,7 @@ from pathlib import Path
 import yaml
 
 from . import values
-
-
-class SeedError(ValueError):
-    pass
+from .exceptions import BadInput
 
 
 def read(path):
@@ -21,7 +18,7 @@ def read(path):
         with open(path, encoding="utf-8") as handle:
             return yaml.safe_load(handle) or {}
     except yaml.YAMLError as exc:
-        raise SeedError(f"{path}: not valid YAML: {exc}") from exc
+        raise BadInput(f"{path}: not valid YAML: {exc}") from exc
 
 
 def files(directory, pattern="*.yaml"):
@@ -30,13 +27,13 @@ def files(directory, pattern="*.yaml"):
 
 def check_keys(item, where, required=(), optional=()):
     if not isinstance(item, dict):
-        raise SeedError(f"{where}: expected a mapping, got {type(item).__name__}")
+        raise BadInput(f"{where}: expected a mapping, got {type(item).__name__}")
     missing = [key for key in required if key not in item]
     if missing:
-        raise SeedError(f"{where}: missing key(s) {', '.join(missing)}")
+        raise BadInput(f"{where}: missing key(s) {', '.join(missing)}")
     unknown = sorted(set(item) - set(required) - set(optional))
     if unknown:
-        raise SeedError(f"{where}: unknown key(s) {', '.join(unknown)}")
+        raise BadInput(f"{where}: unknown key(s) {', '.join(unknown)}")
     return item
 
 
@@ -47,11 +44,11 @@ def money(value, where, key):
     if value is None:
         return None
     if isinstance(value, float):
-        raise SeedError(f"{where}: {key} must be a quoted decimal string, not {value!r}")
+        raise BadInput(f"{where}: {key} must be a quoted decimal string, not {value!r}")
     try:
         return values.decimal(value, minimum=None)
     except values.Invalid as exc:
-        raise SeedError(f"{where}: {key} {exc}") from None
+        raise BadInput(f"{where}: {key} {exc}") from None
 
 
 def day(value, where, key):
@@ -60,10 +57,10 @@ def day(value, where, key):
     try:
         return values.day(value.isoformat() if isinstance(value, datetime.date) else value)
     except values.Invalid as exc:
-        raise SeedError(f"{where}: {key} {exc}") from None
+        raise BadInput(f"{where}: {key} {exc}") from None
 
 
 def choice(value, allowed, where, key):
     if value not in allowed:
-        raise SeedError(f"{where}: {key} must be one of {', '.join(sorted(map(str, allowed)))}; got {value!r}")
+        raise BadInput(f"{where}: {key} must be one of {', '.join(sorted(map(str, allowed)))}; got {value!r}")
     return value

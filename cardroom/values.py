@@ -5,15 +5,17 @@ Every entry point reads through here: the API (``cardroom.api.parsers`` and ``ca
 and the pages (``cardroom.forms``), the commands and the seed loader. Plain Python, no Django.
 
 Each reader returns the value or raises ``Invalid`` with a phrase such as "must be a date written YYYY-MM-DD,
-not 'x'."; the caller puts the field's name in front and raises its own error type. The readers are strict on
-purpose: a value the database or a later computation cannot hold (a NUL character, year 9999 at -12:00, a
-lone surrogate, 100,000 nested lists) is refused at the door instead of failing somewhere deeper.
+not 'x'."; the caller puts the field's name in front (``named`` does: a ``BadInput`` naming the field). The
+readers are strict on purpose: a value the database or a later computation cannot hold (a NUL character, year
+9999 at -12:00, a lone surrogate, 100,000 nested lists) is refused at the door instead of failing somewhere
+deeper.
 """
 
 import datetime
 import re
 from decimal import Decimal, InvalidOperation
 
+from cardroom.exceptions import BadInput
 from cardroom.money import CENT
 
 MOMENT_EXAMPLE = "2026-11-21T20:00:00-08:00"
@@ -40,8 +42,17 @@ _MOMENT = re.compile(
 )
 
 
-class Invalid(ValueError):
-    pass
+class Invalid(BadInput):
+    """A reader's refusal: a phrase with no subject yet ("must be a date ..."). A BadInput, so one that escapes is
+    still a 400; kept apart so that a caller naming the value catches exactly these, not a service's sentences."""
+
+
+def named(field, read, value, **options):
+    """``read(value, **options)``; a refusal is a BadInput naming ``field``: "as_of must be a date ..."."""
+    try:
+        return read(value, **options)
+    except Invalid as error:
+        raise BadInput(f"{field} {error}", field=field) from None
 
 
 # -- money and decimals ------------------------------------------------------------------------------------------

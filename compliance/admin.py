@@ -1,7 +1,8 @@
 from django.contrib import admin, messages
 
-from cardroom import permissions, values
+from cardroom import permissions
 from cardroom.admin_site import AuditedAdmin, ReadOnlyAdmin
+from cardroom.exceptions import BadInput, StateConflict
 
 from . import findings
 from .models import Finding, RuleParameter, ValidationRun
@@ -73,5 +74,5 @@ class FindingAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         try:
             findings.acknowledge(obj, user=request.user, reason=obj.acknowledgement_reason)
-        except (values.Invalid, findings.AlreadyAcknowledged) as error:
+        except (BadInput, StateConflict) as error:
             messages.error(request, f"Not acknowledged: {error}")

@@ -11,7 +11,6 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardroom import values
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, TextField, WholeField
@@ -45,10 +44,7 @@ class CheckView(APIView):
                              OpenApiExample("Washington house-banked posting", request_only=True,
                                             value=HOUSE_BANKED_EXAMPLE)])
     def post(self, request):
-        try:
-            body = checking.check_request(request.data, scope=scope_of(request), today=timezone.localdate())
-        except checking.CheckError as exc:
-            raise exceptions.ValidationError({"detail": str(exc)}) from None
+        body = checking.check_request(request.data, scope=scope_of(request), today=timezone.localdate())
         return Response(body)
 
 
@@ -180,10 +176,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
         """Say, with a reason, how a finding was handled (compliance officers). A second time answers 409."""
         data = AcknowledgeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"])
-        except values.Invalid as error:
-            raise exceptions.ValidationError({"reason": str(error)}) from None
+        finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"])
         return Response(FindingSerializer(finding).data)
 
 

@@ -26,7 +26,6 @@ from .request_check import (
     FEE_KINDS,
     FIELDS,
     HOUSE_BANKED_FIELDS,
-    CheckError,
     check_request,
     read_request,
     summary,
@@ -38,7 +37,7 @@ from .rules.variance import (LOOKBACK_DAYS, OverCollected, ShortDays, rule_colle
                              rule_short_days_in_a_row)
 
 __all__ = [
-    "CheckError", "FEE_KINDS", "FIELDS", "HOUSE_BANKED_FIELDS", "check_request", "read_request", "summary",
+    "FEE_KINDS", "FIELDS", "HOUSE_BANKED_FIELDS", "check_request", "read_request", "summary",
     "carry_acknowledgements",
     "current_postings", "lint_all", "posting_facts", "preview_version", "published_versions", "run_establishment",
     "run_everything", "run_posting", "run_schedule", "schedule_findings",

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from cardroom import permissions, values
 from cardroom.audit import log_action
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 
 from .models import Finding
 
@@ -21,12 +21,12 @@ class AlreadyAcknowledged(StateConflict):
 @transaction.atomic
 def acknowledge(finding, *, user, reason, scope=None):
     """Raises NotAllowed (``compliance.acknowledge_finding``: compliance officers of the finding's establishment, or
-    of its jurisdiction for a jurisdiction-wide one), ValueError (``values.Invalid``: a missing or bad reason) or
+    of its jurisdiction for a jurisdiction-wide one), BadInput (a missing or bad reason, naming ``reason``) or
     AlreadyAcknowledged. ``scope`` is not read (the registry asks): it stays for old callers until they drop it."""
     permissions.require(user, "compliance.acknowledge_finding", finding)
-    reason = values.text(reason, max_length=2000, single_line=False)
+    reason = values.named("reason", values.text, reason, max_length=2000, single_line=False)
     if len(reason) < 3:
-        raise values.Invalid("must say how the finding was handled (3 characters or more).")
+        raise BadInput("reason must say how the finding was handled (3 characters or more).", field="reason")
     finding = Finding.objects.select_for_update().get(pk=finding.pk)
     if finding.acknowledged_at is not None:
         raise AlreadyAcknowledged(f"Finding {finding.pk} was acknowledged on {finding.acknowledged_at:%Y-%m-%d} by "

@@ -6,6 +6,7 @@ effective_from) and written only when something changed, with the change in the 
 """
 
 from cardroom import seedfile as sf
+from cardroom.exceptions import BadInput
 from cardroom.models import Jurisdiction, Source
 from cardroom.upsert import upsert
 
@@ -34,7 +35,7 @@ def load_rules_file(loader, path):
         sf.choice(item["status"], RuleParameter.Status.values, where, "status")
         effective_from = sf.day(item["effective_from"], where, "effective_from")
         if effective_from is None:
-            raise sf.SeedError(f"{where}: effective_from is required (a limit is in force from a date)")
+            raise BadInput(f"{where}: effective_from is required (a limit is in force from a date)")
         value = sf.money(item["value"], where, "value")
         loader.tally(upsert(RuleParameter, {
             "jurisdiction": loader.get(Jurisdiction, where, code=item["jurisdiction"]), "key": item["key"],

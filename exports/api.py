@@ -1,14 +1,14 @@
 """Requesting audit exports (docs/exports.md). Progress and the download are the job's (``/api/v1/jobs/``)."""
 
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cardroom.access import scope_of
 from cardroom.api.jobs import JobSerializer
 
-from .requests import ExportInputError, read_request, start_export
+from .requests import read_request, start_export
 
 
 class ExportView(APIView):
@@ -28,9 +28,6 @@ class ExportView(APIView):
         (regulators) for a period (``from``/``to``, inclusive) or ``as_of`` a day. Answers 202 with the job:
         follow it at ``/api/v1/jobs/{uuid}/`` and download the bundle from its ``download`` link."""
         scope = scope_of(request)
-        try:
-            export_scope = read_request(request.data, scope=scope)
-        except ExportInputError as error:
-            raise exceptions.ValidationError(str(error)) from None
+        export_scope = read_request(request.data, scope=scope)
         job = start_export(export_scope, user=request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

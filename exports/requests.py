@@ -5,6 +5,7 @@ import datetime
 from django.utils import timezone
 
 from cardroom import jobs, permissions, values
+from cardroom.exceptions import BadInput
 from cardroom.models import Establishment, Job, Jurisdiction
 
 from . import tasks
@@ -14,39 +15,32 @@ FIELDS = {"establishment", "jurisdiction", "from", "to", "as_of"}
 MAX_DAYS = 366 * 5
 
 
-class ExportInputError(ValueError):
-    """An export request that cannot be run; the message says what is wrong (a 400)."""
-
-
 def _day(data, key):
-    try:
-        return values.day(data[key])
-    except values.Invalid as error:
-        raise ExportInputError(f"{key} {error}") from None
+    return values.named(key, values.day, data[key])
 
 
 def read_request(data, *, scope, today=None):
-    """The ExportScope a request asks for; raises ExportInputError (400) or NotAllowed (403: who may export is
+    """The ExportScope a request asks for; raises BadInput (400) or NotAllowed (403: who may export is
     ``exports.request_export``: an establishment's compliance officers and its jurisdiction's regulators, a whole
     jurisdiction's regulators)."""
     if not isinstance(data, dict):
-        raise ExportInputError("The body must be a JSON object.")
+        raise BadInput("The body must be a JSON object.")
     unknown = set(data) - FIELDS
     if unknown:
-        raise ExportInputError(f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
+        raise BadInput(f"Unknown field(s): {', '.join(sorted(unknown))}. Allowed: {', '.join(sorted(FIELDS))}.")
     empty = sorted(key for key, value in data.items() if value in (None, ""))
     if empty:  # given, but empty: a field is left out or has a value (the schema says what each one is)
-        raise ExportInputError(f"Empty field(s): {', '.join(empty)}. Give each a value or leave it out.")
+        raise BadInput(f"Empty field(s): {', '.join(empty)}. Give each a value or leave it out.")
     today = today or timezone.localdate()
     has_establishment, has_jurisdiction = data.get("establishment"), data.get("jurisdiction")
     if bool(has_establishment) == bool(has_jurisdiction):
-        raise ExportInputError("Give either establishment (a slug) or jurisdiction (a code), not both or neither.")
+        raise BadInput("Give either establishment (a slug) or jurisdiction (a code), not both or neither.")
     if has_establishment:
         slug = data["establishment"]
         establishment = Establishment.objects.filter(scope.establishments_q()).filter(
             slug=slug).select_related("jurisdiction").first() if isinstance(slug, str) else None
         if establishment is None:
-            raise ExportInputError(f"No establishment {slug!r} among those you may see.")
+            raise BadInput(f"No establishment {slug!r} among those you may see.", field="establishment")
         permissions.require_of(scope, "exports.request_export", establishment)
         establishments, jurisdiction = [establishment], None
     else:
@@ -54,24 +48,24 @@ def read_request(data, *, scope, today=None):
         jurisdiction = Jurisdiction.objects.filter(code=code).first() if isinstance(code, str) else None
         if jurisdiction is None or jurisdiction.pk not in (scope.jurisdictions | scope.regulated_jurisdictions) \
                 and not scope.is_admin:
-            raise ExportInputError(f"No jurisdiction {code!r} among those you may see.")
+            raise BadInput(f"No jurisdiction {code!r} among those you may see.", field="jurisdiction")
         permissions.require_of(scope, "exports.request_export", jurisdiction)
         establishments = list(Establishment.objects.filter(jurisdiction=jurisdiction).select_related("jurisdiction")
                               .order_by("slug"))
     if data.get("as_of") not in (None, ""):
         if data.get("from") or data.get("to"):
-            raise ExportInputError("Give either as_of, or from and to, not both.")
+            raise BadInput("Give either as_of, or from and to, not both.", field="as_of")
         start, end = None, _day(data, "as_of")
     else:
         if not data.get("from") or not data.get("to"):
-            raise ExportInputError("Give the period: from and to (YYYY-MM-DD, inclusive), or as_of.")
+            raise BadInput("Give the period: from and to (YYYY-MM-DD, inclusive), or as_of.")
         start, end = _day(data, "from"), _day(data, "to")
         if start > end:
-            raise ExportInputError(f"from ({start}) is after to ({end}).")
+            raise BadInput(f"from ({start}) is after to ({end}).", field="from")
         if (end - start).days > MAX_DAYS:
-            raise ExportInputError(f"A period is at most {MAX_DAYS} days; split it.")
+            raise BadInput(f"A period is at most {MAX_DAYS} days; split it.", field="from")
     if end > today + datetime.timedelta(days=1):
-        raise ExportInputError(f"The period ends in the future ({end}).")
+        raise BadInput(f"The period ends in the future ({end}).", field="as_of" if start is None else "to")
     return ExportScope(establishments=establishments, start=start, end=end, jurisdiction=jurisdiction)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from cardroom import bundle, checkpoint, keys
 from cardroom.bundle_verify import members, shown
+from cardroom.exceptions import BadInput
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024
 # What a check's job keeps (its result, which every GET of the job answers with): the limits bound a bundle's problems
@@ -18,23 +19,20 @@ STORED_CHARACTERS = 500  # of a problem, or of a file's name
 STORED_MANIFEST_BYTES = 256 * 1024  # as JSON; a bundle's is a few kB (1,000 files: ~150 kB)
 
 
-class PublicKeyError(ValueError):
-    """The public key given cannot be used; the message says why (a 400 on the ``public_key`` field)."""
-
-
 def public_key_from(upload=None, text=None):
     """The key to verify against: the one uploaded (a file) or given as text; None for the installation's key that
     signed the bundle (``signer_of``)."""
     if upload is not None:
         if upload.size > MAX_PUBLIC_KEY_BYTES:
-            raise PublicKeyError("This is far too large to be a public key.")
+            raise BadInput("This is far too large to be a public key.", field="public_key")
         text = upload.read()
     if text in (None, "", b""):
         return None
     try:
         return bundle.load_public_key(text)
     except (ValueError, TypeError) as error:
-        raise PublicKeyError(f"Not an Ed25519 public key (PEM, or base64 of the raw 32 bytes): {error}.") from None
+        raise BadInput(f"Not an Ed25519 public key (PEM, or base64 of the raw 32 bytes): {error}.",
+                       field="public_key") from None
 
 
 def _manifest_of(fileobj):

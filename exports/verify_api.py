@@ -41,10 +41,7 @@ class PublicKeyView(APIView):
 
 def _public_key_of(request):
     """The key to verify against: the one uploaded or given as text, else this installation's."""
-    try:
-        return verification.public_key_from(request.FILES.get("public_key"), request.data.get("public_key"))
-    except verification.PublicKeyError as error:
-        raise exceptions.ValidationError({"public_key": str(error)}) from None
+    return verification.public_key_from(request.FILES.get("public_key"), request.data.get("public_key"))
 
 
 class VerifyView(APIView):

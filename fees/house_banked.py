@@ -2,22 +2,19 @@
 (``signage.postings.read_posting``) and the compliance check (``compliance.request_check.read_request``): which of
 the game's rules versions, how many decks, which of its paytables for a bonus bet.
 
-Each reader returns the row or value, or raises ``Invalid`` with a sentence naming the field and what the game
-offers instead; the caller raises its own error type (both become a 400). Whether the rules and paytables are
-the *approved* ones is not decided here: that is a compliance finding (``approval.rules_and_paytables``), so a
-posting can be checked, and printed under an override, while a question about its approval is open.
+Each reader returns the row or value, or raises ``BadInput`` with a sentence naming the field (``what``) and what
+the game offers instead (a 400 at every door). Whether the rules and paytables are the *approved* ones is not
+decided here: that is a compliance finding (``approval.rules_and_paytables``), so a posting can be checked, and
+printed under an override, while a question about its approval is open.
 """
 
 import re
 
 from cardroom import values
+from cardroom.exceptions import BadInput
 from cardroom.models import GameRules, Paytable
 
 MAX_DECKS = 16
-
-
-class Invalid(ValueError):
-    """A house-banked posting field that cannot be read; the message says what is wrong."""
 
 
 def _normal(name):
@@ -29,16 +26,14 @@ def _listed(names):
 
 
 def _own(model, noun, pk, game, what, describe):
-    """``game``'s row of ``model`` whose id is ``pk``; Invalid saying whose it is when it is another game's."""
-    try:
-        values.identifier(pk)
-    except values.Invalid as error:
-        raise Invalid(f"{what} {error}") from None
+    """``game``'s row of ``model`` whose id is ``pk``; BadInput saying whose it is when it is another game's."""
+    values.named(what, values.identifier, pk)
     found = model.objects.select_related("game").filter(pk=pk).first()
     if found is None:
-        raise Invalid(f"{what}: there is no {noun} {pk}.")
+        raise BadInput(f"{what}: there is no {noun} {pk}.", field=what)
     if found.game_id != game.pk:
-        raise Invalid(f"{what}: {noun} {pk} is {found.game.name}'s ({describe(found)}), not {game.name}'s.")
+        raise BadInput(f"{what}: {noun} {pk} is {found.game.name}'s ({describe(found)}), not {game.name}'s.",
+                       field=what)
     return found
 
 
@@ -51,11 +46,11 @@ def rules_of(game, value, what="rules"):
     try:
         version = values.text(value, max_length=40)
     except values.Invalid as error:
-        raise Invalid(f"{what} (a rules version of {game.name}, or its id) {error}") from None
+        raise BadInput(f"{what} (a rules version of {game.name}, or its id) {error}", field=what) from None
     found = versions.filter(version=version).first()
     if found is None:
-        raise Invalid(f"{what}: {game.name} has no rules version {version!r}; its versions: "
-                      f"{_listed(versions.values_list('version', flat=True))}.")
+        raise BadInput(f"{what}: {game.name} has no rules version {version!r}; its versions: "
+                       f"{_listed(versions.values_list('version', flat=True))}.", field=what)
     return found
 
 
@@ -69,11 +64,12 @@ def decks_of(game, value, what="decks"):
     try:
         decks = values.whole(value, minimum=1, maximum=MAX_DECKS)
     except values.Invalid as error:
-        raise Invalid(f"{what} (the number of decks dealt) {error}") from None
+        raise BadInput(f"{what} (the number of decks dealt) {error}", field=what) from None
     allowed = allowed_decks(game)
     if allowed and decks not in allowed:
         counts = " or ".join(str(n) for n in allowed)
-        raise Invalid(f"{what}: {game.name} is dealt from {counts} decks, as its rules say; not {decks}.")
+        raise BadInput(f"{what}: {game.name} is dealt from {counts} decks, as its rules say; not {decks}.",
+                       field=what)
     return decks
 
 
@@ -84,22 +80,22 @@ def paytable_of(game, bet, value, what="paytable"):
     for_bet = [p for p in mine if _normal(p.bet) == _normal(bet)]
     if not for_bet:
         bets = sorted({p.bet for p in mine})
-        raise Invalid(f"{what}: {game.name} has no paytable for a bet called {bet!r}; its bets with paytables: "
-                      f"{_listed(bets)}.")
+        raise BadInput(f"{what}: {game.name} has no paytable for a bet called {bet!r}; its bets with paytables: "
+                       f"{_listed(bets)}.", field=what)
     if type(value) is int:
         found = _own(Paytable, "paytable", value, game, what, lambda p: f"{p.bet} {p.number}")
         if found not in for_bet:
-            raise Invalid(f"{what}: paytable {value} pays the {found.bet} bet, not {bet}.")
+            raise BadInput(f"{what}: paytable {value} pays the {found.bet} bet, not {bet}.", field=what)
         return found
     try:
         number = values.text(value, max_length=20)
     except values.Invalid as error:
-        raise Invalid(f"{what} (the {bet} paytable's number as printed, or its id) {error}") from None
+        raise BadInput(f"{what} (the {bet} paytable's number as printed, or its id) {error}", field=what) from None
     found = next((p for p in for_bet if p.number.lower() == number.lower()), None)
     if found is None:
-        raise Invalid(f"{what}: {game.name} has no {for_bet[0].bet} paytable {number!r}; its {for_bet[0].bet} "
-                      f"paytables: {_listed(p.number for p in for_bet)}.")
+        raise BadInput(f"{what}: {game.name} has no {for_bet[0].bet} paytable {number!r}; its {for_bet[0].bet} "
+                       f"paytables: {_listed(p.number for p in for_bet)}.", field=what)
     return found
 
 
-__all__ = ["Invalid", "allowed_decks", "decks_of", "paytable_of", "rules_of"]
+__all__ = ["allowed_decks", "decks_of", "paytable_of", "rules_of"]

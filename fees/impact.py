@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from cardroom.exceptions import BadInput
 from cardroom.models import Table
 from cardroom.ordering import natural
 
@@ -28,25 +29,22 @@ MAX_DAYS = 92  # a quarter: a period is read at once, so it is bounded
 DEFAULT_DAYS = 31
 
 
-class ImpactInputError(ValueError):
-    """A period or establishment that cannot be looked at; the message says why (answered as a 400)."""
-
-
 def check_period(start, end):
     if end < start:
-        raise ImpactInputError(f"The period must not end before it starts: to ({end.isoformat()}) is before from "
-                               f"({start.isoformat()}).")
+        raise BadInput(f"The period must not end before it starts: to ({end.isoformat()}) is before from "
+                       f"({start.isoformat()}).", field="to")
     days = (end - start).days + 1
     if days > MAX_DAYS:
-        raise ImpactInputError(f"The period from {start.isoformat()} to {end.isoformat()} is {days} days long; it can "
-                               f"be at most {MAX_DAYS} days.")
+        raise BadInput(f"The period from {start.isoformat()} to {end.isoformat()} is {days} days long; it can "
+                       f"be at most {MAX_DAYS} days.", field="to")
 
 
 def check_place(document, establishment):
     """The schedule must be one the establishment can post: its own, or its jurisdiction's shared one."""
     if document.jurisdiction_id != establishment.jurisdiction_id or document.establishment_id not in (
             None, establishment.pk):
-        raise ImpactInputError(f"{document.code} is not a schedule of {establishment.name}: no table there posts it.")
+        raise BadInput(f"{document.code} is not a schedule of {establishment.name}: no table there posts it.",
+                       field="establishment")
 
 
 def is_retroactive(version, today=None):

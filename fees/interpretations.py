@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from cardroom import review, values
 from cardroom.audit import log_action
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Source
 
 from . import engine
@@ -46,10 +46,6 @@ CHOICES, BOUNDS, FIELD_LABELS = reviews.CHOICES, reviews.BOUNDS, reviews.FIELD_L
 # A reading says what the value is; "not stated" is what the print already says.
 NOT_A_READING = {"unstated", "wager_unspecified"}
 LIVE = (Interpretation.Status.PROPOSED, Interpretation.Status.APPROVED)
-
-
-class InterpretationInputError(review.ReviewInputError):
-    """A reading that cannot be recorded as given; the message says what is wrong (a 400, a form error)."""
 
 
 class InterpretationConflict(StateConflict):
@@ -158,42 +154,35 @@ def printed_values(readings):
 
 
 def _text(value, field, *, max_length, single_line=True, minimum=0):
-    try:
-        text = values.text(value, max_length=max_length, required=True, single_line=single_line)
-    except values.Invalid as error:
-        raise InterpretationInputError(f"{field} {error}", field) from None
+    text = values.named(field, values.text, value, max_length=max_length, required=True, single_line=single_line)
     if len(text) < minimum:
-        raise InterpretationInputError(f"{field} must say why ({minimum} characters or more).", field)
+        raise BadInput(f"{field} must say why ({minimum} characters or more).", field=field)
     return text
 
 
 def _whole(value, field, minimum):
-    try:
-        return values.whole(value, minimum=minimum, maximum=32767 if field == "tier" else 2**31 - 1)
-    except values.Invalid as error:
-        raise InterpretationInputError(f"{field} {error}", field) from None
+    return values.named(field, values.whole, value, minimum=minimum, maximum=32767 if field == "tier" else 2**31 - 1)
 
 
 def printed_value(version, option_number, tier_order, field):
-    """What the version prints for the field (as ``stored``); raises InterpretationInputError when the version has
+    """What the version prints for the field (as ``stored``); raises BadInput when the version has
     no such option or row, or the field is not one a reading can read there."""
     option = FeeOption.objects.filter(version=version, number=option_number).first()
     if option is None:
-        raise InterpretationInputError(f"{version} has no option {option_number}.", "option")
+        raise BadInput(f"{version} has no option {option_number}.", field="option")
     if tier_order is None:
         if field not in Interpretation.OPTION_FIELDS:
-            raise InterpretationInputError(
+            raise BadInput(
                 f"field: an option's {', '.join(Interpretation.OPTION_FIELDS)} can be read, not {field!r} (name a "
-                f"row for {', '.join(Interpretation.TIER_FIELDS)}).", "field")
+                f"row for {', '.join(Interpretation.TIER_FIELDS)}).", field="field")
         return stored(field, getattr(option, field))
     tier = option.tiers.filter(order=tier_order).first()
     if tier is None:
         rows = ", ".join(str(n) for n in option.tiers.order_by("order").values_list("order", flat=True)) or "none"
-        raise InterpretationInputError(f"{version} option {option_number} has no row {tier_order} (its rows: {rows}).",
-                                       "tier")
+        raise BadInput(f"{version} option {option_number} has no row {tier_order} (its rows: {rows}).", field="tier")
     if field not in Interpretation.TIER_FIELDS:
-        raise InterpretationInputError(
-            f"field: a row's {', '.join(Interpretation.TIER_FIELDS)} can be read, not {field!r}.", "field")
+        raise BadInput(
+            f"field: a row's {', '.join(Interpretation.TIER_FIELDS)} can be read, not {field!r}.", field="field")
     return stored(field, getattr(tier, field))
 
 
@@ -211,9 +200,9 @@ def _bounds_in_order(version, option_number, tier_order, field, value):
     lower, upper = (value, against) if field == "lower" else (against, value)
     if Decimal(str(lower)) > Decimal(str(upper)):
         said = "as read" if reading is not None else "as printed"
-        raise InterpretationInputError(
+        raise BadInput(
             f"value: a lower bound of {lower} would be above the row's upper bound of {upper} ({said}): the row would "
-            f"take no amount. Read the bound the source means, or read the other bound first.", "value")
+            f"take no amount. Read the bound the source means, or read the other bound first.", field="value")
 
 
 def read_value(field, value):
@@ -224,46 +213,42 @@ def read_value(field, value):
         try:
             return stored(field, values.money(value))
         except values.Invalid as error:
-            raise InterpretationInputError(f"value {error} (or blank for an open bound)", "value") from None
+            raise BadInput(f"value {error} (or blank for an open bound)", field="value") from None
     allowed = set(CHOICES[field].values) - NOT_A_READING
     try:
         return values.choice(value, allowed)
     except values.Invalid as error:
-        raise InterpretationInputError(f"value: {FIELD_LABELS[field]} {error}", "value") from None
+        raise BadInput(f"value: {FIELD_LABELS[field]} {error}", field="value") from None
 
 
 def _source(source):
     if source in (None, "") or isinstance(source, Source):
         return source or None
     if not isinstance(source, str):
-        raise InterpretationInputError(f"source must be the key of a source document, not {source!r}.", "source")
+        raise BadInput(f"source must be the key of a source document, not {source!r}.", field="source")
     found = Source.objects.filter(key=source).first()
     if found is None:
-        raise InterpretationInputError(f"source: no source document has the key {source!r}.", "source")
+        raise BadInput(f"source: no source document has the key {source!r}.", field="source")
     return found
 
 
 def read_proposal(version, option_number, tier_order, field, value, statement, decided_on, citation, source, *,
                   lock):
-    """A proposed reading's fields, checked (``InterpretationInputError`` names the one at fault), with what the
+    """A proposed reading's fields, checked (a ``BadInput`` names the one at fault), with what the
     version prints there (``printed``); ``lock`` locks the version once the place is read, before it is looked at."""
     option_number = _whole(option_number, "option", 1)
     tier_order = None if tier_order in (None, "") else _whole(tier_order, "tier", 0)
     if not isinstance(field, str):
-        raise InterpretationInputError(f"field must be one of {', '.join(CHOICES) + ', lower, upper'}, not {field!r}.",
-                                       "field")
+        raise BadInput(f"field must be one of {', '.join(CHOICES) + ', lower, upper'}, not {field!r}.", field="field")
     lock()  # one proposal at a time per version
     printed = printed_value(version, option_number, tier_order, field)
     value = read_value(field, value)
     statement = _text(statement, "statement", max_length=STATEMENT_MAX, single_line=False, minimum=10)
     citation = _text(citation, "citation", max_length=CITATION_MAX)
-    try:
-        decided_on = values.day(decided_on)
-    except values.Invalid as error:
-        raise InterpretationInputError(f"decided_on {error}", "decided_on") from None
+    decided_on = values.named("decided_on", values.day, decided_on)
     if decided_on > timezone.localdate():
-        raise InterpretationInputError(f"The day it was decided, {decided_on.isoformat()}, is after today: record a "
-                                       "reading once it has been decided.", "decided_on")
+        raise BadInput(f"The day it was decided, {decided_on.isoformat()}, is after today: record a "
+                       "reading once it has been decided.", field="decided_on")
     if field in BOUNDS and value != "":
         _bounds_in_order(version, option_number, tier_order, field, value)
     return {"option_number": option_number, "tier_order": tier_order, "field": field, "value": value,
@@ -272,10 +257,7 @@ def read_proposal(version, option_number, tier_order, field, value, statement, d
 
 
 def read_reason(reason):
-    try:
-        return review.read_reason(reason, minimum=3)
-    except review.ReviewInputError as error:
-        raise InterpretationInputError(str(error), "reason") from None
+    return review.read_reason(reason, minimum=3)
 
 
 def log(reading, verb, user, **data):

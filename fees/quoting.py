@@ -98,16 +98,18 @@ def schedule_snapshot(code, as_of, scope=None, known_at=None, memory=None):
         "establishment_id", "establishment__jurisdiction_id", "jurisdiction_id"
     ).first()
     if document is None or (scope is not None and not scope.sees_placed(*document)):
-        raise QuoteError(f"Unknown schedule {code!r}.")
+        raise QuoteError(f"Unknown schedule {code!r}.", field="schedule")
     known = f" as the record stood at {known_at.isoformat()}" if known_at is not None else ""
-    raise QuoteError(f"{code} has no published version in force on {as_of.isoformat()}{known}.")
+    raise QuoteError(f"{code} has no published version in force on {as_of.isoformat()}{known}.", field="schedule")
 
 
 # -- reading a request -------------------------------------------------------------------------------------
 
 def _field(data, key, what=None):
+    """``data[key]``; ``what`` is the field's path where it is nested, perhaps with a gloss in brackets."""
     if key not in data:
-        raise QuoteError(f"{what or key} is required.")
+        what = what or key
+        raise QuoteError(f"{what} is required.", field=what.partition(" (")[0])
     return data[key]
 
 
@@ -115,7 +117,7 @@ def _read(read, value, what, **options):
     try:
         return read(value, **options)
     except values.Invalid as exc:
-        raise QuoteError(f"{what} {exc}") from None
+        raise QuoteError(f"{what} {exc}", field=what) from None
 
 
 def _boolean(data, key):
@@ -169,15 +171,15 @@ def quote_facts(schedule, option_number, facts):
     if kind == "california":
         wagers = _field(facts, "wagers")
         if not isinstance(wagers, list) or not wagers:
-            raise QuoteError("wagers must be a non-empty list of betting spots.")
+            raise QuoteError("wagers must be a non-empty list of betting spots.", field="wagers")
         spots = []
         for i, spot in enumerate(wagers):
             where = f"wagers[{i}]"
             if not isinstance(spot, dict):
-                raise QuoteError(f"{where} must be an object with player and base.")
+                raise QuoteError(f"{where} must be an object with player and base.", field=where)
             unknown = set(spot) - {"player", "base", "bonus", "backline"}
             if unknown:
-                raise QuoteError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
+                raise QuoteError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.", field=where)
             spots.append(engine.Wager(
                 player=_text(_field(spot, "player", f"{where}.player"), f"{where}.player"),
                 base=engine.money(_field(spot, "base", f"{where}.base"), f"{where}.base"),
@@ -192,7 +194,7 @@ def quote_facts(schedule, option_number, facts):
         )
     seats = _field(facts, "players", "players (who was seated, and when)")
     if not isinstance(seats, list) or not seats:
-        raise QuoteError("players must be a non-empty list of {player, seated_from, seated_to}.")
+        raise QuoteError("players must be a non-empty list of {player, seated_from, seated_to}.", field="players")
     return engine.quote_time(
         schedule, option_number,
         game_started_at=_moment(_field(facts, "game_started_at"), "game_started_at"),
@@ -203,7 +205,7 @@ def quote_facts(schedule, option_number, facts):
 
 def _seat(seat, where):
     if not isinstance(seat, dict):
-        raise QuoteError(f"{where} must be an object with player, seated_from and seated_to.")
+        raise QuoteError(f"{where} must be an object with player, seated_from and seated_to.", field=where)
     return engine.Seat(
         player=_text(_field(seat, "player", f"{where}.player"), f"{where}.player"),
         seated_from=_moment(_field(seat, "seated_from", f"{where}.seated_from"), f"{where}.seated_from"),

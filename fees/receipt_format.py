@@ -18,6 +18,7 @@ import hashlib
 import json
 from decimal import Decimal
 
+from cardroom.exceptions import BadInput
 from cardroom.money import CENT
 
 QUOTE = "cardroom.quote/1"
@@ -29,8 +30,9 @@ SEAL = "receipt_sha256"
 HANDS_LISTED_AT_MOST = 2000
 
 
-class ReceiptFormatError(ValueError):
-    """Not a receipt this service can read: not JSON, an unknown kind, a field missing or of the wrong type."""
+class ReceiptFormatError(BadInput):
+    """Not a receipt this service can read: not JSON, an unknown kind, a field missing or of the wrong type. A
+    BadInput of its own because ``replay_receipt`` answers it with an exit status of its own (unreadable)."""
 
 
 # -- canonical JSON ----------------------------------------------------------------------------------------

@@ -21,16 +21,18 @@ MAX_RECONCILE_DAYS = 92  # a quarter at most: a busy room's day takes about a qu
 
 
 def read_period(day_from, day_to):
-    """(first, last) of a period to reconcile; BadInput saying what is wrong."""
+    """(first, last) of a period to reconcile; BadInput saying what is wrong (naming ``day_to``: the period's end
+    is what is out of bounds)."""
     if day_from is None or day_to is None:
         raise BadInput("Give the first and the last gaming day to reconcile.")
     if day_to < day_from:
-        raise BadInput(f"The period ends ({day_to}) before it begins ({day_from}): give the earlier day first.")
+        raise BadInput(f"The period ends ({day_to}) before it begins ({day_from}): give the earlier day first.",
+                       field="day_to")
     if (day_to - day_from).days + 1 > MAX_RECONCILE_DAYS:
         raise BadInput(f"Reconcile at most {MAX_RECONCILE_DAYS} gaming days at a time; {day_from} to {day_to} is "
-                       f"{(day_to - day_from).days + 1}.")
+                       f"{(day_to - day_from).days + 1}.", field="day_to")
     if day_to > timezone.localdate() + datetime.timedelta(days=1):
-        raise BadInput(f"{day_to} has not been played yet: reconcile days up to today.")
+        raise BadInput(f"{day_to} has not been played yet: reconcile days up to today.", field="day_to")
     return day_from, day_to
 
 

@@ -104,9 +104,9 @@ def request_publication(actor, version, *, reason, effective_from, retroactive=F
     permissions.require(actor, EDIT, version.document)
     problem = retroactive_problem(effective_from, retroactive, timezone.localdate())
     if problem:
-        raise review.ReviewInputError(problem, "retroactive")
+        raise BadInput(problem, field="retroactive")
     if problem := earliest_problem(version.document, effective_from, version):
-        raise review.ReviewInputError(problem, "effective_from")
+        raise BadInput(problem, field="effective_from")
     _version_locked(version)
     status = PUBLICATION.step(version, review.ASK, user=actor, what=str(version))
     if version.effective_from != effective_from:
@@ -239,7 +239,7 @@ def approve_interpretation(actor, reading, *, reason):
     reading, status, reason = _answer(actor, reading, review.APPROVE, reason)
     try:
         printed = readings.printed_value(reading.version, reading.option_number, reading.tier_order, reading.field)
-    except readings.InterpretationInputError as error:  # a draft's row removed since it was proposed
+    except BadInput as error:  # a draft's row removed since it was proposed
         raise readings.InterpretationConflict(f"Interpretation #{reading.pk} no longer fits its version: {error} "
                                               "Withdraw it.") from None
     _answered(reading, actor, status, reason)
@@ -291,13 +291,13 @@ def reconcile(actor, day_from, day_to=None, *, table_ids=None):
     ``fees.record_ledger`` (else nothing is reconciled); ``SYSTEM``, the scheduler's nightly run (its audit entries
     name "reconciliation (nightly)"). Returns the stored reconciliations."""
     if day_to is not None and day_to < day_from:
-        raise BadInput(f"day_to ({day_to}) comes before day_from ({day_from}).")
+        raise BadInput(f"day_to ({day_to}) comes before day_from ({day_from}).", field="day_to")
     if actor is SYSTEM:
         return ledger.reconcile(day_from, day_to, table_ids=table_ids, trigger=Reconciliation.Trigger.NIGHTLY)
     wanted = set(table_ids) if table_ids is not None else ledger.tables_with_activity(day_from, day_to)
     tables = Table.objects.select_related("establishment").in_bulk(wanted)
     if missing := sorted(wanted - set(tables)):
-        raise BadInput(f"table: no table {', '.join(map(str, missing))}.")
+        raise BadInput(f"table: no table {', '.join(map(str, missing))}.", field="table")
     if not tables:
         permissions.require(actor, LEDGER)  # nothing to reconcile: still only for those who may
     for establishment in {t.establishment_id: t.establishment for t in tables.values()}.values():

@@ -25,7 +25,6 @@ from . import render as signs
 from .models import PrintOverride, SignPrint
 from .reviews import OVERRIDE
 from .postings import (
-    PostingInputError,
     current_override,
     error_findings,
     pending_override,
@@ -101,8 +100,8 @@ class PostingForm(forms.Form):
             request["effective_from"] = data["effective_from"].isoformat()
         try:
             data["fields"] = read_posting(request, scope=self.scope, now=timezone.now())
-        except PostingInputError as error:
-            raise forms.ValidationError(str(error)) from None
+        except BadInput as error:
+            strict.show_error(self, error)
         return data
 
 
@@ -241,8 +240,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 posting, run = post_table(form.cleaned_data["fields"], user=request.user)
-            except PostingInputError as error:  # found as it is saved, e.g. notes too long for the sign
-                form.add_error(None, str(error))
+            except BadInput as error:  # found as it is saved, e.g. notes too long for the sign
+                strict.show_error(form, error)
             else:
                 level = messages.WARNING if run.errors else messages.SUCCESS
                 messages.add_message(request, level, f"Posted {posting}: {run.errors} error(s), {run.warnings} "
@@ -327,8 +326,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
             try:
                 job = tasks.start_batch(establishment, layout=form.cleaned_data["layout"], tables=chosen,
                                         user=request.user)
-            except tasks.BadSelection as refused:  # another room's tables: named, never the whole floor
-                form.add_error("tables", str(refused))
+            except BadInput as refused:  # another room's tables: named, never the whole floor
+                strict.show_error(form, refused)
             else:
                 return redirect("admin:cardroom_job_change", job.pk)
         return self._page(request, form, "Print the signs of many tables", "Start printing", intro=(

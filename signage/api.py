@@ -29,7 +29,6 @@ from fees.models import TablePosting
 from . import content, printing, render, services, tasks
 from .models import PrintOverride, SignPrint
 from .postings import (
-    PostingInputError,
     at_moment,
     current_override,
     error_findings,
@@ -49,10 +48,6 @@ PRINT_CONFLICT = ("the posting has error findings and no approved compliance ove
 PREVIEW_DOC = ("GET answers an unrecorded preview, watermarked PREVIEW; POST prints the sign, which is recorded "
                "(numbered, with an audit entry) and refused (409) while the posting has error findings and no "
                "compliance override.")
-
-
-def bad_request(error):
-    return exceptions.ValidationError(str(error))
 
 
 class PaytableRefSerializer(serializers.Serializer):
@@ -227,10 +222,7 @@ class PostingViewSet(ScopedReadOnlyViewSet):
         queryset = super().filter_queryset(queryset)
         raw = self.request.query_params.get("at")
         if raw not in (None, "") and self.action == "list":
-            try:
-                queryset = queryset.in_force_at(at_moment(raw))
-            except PostingInputError as error:
-                raise bad_request(error) from None
+            queryset = queryset.in_force_at(at_moment(raw))
         return queryset
 
     @extend_schema(parameters=[AT])
@@ -263,20 +255,14 @@ class PostingViewSet(ScopedReadOnlyViewSet):
     def create(self, request, *args, **kwargs):
         """Post a table. It is validated as it is saved; the findings come back in ``validation``."""
         scope = scope_of(request)  # signage.post_table held: asked by the view; the table's own, by read_posting
-        try:
-            fields = read_posting(request.data, scope=scope, now=timezone.now())
-            posting, _ = post_table(fields, user=request.user)
-        except PostingInputError as error:
-            raise bad_request(error) from None
+        fields = read_posting(request.data, scope=scope, now=timezone.now())
+        posting, _ = post_table(fields, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data,
                         status=status.HTTP_201_CREATED)
 
     def _override_step(self, request, step, status_code=status.HTTP_200_OK):
         posting = self.get_object()
-        try:
-            body = values.obj(request.data, allowed=("reason",), required=("reason",))
-        except values.Invalid as error:
-            raise exceptions.ValidationError(str(error)) from None
+        body = values.obj(request.data, allowed=("reason",), required=("reason",))
         step(request.user, posting, reason=body["reason"])  # BadInput, NotAllowed, StateConflict: cardroom.api.errors
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data, status=status_code)
 
@@ -324,10 +310,7 @@ class TablePostingView(APIView):
     def get(self, request, pk):
         """What table ``pk`` showed at moment ``at`` (default now): one query, one posting."""
         table = visible_table(request, pk)
-        try:
-            at = at_moment(request.query_params.get("at"))
-        except PostingInputError as error:
-            raise bad_request(error) from None
+        at = at_moment(request.query_params.get("at"))
         posting = TablePosting.objects.in_force(table, at)
         if posting is None:
             raise exceptions.NotFound(f"Table {table.label} had no posting in force at {at.isoformat()}.")
@@ -369,14 +352,11 @@ class BatchView(APIView):
     def post(self, request):
         """Start printing the signs of an establishment's tables (or the chosen ones) as one PDF. Poll the job
         at ``/api/v1/jobs/{uuid}/`` for progress and download it from its ``download`` link when done."""
-        try:
-            data = values.obj(request.data, allowed=("establishment", "layout", "tables"), required=("establishment",))
-            tables = None  # left out (or null): the whole floor; given, it must name tables ([] is refused)
-            if data.get("tables") is not None:
-                tables = values.items(data["tables"], max_items=1000, what="tables", required=False)
-                tables = [values.identifier(table) for table in tables]
-        except values.Invalid as error:
-            raise exceptions.ValidationError(str(error)) from None
+        data = values.obj(request.data, allowed=("establishment", "layout", "tables"), required=("establishment",))
+        tables = None  # left out (or null): the whole floor; given, it must name tables ([] is refused)
+        if data.get("tables") is not None:
+            tables = values.items(data["tables"], max_items=1000, what="tables", required=False)
+            tables = [values.named("tables", values.identifier, table) for table in tables]
         scope = scope_of(request)
         slug = data.get("establishment")
         establishment = Establishment.objects.filter(scope.establishments_q()).filter(slug=slug).first() \
@@ -387,10 +367,7 @@ class BatchView(APIView):
         layout = data.get("layout") or "letter"
         if layout not in render.LAYOUTS:
             raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
-        try:
-            job = tasks.start_batch(establishment, layout=layout, tables=tables, user=request.user)
-        except tasks.BadSelection as refused:
-            raise exceptions.ValidationError({"tables": str(refused)}) from None
+        job = tasks.start_batch(establishment, layout=layout, tables=tables, user=request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from cardroom import values
 from cardroom.audit import log_action
 from cardroom.moments import format_moment
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Game
 from compliance.checking import run_posting
 from compliance.judgement import judge_postings
@@ -35,10 +35,6 @@ BONUS_FIELDS = {"bet", "minimum", "maximum", "paytable"}
 # A posting starts now or later, within a year. A few minutes back are allowed for a terminal's slow clock.
 CLOCK_SKEW = datetime.timedelta(minutes=5)
 HORIZON = datetime.timedelta(days=366)
-
-
-class PostingInputError(ValueError):
-    """A posting request that cannot be saved; the message says what is wrong (becomes a 400)."""
 
 
 class PrintBlocked(StateConflict):
@@ -68,29 +64,19 @@ def postable_tables(scope):
 
 
 def _read(read, value, label, **options):
-    try:
-        return read(value, **options)
-    except values.Invalid as error:
-        raise PostingInputError(f"{label} {error}".strip()) from None
+    return values.named(label, read, value, **options) if label else read(value, **options)
 
 
 def _amount(value, what, required=False):
     if value in (None, ""):
         if required:
-            raise PostingInputError(f"{what} is required.")
+            raise BadInput(f"{what} is required.", field=what)
         return None
     return _read(values.money, value, what)
 
 
 def _whole(value, what, low, high):
     return _read(values.whole, value, what, minimum=low, maximum=high)
-
-
-def _house(read, *args):
-    try:
-        return read(*args)
-    except house_banked.Invalid as error:
-        raise PostingInputError(str(error)) from None
 
 
 def _bonus_limits(raw, game=None):
@@ -105,21 +91,21 @@ def _bonus_limits(raw, game=None):
         _read(values.obj, item, "", allowed=BONUS_FIELDS, required=("bet", "maximum"), what=where)
         bet = _read(values.text, item.get("bet"), f"{where}.bet", max_length=120)
         if bet.lower() in seen:
-            raise PostingInputError(f"{where}.bet {bet!r} is listed twice.")
+            raise BadInput(f"{where}.bet {bet!r} is listed twice.", field=f"{where}.bet")
         seen.add(bet.lower())
         minimum = _amount(item.get("minimum"), f"{where}.minimum")
         maximum = _amount(item.get("maximum"), f"{where}.maximum", required=True)
         if minimum is not None and minimum > maximum:
-            raise PostingInputError(f"{where}: the minimum {minimum} is above the maximum {maximum}.")
+            raise BadInput(f"{where}: the minimum {minimum} is above the maximum {maximum}.", field=where)
         paytable = None
         if game is not None:
             if item.get("paytable") in (None, ""):
-                raise PostingInputError(f"{where}.paytable is required: the {bet} paytable in use at the table "
-                                        "(its number as printed, e.g. 'WSGC 1', or its id).")
-            paytable = _house(house_banked.paytable_of, game, bet, item["paytable"], f"{where}.paytable")
+                raise BadInput(f"{where}.paytable is required: the {bet} paytable in use at the table "
+                               "(its number as printed, e.g. 'WSGC 1', or its id).", field=f"{where}.paytable")
+            paytable = house_banked.paytable_of(game, bet, item["paytable"], f"{where}.paytable")
         elif item.get("paytable") not in (None, ""):
-            raise PostingInputError(f"{where}.paytable: only a house-banked posting without a collection schedule "
-                                    "names a paytable; this one posts a schedule option.")
+            raise BadInput(f"{where}.paytable: only a house-banked posting without a collection schedule "
+                           "names a paytable; this one posts a schedule option.", field=f"{where}.paytable")
         limits.append((bet, minimum, maximum, paytable))
     return limits
 
@@ -127,76 +113,75 @@ def _bonus_limits(raw, game=None):
 def _house_banked_fields(data, game):
     """The rules version, decks and aggregate payout limit of a house-banked posting without a schedule."""
     if data.get("option") not in (None, ""):
-        raise PostingInputError("option was given without a schedule.")
+        raise BadInput("option was given without a schedule.", field="option")
     return {
-        "rules": _house(house_banked.rules_of, game, data["rules"], "rules"),
-        "decks": _house(house_banked.decks_of, game, data.get("decks"), "decks"),
+        "rules": house_banked.rules_of(game, data["rules"], "rules"),
+        "decks": house_banked.decks_of(game, data.get("decks"), "decks"),
         "aggregate_payout_limit": _amount(data.get("aggregate_payout_limit"), "aggregate_payout_limit"),
     }
 
 
 def read_posting(data, *, scope, now):
-    """Check a posting request (docs/signage.md) and return the values to save; raises PostingInputError."""
+    """Check a posting request (docs/signage.md) and return the values to save; raises BadInput naming the field."""
     _read(values.obj, data, "", allowed=FIELDS, required=("table",))
     table_id = _read(values.identifier, data.get("table"), "table")
     table = postable_tables(scope).filter(pk=table_id).first()
     if table is None:
-        raise PostingInputError(f"No table {table_id} among the tables you may post.")
+        raise BadInput(f"No table {table_id} among the tables you may post.", field="table")
     game_slug = data.get("game")
     if game_slug in (None, ""):
         game = table.game
         if game is None:
-            raise PostingInputError(f"Table {table.label} is set up for no game; say which game it posts.")
+            raise BadInput(f"Table {table.label} is set up for no game; say which game it posts.", field="game")
     else:
         game = Game.objects.filter(slug=_read(values.text, game_slug, "game", max_length=80)).first()
         if game is None:
-            raise PostingInputError(f"Unknown game {game_slug!r}.")
+            raise BadInput(f"Unknown game {game_slug!r}.", field="game")
     establishment = table.establishment
     document = None
     if data.get("schedule") in (None, ""):
         if game.category != Game.Category.HOUSE_BANKED:
-            raise PostingInputError("schedule is required: the collection schedule's code, e.g. GEGA-002888.")
+            raise BadInput("schedule is required: the collection schedule's code, e.g. GEGA-002888.", field="schedule")
         if data.get("rules") in (None, ""):
-            raise PostingInputError(
+            raise BadInput(
                 f"{game.name} is house-banked: post its collection schedule (schedule and option) or, without one, "
                 "its approved rules version (rules), the decks dealt (decks) and the paytable of each bonus bet "
-                "(bonus_limits[].paytable).")
+                "(bonus_limits[].paytable).", field="schedule")
     else:
         given = [name for name in HOUSE_BANKED_FIELDS if data.get(name) not in (None, "")]
         if given:
-            raise PostingInputError(f"{', '.join(given)}: only a house-banked posting without a collection schedule "
-                                    "names these; give them or schedule and option, not both.")
+            raise BadInput(f"{', '.join(given)}: only a house-banked posting without a collection schedule "
+                           "names these; give them or schedule and option, not both.", field=given[0])
         code = _read(values.text, data["schedule"], "schedule", max_length=40)
         document = ScheduleDocument.objects.filter(code=code).filter(scope.placed_q()).first()
         if document is None:
-            raise PostingInputError(f"Unknown schedule {code!r}.")
+            raise BadInput(f"Unknown schedule {code!r}.", field="schedule")
         if (document.establishment_id not in (None, establishment.pk)
                 or document.jurisdiction_id != establishment.jurisdiction_id):
-            raise PostingInputError(f"Schedule {code} is not one of {establishment}'s schedules.")
+            raise BadInput(f"Schedule {code} is not one of {establishment}'s schedules.", field="schedule")
     raw_from = data.get("effective_from")
     effective_from = now if raw_from in (None, "") else _read(values.moment, raw_from, "effective_from")
     if effective_from < now - CLOCK_SKEW:
-        raise PostingInputError(
+        raise BadInput(
             f"effective_from {effective_from.isoformat()} is in the past: a posting starts now or later and never "
-            "rewrites what a table showed.")
+            "rewrites what a table showed.", field="effective_from")
     if effective_from > now + HORIZON:
-        raise PostingInputError(f"effective_from {effective_from.isoformat()} is more than a year ahead; post it "
-                                "nearer the time.")
+        raise BadInput(f"effective_from {effective_from.isoformat()} is more than a year ahead; post it "
+                       "nearer the time.", field="effective_from")
     if document is None:
         option, house = None, _house_banked_fields(data, game)
     else:
         option, house = _schedule_option(document, data.get("option"), effective_from), {}
     latest = TablePosting.objects.filter(table=table).order_by("-effective_from").first()
     if latest is not None and effective_from <= latest.effective_from:
-        raise PostingInputError(
+        raise BadInput(
             f"effective_from must be after table {table.label}'s latest posting "
             f"({format_moment(latest.effective_from, table.establishment.zone)}): a posting supersedes the one before "
-            "it and never rewrites the past."
-        )
+            "it and never rewrites the past.", field="effective_from")
     min_wager = _amount(data.get("min_wager"), "min_wager", required=True)
     max_wager = _amount(data.get("max_wager"), "max_wager", required=True)
     if house and min_wager > max_wager:
-        raise PostingInputError(f"min_wager {min_wager} is above max_wager {max_wager}.")
+        raise BadInput(f"min_wager {min_wager} is above max_wager {max_wager}.", field="min_wager")
     seats = data.get("seats")
     seats = table.seats if seats in (None, "") else _whole(seats, "seats", 1, table.seats)
     notes = _read(values.text, data.get("notes"), "notes", max_length=1000, required=False, single_line=False)
@@ -212,14 +197,14 @@ def _schedule_option(document, raw, effective_from):
     code = document.code
     version = document.version_as_of(timezone.localdate(effective_from))
     if version is None:
-        raise PostingInputError(f"{code} has no published version in force on {timezone.localdate(effective_from)}.")
+        raise BadInput(f"{code} has no published version in force on {timezone.localdate(effective_from)}.",
+                       field="schedule")
     option = _whole(raw, "option", 1, 10_000)
     if not version.options.filter(number=option).exists():
         numbers = list(version.options.values_list("number", flat=True))
-        raise PostingInputError(
+        raise BadInput(
             f"{code} version {version.number} has no option {option} (it has options {min(numbers)}-{max(numbers)})."
-            if numbers else f"{code} version {version.number} has no options."
-        )
+            if numbers else f"{code} version {version.number} has no options.", field="option")
     return option
 
 
@@ -233,9 +218,8 @@ def post_table(fields, *, user=None, actor_label=""):
             posting = TablePosting.objects.create(created_by=user if user and user.is_authenticated else None,
                                                   **fields)
     except IntegrityError:
-        raise PostingInputError(
-            f"Table {fields['table'].label} already has a posting from {fields['effective_from']}."
-        ) from None
+        raise BadInput(f"Table {fields['table'].label} already has a posting from {fields['effective_from']}.",
+                       field="effective_from") from None
     rows = []
     for bet, low, high, *paytable in limits:  # (bet, minimum, maximum[, paytable])
         rows.append(PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high,
@@ -245,7 +229,7 @@ def post_table(fields, *, user=None, actor_label=""):
 
     too_long = posting_overflow(posting)
     if too_long:  # refused now, naming what to shorten, rather than a posting whose sign cannot print
-        raise PostingInputError(too_long)
+        raise BadInput(too_long)
     run = run_posting(posting, user=user if user and user.is_authenticated else None)
     if posting.schedule_id is not None:
         what = {"schedule": posting.schedule.code, "option": posting.option_number}
@@ -322,6 +306,5 @@ def at_moment(raw, default=None):
     return _read(values.moment, raw, "at")
 
 
-__all__ = ["PostingInputError", "PrintBlocked", "at_moment", "current_override", "error_findings", "judgement",
-           "pending_override", "post_table", "postable_tables", "print_permission", "read_posting",
-           "validation_run"]
+__all__ = ["PrintBlocked", "at_moment", "current_override", "error_findings", "judgement", "pending_override",
+           "post_table", "postable_tables", "print_permission", "read_posting", "validation_run"]

@@ -47,7 +47,7 @@ def print_signs(actor, postings, layout, *, channel, preview=False):
     """Print the signs of ``postings`` into one PDF, each recorded; refused whole when ``actor`` may not print one of
     them, blocked whole (``PrintBlocked``) when one needs an override it lacks."""
     if layout not in render.LAYOUTS:
-        raise BadInput(f"layout must be one of {', '.join(render.LAYOUTS)}, not {layout!r}.")
+        raise BadInput(f"layout must be one of {', '.join(render.LAYOUTS)}, not {layout!r}.", field="layout")
     postings = list(postings)
     if not preview:
         for establishment in {posting.table.establishment_id: posting.table.establishment
@@ -86,7 +86,7 @@ def request_override(actor, posting, *, reason):
                                 saying="why the sign may be printed despite its errors")
     errors = error_findings(posting)
     if not errors:
-        raise review.ReviewInputError(f"Posting {posting.pk} has no error findings: it prints without an override.")
+        raise BadInput(f"Posting {posting.pk} has no error findings: it prints without an override.")
     if current_override(posting) is not None:
         raise OverrideStateError(f"Posting {posting.pk} already has an approved override: its sign may be printed.")
     waiting = posting.print_overrides.filter(status=PrintOverride.Status.REQUESTED).select_related(

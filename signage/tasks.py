@@ -7,6 +7,7 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from cardroom import jobs, permissions, values
+from cardroom.exceptions import BadInput
 from cardroom.models import Job, Table
 from cardroom.ordering import natural
 from compliance.judgement import judge_postings
@@ -76,31 +77,27 @@ def print_batch(job_id):
     return jobs.run(job_id, build_batch)
 
 
-class BadSelection(ValueError):
-    """A batch's choice names no table, or ids that are not the establishment's tables: nothing is printed."""
-
-
 def chosen_tables(establishment, tables):
     """The ids a batch prints: ``tables`` None means the whole floor ([] in the job); otherwise every id must be
     one of ``establishment``'s tables. Never falls back to the whole floor: an empty or foreign choice is refused."""
     if tables is None:
         return []
     if not tables:
-        raise BadSelection("Choose at least one table, or print the whole floor.")
+        raise BadInput("Choose at least one table, or print the whole floor.", field="tables")
     known = set(Table.objects.filter(establishment=establishment, pk__in=[t for t in tables if values.is_id(t)])
                 .values_list("pk", flat=True))  # an id no bigint holds is no table's (SQLite would overflow)
     refused = sorted(set(tables) - known)
     if refused:
-        raise BadSelection(f"Not tables of {establishment.name}: {', '.join(map(str, refused))}. "
-                           "Nothing was printed.")
+        raise BadInput(f"Not tables of {establishment.name}: {', '.join(map(str, refused))}. "
+                       "Nothing was printed.", field="tables")
     return sorted(known)
 
 
 def start_batch(establishment, *, layout, tables, user):
     """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job.
 
-    Raises NotAllowed (``signage.print_sign`` at the establishment) or BadSelection (and queues nothing) for an
-    empty choice or ids that are not the establishment's tables.
+    Raises NotAllowed (``signage.print_sign`` at the establishment) or BadInput naming ``tables`` (and queues
+    nothing) for an empty choice or ids that are not the establishment's tables.
     """
     permissions.require(user, "signage.print_sign", establishment)
     tables = chosen_tables(establishment, tables)

@@ -3,7 +3,7 @@
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import exceptions, serializers, viewsets
+from rest_framework import serializers, viewsets
 
 from cardroom import values
 from cardroom.access import scope_of
@@ -14,10 +14,7 @@ def as_of_param(request, name="as_of"):
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return timezone.localdate()
-    try:
-        return values.day(raw)
-    except values.Invalid as exc:
-        raise exceptions.ValidationError({name: str(exc)}) from None
+    return values.named(name, values.day, raw)
 
 
 def known_at_param(request, name="known_at"):
@@ -25,10 +22,7 @@ def known_at_param(request, name="known_at"):
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return None
-    try:
-        return values.known_at(raw, timezone.get_current_timezone())
-    except values.Invalid as exc:
-        raise exceptions.ValidationError({name: str(exc)}) from None
+    return values.named(name, values.known_at, raw, zone=timezone.get_current_timezone())
 
 
 @extend_schema_field(OpenApiTypes.OBJECT)

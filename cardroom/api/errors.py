@@ -60,8 +60,7 @@ def _domain_error(exc):
     if isinstance(exc, NotAllowed):
         return exceptions.PermissionDenied(str(exc))
     if isinstance(exc, BadInput):  # the field it names, when it names one
-        field = getattr(exc, "field", None)
-        return exceptions.ValidationError({field: str(exc)} if field else {"detail": str(exc)})
+        return exceptions.ValidationError({exc.field: str(exc)} if exc.field else {"detail": str(exc)})
     if timeouts.timed_out(exc):
         return TooSlow(timeouts.message())
     if isinstance(exc, DjangoValidationError):
@@ -76,7 +75,14 @@ def _domain_error(exc):
     return exc
 
 
+def _named(error):
+    """A BadInput's sentence, led by the field it names unless it begins with it ("as_of must be ...")."""
+    said = str(error)
+    return said if not error.field or said.startswith(error.field) else f"{error.field}: {said}"
+
+
 def exception_handler(exc, context):
+    said = _named(exc) if isinstance(exc, BadInput) else None
     exc = _domain_error(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -90,7 +96,7 @@ def exception_handler(exc, context):
         "error": {
             "status": response.status_code,
             "code": code,
-            "message": _message(detail),
+            "message": said or _message(detail),
             **({"details": detail} if isinstance(detail, (dict, list)) and "detail" not in detail else {}),
         }
     }

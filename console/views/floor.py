@@ -15,14 +15,14 @@ from django.views.decorators.http import require_POST
 
 from cardroom import forms as strict_forms
 from cardroom import permissions
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.ordering import natural
 from compliance.judgement import day_words, judge_postings
 from compliance.models import ValidationRun
 from fees.models import TablePosting
 from signage import content, printing, render as sign_render, services as sign_services
 from signage.models import SignPrint
-from signage.tasks import BadSelection, start_batch
+from signage.tasks import start_batch
 
 from ..access import establishment_or_404, floor_establishments, page
 from ..rows import badge, cell, e, plural
@@ -324,7 +324,7 @@ def print_floor(request, establishment, scope):
     whole_floor = request.POST.get("print") == "floor"
     try:
         job = start_batch(establishment, layout=layout, tables=None if whole_floor else ticked, user=request.user)
-    except BadSelection as refused:
+    except BadInput as refused:  # the floor page again, the refusal beside its choice
         return _floor_page(request, establishment, scope, print_error=str(refused), ticked=ticked, status=400)
     return redirect("console:job", job.uuid)
 

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from cardroom import forms as strict_forms
+from cardroom.exceptions import BadInput
 from fees import diff
 from fees import impact as figures
 
@@ -38,8 +39,8 @@ class PeriodForm(forms.Form):
         if start is not None:
             try:
                 figures.check_period(start, end)
-            except figures.ImpactInputError as error:
-                raise ValidationError(str(error)) from None
+            except BadInput as error:
+                strict_forms.show_error(self, error)
         return data
 
 

@@ -10,6 +10,7 @@ from django.urls import path
 from django.views.decorators.http import require_POST
 
 from cardroom.exceptions import BadInput, StateConflict
+from cardroom.forms import show_error
 from fees import imports
 from fees.models import RecordImport
 
@@ -62,7 +63,7 @@ def new_import(request, establishment, scope):
         try:
             received = imports.receive(request.user, establishment, form.cleaned_data["file"])
         except BadInput as error:
-            form.add_error("file", str(error))
+            show_error(form, error)
         else:
             messages.success(request, f"{received.name}: {received.rows:,} rows, SHA-256 {received.sha256[:12]}…")
             return redirect("console:compliance-import-mapping", establishment.slug, received.uuid)
@@ -88,7 +89,7 @@ def import_mapping(request, establishment, uuid, scope):
         try:
             imports.save_mapping(request.user, establishment, form.cleaned_data, record_import.header)
         except BadInput as error:
-            form.add_error(None, str(error))
+            show_error(form, error)
         else:
             return redirect("console:compliance-import-preview", establishment.slug, record_import.uuid)
     return _render(request, "imports_mapping.html", establishment, {

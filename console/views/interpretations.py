@@ -13,7 +13,7 @@ from django.shortcuts import redirect
 
 from cardroom import forms as strict
 from cardroom import permissions, review, values
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Source
 from fees import interpretations, services
 from fees.forms import reason_field
@@ -147,14 +147,9 @@ def _propose(request, version):
             request.user, version, option=int(option), tier=int(tier) if tier else None, field=field, value=value,
             statement=given["statement"], decided_on=given["decided_on"], citation=given["citation"],
             source=given["source"])
-    except interpretations.InterpretationInputError as error:
-        where = {"option": "place", "tier": "place", "value": "amount" if field in interpretations.BOUNDS
-                 else "choice"}.get(error.field, error.field)
-        form.add_error(where if where in form.fields else None, str(error))
-        return form, 400
-    except StateConflict as error:
-        form.add_error(None, str(error))
-        return form, 409
+    except (BadInput, StateConflict) as error:
+        return form, strict.show_error(form, error, beside={
+            "option": "place", "tier": "place", "value": "amount" if field in interpretations.BOUNDS else "choice"})
     messages.success(request, f"Proposed: {interpretations.where(reading.option_number, reading.tier_order)}'s "
                               f"{interpretations.FIELD_LABELS[field]} read as "
                               f"{interpretations.label(field, reading.value, version.document.currency)}. A second "
@@ -177,11 +172,7 @@ def _step(request, version, step):
         return form, 400
     try:
         service(request.user, reading, reason=form.cleaned_data["reason"])
-    except interpretations.InterpretationInputError as error:
-        form.add_error("reason" if error.field == "reason" else None, str(error))
-        return form, 400
-    except StateConflict as error:
-        form.add_error(None, str(error))
-        return form, 409
+    except (BadInput, StateConflict) as error:
+        return form, strict.show_error(form, error)
     messages.success(request, f"Interpretation #{reading.pk} {done}.")
     return form, 302

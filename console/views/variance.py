@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from cardroom import permissions
 from cardroom.exceptions import BadInput
+from cardroom.forms import show_error
 from cardroom.forms import DayField
 from cardroom.models import Job
 from cardroom.money import format_money
@@ -135,7 +136,7 @@ def _reconcile(request, establishment):
         try:
             job = reconciling.request_reconciliation(request.user, establishment, first, last)
         except BadInput as error:
-            form.add_error(None, str(error))
+            show_error(form, error, beside={"day_from": "reconcile_from", "day_to": "reconcile_to"})
         else:
             if job.status == Job.Status.DONE:
                 done = job.result

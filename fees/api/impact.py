@@ -136,10 +136,7 @@ def _day(request, name):
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return None
-    try:
-        return values.day(raw)
-    except values.Invalid as error:
-        raise exceptions.ValidationError({name: str(error)}) from None
+    return values.named(name, values.day, raw)
 
 
 class ImpactView(APIView):
@@ -172,10 +169,7 @@ class ImpactView(APIView):
             raise exceptions.ValidationError("Give both from and to, or neither for the default period.")
         if start is None:
             start, end = impact.default_period(version, establishment)
-        try:
-            report = impact.impact(version, establishment, start, end)
-        except impact.ImpactInputError as error:
-            raise exceptions.ValidationError(str(error)) from None
+        report = impact.impact(version, establishment, start, end)
         reach = impact.reach(version, establishment)
         figures = report.figures
         return Response(ImpactSerializer({

@@ -156,10 +156,6 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     def _answer(self, reading, code=status.HTTP_200_OK):
         return Response(self.get_serializer(self.get_queryset().get(pk=reading.pk)).data, status=code)
 
-    @staticmethod
-    def _input_error(error):
-        return exceptions.ValidationError({error.field or "detail": str(error)})
-
     @extend_schema(request=ProposalSerializer, responses={201: InterpretationSerializer})
     @may_conflict("the field already has a proposed or approved reading (withdraw it first).")
     def create(self, request, *args, **kwargs):
@@ -172,13 +168,10 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         version = self.document.versions.filter(number=given["version"]).first()
         if version is None or not (version.is_published or self.scope.sees_drafts()):
             raise exceptions.ValidationError({"version": f"{self.document.code} has no version {given['version']}."})
-        try:
-            reading = services.propose_interpretation(
-                request.user, version, option=given["option"], tier=given.get("tier"), field=given["field"],
-                value=given.get("value", ""), statement=given["statement"], decided_on=given["decided_on"],
-                citation=given["citation"], source=given.get("source") or None)
-        except interpretations.InterpretationInputError as error:
-            raise self._input_error(error) from None
+        reading = services.propose_interpretation(
+            request.user, version, option=given["option"], tier=given.get("tier"), field=given["field"],
+            value=given.get("value", ""), statement=given["statement"], decided_on=given["decided_on"],
+            citation=given["citation"], source=given.get("source") or None)
         return self._answer(reading, status.HTTP_201_CREATED)
 
     def _step(self, request, step, check):
@@ -186,10 +179,7 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         reading = self.get_object()
         data = ReasonSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            step(request.user, reading, reason=data.validated_data["reason"])
-        except interpretations.InterpretationInputError as error:
-            raise self._input_error(error) from None
+        step(request.user, reading, reason=data.validated_data["reason"])
         return self._answer(reading)
 
     @extend_schema(request=ReasonSerializer, responses=InterpretationSerializer)

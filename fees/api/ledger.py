@@ -34,11 +34,6 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 
 
-def bad_request(error):
-    """A LedgerInputError (or the engine's QuoteError) as a 400 answer."""
-    return exceptions.ValidationError(str(error))
-
-
 def writable_table(scope, value, field="table"):
     table = ledger.writable_tables(scope).filter(pk=value).first()
     if table is None:
@@ -299,11 +294,8 @@ class CollectionEntryViewSet(BigLedgerViewSet):
     def create(self, request, *args, **kwargs):
         """Record one entry (201), or return the one already recorded under its idempotency key (200)."""
         scope = scope_of(request)  # fees.record_ledger held: asked by the view
-        try:
-            entry, created = ledger.record_entry(request.data, scope=scope, user=request.user,
-                                                 key=request.headers.get("Idempotency-Key"))
-        except ledger.LedgerInputError as error:
-            raise bad_request(error) from None
+        entry, created = ledger.record_entry(request.data, scope=scope, user=request.user,
+                                             key=request.headers.get("Idempotency-Key"))
         entry = self.get_queryset().get(pk=entry.pk)
         return Response(self.get_serializer(entry).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
@@ -321,16 +313,10 @@ class CollectionEntryViewSet(BigLedgerViewSet):
         anything is committed, the gaming days it touched are reconciled, per table, by a task.
         """
         scope = scope_of(request)  # fees.record_ledger held: asked by the view
-        try:
-            body = values.obj(request.data, allowed=("idempotency_key", "entries"), required=("entries",),
-                              what='The body ({"idempotency_key": ..., "entries": [...]})')
-        except values.Invalid as error:
-            raise exceptions.ValidationError(str(error)) from None
+        body = values.obj(request.data, allowed=("idempotency_key", "entries"), required=("entries",),
+                          what='The body ({"idempotency_key": ..., "entries": [...]})')
         batch_key = body.get("idempotency_key", request.headers.get("Idempotency-Key"))
-        try:
-            result = ledger.record_entries(body.get("entries"), scope=scope, user=request.user, batch_key=batch_key)
-        except ledger.LedgerInputError as error:
-            raise bad_request(error) from None
+        result = ledger.record_entries(body.get("entries"), scope=scope, user=request.user, batch_key=batch_key)
         if result.created:
             reconcile_after_commit(result.table_days, request.user)
         return Response(result.as_dict(), status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
@@ -353,13 +339,10 @@ class RoundViewSet(BigLedgerViewSet):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         table = writable_table(scope, values["table"])
-        try:
-            round_, created = ledger.record_round(
-                table=table, gaming_day=values.get("gaming_day"), reference=values["reference"].strip(),
-                played_at=values["played_at"], facts=values["facts"], user=request.user,
-            )
-        except ledger.LedgerInputError as error:
-            raise bad_request(error) from None
+        round_, created = ledger.record_round(
+            table=table, gaming_day=values.get("gaming_day"), reference=values["reference"].strip(),
+            played_at=values["played_at"], facts=values["facts"], user=request.user,
+        )
         round_ = self.get_queryset().get(pk=round_.pk)
         return Response(self.get_serializer(round_).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

@@ -1,7 +1,7 @@
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import authentication, exceptions
+from rest_framework import authentication
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -10,7 +10,6 @@ from cardroom import generation, values
 from cardroom.access import remembered_scope
 from cardroom.authentication import RememberedTokenAuthentication
 from fees import quoting, receipts
-from fees.engine import QuoteError
 
 EXAMPLES = [
     OpenApiExample("California game", request_only=True, value={
@@ -53,16 +52,10 @@ class QuoteView(APIView):
         wants_receipt = False
         if isinstance(data, dict) and "receipt" in data:
             data = {key: value for key, value in data.items() if key != "receipt"}
-            try:
-                wants_receipt = values.flag(request.data["receipt"])
-            except values.Invalid as exc:
-                raise exceptions.ValidationError({"detail": f"receipt {exc}"}) from None
-        try:
-            memory = generation.of_request(request)
-            body = quoting.quote_request(data, today=timezone.localdate(), scope=remembered_scope(request.user, memory),
-                                         memory=memory)
-            if wants_receipt:
-                body["receipt"] = receipts.quote_receipt(data, body, user=request.user)
-        except QuoteError as exc:
-            raise exceptions.ValidationError({"detail": str(exc)}) from None
+            wants_receipt = values.named("receipt", values.flag, request.data["receipt"])
+        memory = generation.of_request(request)
+        body = quoting.quote_request(data, today=timezone.localdate(), scope=remembered_scope(request.user, memory),
+                                     memory=memory)
+        if wants_receipt:
+            body["receipt"] = receipts.quote_receipt(data, body, user=request.user)
         return Response(body)

@@ -6,13 +6,17 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from cardroom import values
+from cardroom.exceptions import BadInput
 from cardroom.money import CENT
 
 ZERO = Decimal("0.00")
 
 
-class QuoteError(ValueError):
-    """Bad input or an amount the schedule does not cover. Message says exactly what is wrong (becomes a 400)."""
+class QuoteError(BadInput):
+    """Bad input or an amount the schedule does not cover. Message says exactly what is wrong (becomes a 400).
+
+    A BadInput of its own because its callers tell it apart: pricing a round, a repricing, a rule or a receipt's
+    replay catches exactly the engine's refusal (and records that it cannot price), never another BadInput."""
 
 
 def money(value, what: str) -> Decimal:
@@ -30,7 +34,7 @@ def money(value, what: str) -> Decimal:
     try:
         return values.money(value)
     except values.Invalid as error:
-        raise QuoteError(f"{what} {error}") from None
+        raise QuoteError(f"{what} {error}", field=what) from None
 
 
 def rake_percent(value) -> Decimal:

@@ -112,14 +112,15 @@ class Schedule:
         """The option numbered ``number``, or a QuoteError listing the options there are."""
         if type(number) is not int:
             if isinstance(number, bool) or not isinstance(number, int):
-                raise QuoteError(f"An option number must be a whole number, not {number!r}.")
+                raise QuoteError(f"An option number must be a whole number, not {number!r}.", field="option")
             number = int(number)
         option = self._by_number.get(number, _MISSING)
         if option is _MISSING:
             numbers = sorted(self._by_number)
             if not numbers:
-                raise QuoteError(f"{self.code} has no option {number}; it has no options at all.")
-            raise QuoteError(f"{self.code} has no option {number}; its options are {number_ranges(numbers)}.")
+                raise QuoteError(f"{self.code} has no option {number}; it has no options at all.", field="option")
+            raise QuoteError(f"{self.code} has no option {number}; its options are {number_ranges(numbers)}.",
+                             field="option")
         if option is None:
             raise QuoteError(
                 f"{self.code} prints option {number} more than once; the schedule data needs correcting "

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from cardroom import audit, csv_escaping, jobs, permissions
 from cardroom.access import Scope
-from cardroom.exceptions import NotAllowed
+from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.models import Job
 
 from .. import ledger, services
@@ -81,7 +81,7 @@ def _check(batch, scope, outcome):
         try:
             checked = ledger.check_entries([row for _, _, row in rows], scope=scope, label=_no_label,
                                            max_errors=None)
-        except ledger.LedgerInputError as error:  # the batch as a whole: never for the import's own batches
+        except BadInput as error:  # the batch as a whole: never for the import's own batches
             for line, cells, _ in rows:
                 outcome.refuse(line, cells, str(error))
             continue
@@ -165,7 +165,7 @@ def _record_round(line, cells, parsed, user, outcome):
         round_, created = ledger.record_round(table=parsed["table"], reference=parsed["reference"],
                                          played_at=parsed["time"], facts=parsed["facts"],
                                          gaming_day=parsed.get("gaming_day"), user=user)
-    except (ledger.LedgerInputError, LedgerConflict) as error:
+    except (BadInput, LedgerConflict) as error:
         outcome.refuse(line, cells, str(error))
     else:
         if created:

@@ -20,7 +20,10 @@ def receive(user, establishment, upload):
     file too large, empty, of another kind, or with too many rows."""
     permissions.require(user, PERMISSION, establishment)
     name = (upload.name or "records").rsplit("/", 1)[-1][:200]
-    kind, header, rows = check_upload(upload, name)
+    try:
+        kind, header, rows = check_upload(upload, name)
+    except BadInput as error:  # every refusal of the upload is the file's
+        raise BadInput(str(error), field="file") from None
     record_import = RecordImport(establishment=establishment, name=name, format=kind, size=upload.size,
                                  sha256=sha256(upload), header=header, rows=rows, uploaded_by=user)
     with transaction.atomic():

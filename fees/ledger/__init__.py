@@ -4,7 +4,7 @@ Everything that writes to the ledger comes through here (the API, the Celery tas
 is checked the same way whichever door it came in by.
 
 - ``record_entries``: a batch of collection entries (one row or many thousands). The whole batch is checked
-  before anything is written; one bad row rejects it (``LedgerInputError`` naming the row). Each row carries an
+  before anything is written; one bad row rejects it (a ``BadInput`` naming the row). Each row carries an
   idempotency key (or derives one from the batch's key and its position): a row whose key is already recorded
   with the same content counts as "already recorded" and is not written again; the same key with different
   content is a ``LedgerConflict``. On PostgreSQL rows are COPied into a temporary table and inserted with one
@@ -26,15 +26,15 @@ The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (wri
 """
 
 from .intake import (
-    MAX_BATCH, MAX_ID, CheckedEntries, IngestResult, LedgerInputError, agreed_gaming_day, check_entries,
-    record_checked, record_entries, record_entry, writable_tables,
+    MAX_BATCH, MAX_ID, CheckedEntries, IngestResult, agreed_gaming_day, check_entries, record_checked,
+    record_entries, record_entry, writable_tables,
 )
 from .reconciliation import (compute, empty_summary, previous_gaming_day, reconcile, table_days_with_activity,
                              tables_with_activity)
 from .rounds import record_round
 
 __all__ = [
-    "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "LedgerInputError", "agreed_gaming_day",
+    "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "agreed_gaming_day",
     "check_entries", "compute", "empty_summary",
     "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round",
     "table_days_with_activity", "tables_with_activity", "writable_tables",

@@ -1,5 +1,5 @@
 """Collection entries coming in: every row of a batch checked before anything is written (one bad row rejects
-the batch, ``LedgerInputError`` naming the row), corrections matched to the entries they correct, then the batch
+the batch, a ``BadInput`` naming the row), corrections matched to the entries they correct, then the batch
 handed to ``storage``. ``check_entries`` is the check alone and ``record_checked`` the writing of its good rows
 (the import records a file's good rows and refuses the bad ones, each row checked once); ``record_entries`` is
 both, all or nothing."""
@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from cardroom import permissions, values
 from cardroom.csv_escaping import FORMULA_STARTS
+from cardroom.exceptions import BadInput
 from cardroom.models import Table
 
 from .. import months
@@ -35,14 +36,6 @@ MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
 # Identifiers (keys, references, players) that a spreadsheet opening an export's CSV would take for a formula are
 # refused (cardroom.csv_escaping.FORMULA_STARTS); free text is escaped in the CSV instead.
 MAX_ERRORS = 20  # bad rows a refused batch names (the check stops there)
-
-
-class LedgerInputError(ValueError):
-    """Bad input: nothing was recorded. ``errors`` maps row index (or None for a single entry) to messages."""
-
-    def __init__(self, message, errors=None):
-        super().__init__(message)
-        self.errors = errors or {}
 
 
 class _RowError(Exception):
@@ -149,20 +142,13 @@ def _plain_text(value, max_length):
             and not value[-1].isspace() and value.isprintable())
 
 
-def _clean_rows(rows, *, tables, originals, batch_key, label):
-    """Check every row; return the rows ready to insert, or raise LedgerInputError / LedgerConflict."""
-    cleaned, errors = _check_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label)
-    if errors:
-        raise _input_error(errors, len(rows))
-    return cleaned
-
-
-def _input_error(errors, received):
+def _input_error(errors, received, *, batch):
+    """The refusal of a batch (naming its ``entries``) or of one entry (naming the entry's field at fault)."""
     first = list(errors.values())[:5]
     more = len(errors) - len(first)
     prefix = "Nothing was recorded. " if received > 1 else ""
-    return LedgerInputError(prefix + " ".join(first) + (f" (and {more} more rows with errors)" if more > 0 else ""),
-                            errors)
+    return BadInput(prefix + " ".join(first) + (f" (and {more} more rows with errors)" if more > 0 else ""),
+                    field="entries" if batch else first[0].partition(": ")[0])  # a row's message: "<field>: ..."
 
 
 def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERRORS):
@@ -337,7 +323,7 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
     the good rows and each bad row's message (the first ``max_errors``, where the check stops; None: every row
     checked, e.g. to record the good rows of a file and refuse only the bad ones).
 
-    Raises LedgerInputError for the batch as a whole (not a list, empty, too long, a bad batch key),
+    Raises BadInput for the batch as a whole (not a list, empty, too long, a bad batch key),
     LedgerConflict (a correction of an entry corrected already) or NotAllowed (``fees.record_ledger`` nowhere;
     a row's table that is not one of the scope's is that row's error).
     """
@@ -345,14 +331,12 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
     try:
         values.items(rows, max_items=MAX_BATCH, what="entries")
     except values.Invalid as error:
-        raise LedgerInputError(str(error)) from None
+        raise BadInput(str(error), field="entries") from None
     if batch_key is not None:
         try:
             batch_key = _identifier(values.text(batch_key, max_length=80), "idempotency_key")
-        except values.Invalid as error:
-            raise LedgerInputError(f"The batch idempotency_key {error}") from None
-        except _RowError as error:
-            raise LedgerInputError(f"The batch idempotency_key {error.message}") from None
+        except (values.Invalid, _RowError) as error:
+            raise BadInput(f"The batch idempotency_key {error}", field="idempotency_key") from None
     allowed = writable_tables(scope)
     originals = _Originals(rows, allowed)
     table_ids = {row.get("table") for row in rows if type(row) is dict and is_id(row.get("table"))}
@@ -398,20 +382,20 @@ def record_checked(checked, *, user=None):
 def record_entries(rows, *, scope, user=None, batch_key=None, label=lambda index: f"entries[{index}]"):
     """Record a batch of collection entries, all or nothing. Returns an IngestResult.
 
-    Raises LedgerInputError (bad input, nothing recorded; it names the first 20 bad rows) or LedgerConflict (a
+    Raises BadInput (bad input, nothing recorded; it names the first 20 bad rows) or LedgerConflict (a
     key reused for a different entry, an entry already corrected; nothing recorded), or NotAllowed
     (``fees.record_ledger`` nowhere; each row's table must be one of the scope's).
     """
     checked = check_entries(rows, scope=scope, batch_key=batch_key, label=label)
     if checked.errors:
-        raise _input_error(checked.errors, len(rows))
+        raise _input_error(checked.errors, len(rows), batch=bool(label(0)))
     return record_checked(checked, user=user)
 
 
 def record_entry(row, *, scope, user=None, key=None):
     """Record one entry. Returns (entry, created)."""
     if type(row) is not dict:
-        raise LedgerInputError("The request body must be a JSON object describing one collection entry.")
+        raise BadInput("The request body must be a JSON object describing one collection entry.")
     if key is not None and row.get("idempotency_key") is None:
         row = {**row, "idempotency_key": key}
     result = record_entries([row], scope=scope, user=user, label=lambda index: "")

@@ -8,12 +8,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from cardroom import values
+from cardroom.exceptions import BadInput
 from cardroom.money import CENT
 
 from .. import months
 from ..models import LedgerConflict, RoundOfPlay, TablePosting
 from . import compact
-from .intake import LedgerInputError, _identifier, _RowError, agreed_gaming_day
+from .intake import _identifier, _RowError, agreed_gaming_day
 
 def _cents(amount):
     return f"{Decimal(amount).quantize(CENT)}"
@@ -57,27 +58,27 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
 
     The same table, gaming day and reference with the same facts returns the round already recorded; with
     different facts it is a LedgerConflict. A table with no posting at ``played_at``, or facts the engine
-    cannot price, is a LedgerInputError.
+    cannot price, is a BadInput.
     """
     from .. import quoting  # the engine is imported only when a round is priced
 
     establishment = table.establishment
     if timezone.is_naive(played_at):
         played_at = timezone.make_aware(played_at, establishment.zone)
+    values.named("played_at", values.in_range, played_at)
     try:
-        values.in_range(played_at)
         values.document(facts)
     except values.Invalid as error:
-        raise LedgerInputError(str(error)) from None
+        raise BadInput(str(error), field="facts") from None
     if type(facts) is not dict:
-        raise LedgerInputError("facts must be a JSON object: wagers, poker facts or a time-collection period.")
+        raise BadInput("facts must be a JSON object: wagers, poker facts or a time-collection period.", field="facts")
     try:
         _identifier(reference, "reference")
         gaming_day = agreed_gaming_day(establishment, played_at, gaming_day)
     except _RowError as error:
-        raise LedgerInputError(f"{error.field} {error.message}") from None
+        raise BadInput(f"{error.field} {error.message}", field=error.field) from None
     if closed := months.closed_for({gaming_day}):
-        raise LedgerInputError(f"gaming_day {closed[gaming_day]}")
+        raise BadInput(f"gaming_day {closed[gaming_day]}", field="gaming_day")
     played_at = played_at.astimezone(establishment.zone)  # so that "the day it was played" is the room's day
     existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()
     if existing is not None:
@@ -89,13 +90,13 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
         )
     posting = TablePosting.objects.select_related("schedule").in_force(table, played_at)
     if posting is None:
-        raise LedgerInputError(
+        raise BadInput(
             f"Table {table.label} at {establishment} had no posting at "
             f"{played_at.isoformat()}: nothing says which schedule option applied, so the "
             f"expected fee cannot be computed."
         )
     if posting.schedule_id is None:
-        raise LedgerInputError(
+        raise BadInput(
             f"Table {table.label} at {establishment} posts a house-banked game without a collection schedule "
             f"({posting.game.name}, {posting.rules.version}): the ledger has no fee to expect for its rounds."
         )
@@ -103,7 +104,7 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
         schedule, option, quote = quoting.quote_posting(posting, facts, played_at)
         explanation = quoting.explain(schedule, option, quote, as_of=played_at.date())
     except quoting.QuoteError as error:
-        raise LedgerInputError(f"facts: {error}") from None
+        raise BadInput(f"facts: {error}", field="facts") from None
     lines, by_payer = _lines(quote)
     try:
         with transaction.atomic():

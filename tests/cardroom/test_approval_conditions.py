@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from cardroom import conditions
 from cardroom.access import Scope
+from cardroom.exceptions import BadInput
 from cardroom.exceptions import NotAllowed
 from cardroom.models import (
     Approval,
@@ -144,20 +145,20 @@ def test_a_second_record_corrects_the_first_with_a_reason(people):
     first = meet(people)
     with pytest.raises(conditions.ConditionConflict, match="recorded as met .* on 2026-02-01"):
         meet(people, met_on="2026-02-03")
-    with pytest.raises(conditions.ConditionInputError, match="reason"):
+    with pytest.raises(BadInput, match="reason"):
         meet(people, met_on="2026-02-03", corrects=first.pk)
     second = meet(people, met_on="2026-02-03", corrects=first.pk, reason="The letter is dated the 3rd.")
     assert second.corrects == first and conditions.standing(condition(INTERNAL_CONTROLS), people.wa_room) == second
     with pytest.raises(conditions.ConditionConflict, match="corrected or withdrawn already"):
         meet(people, met_on="2026-02-04", corrects=first.pk, reason="Again.")
-    with pytest.raises(conditions.ConditionInputError, match="no record"):
+    with pytest.raises(BadInput, match="no record"):
         meet(people, met_on="2026-02-04", corrects=second.pk + 1000, reason="Again.")
     assert ConditionFulfilment.objects.count() == 2  # nothing more recorded by the refused attempts
 
 
 def test_a_withdrawal_says_why_and_the_condition_can_be_met_again(people):
     record = meet(people)
-    with pytest.raises(conditions.ConditionInputError, match="reason"):
+    with pytest.raises(BadInput, match="reason"):
         conditions.withdraw(record, reason=" ", user=people.compliance_wa)
     withdrawal = conditions.withdraw(record, reason="The letter approved another game's controls.",
                                      user=people.compliance_wa)
@@ -186,7 +187,7 @@ def test_a_withdrawal_says_why_and_the_condition_can_be_met_again(people):
 ])
 def test_a_condition_is_recorded_only_where_and_as_it_applies(people, order, room, values, message):
     establishment = {"wa": people.wa_room, "ca": people.marysville, "tribal": tribal_casino(people)}[room]
-    with pytest.raises(conditions.ConditionInputError, match=message):  # an administrator may record anywhere
+    with pytest.raises(BadInput, match=message):  # an administrator may record anywhere
         meet(people, order, establishment=establishment, user=people.admin, **values)
     assert not ConditionFulfilment.objects.exists()
 
@@ -206,7 +207,7 @@ def test_a_condition_the_source_records_as_not_applicable_is_outstanding_nowhere
     ic = condition(INTERNAL_CONTROLS)
     ic.status, ic._change_reason = ApprovalCondition.Status.NOT_APPLICABLE, "test"
     ic.save()
-    with pytest.raises(conditions.ConditionInputError, match="not applicable everywhere"):
+    with pytest.raises(BadInput, match="not applicable everywhere"):
         meet(people)
     (wa,) = [a for a in Catalog().approvals_for("one-for-the-money") if a.key == WA_LETTER]
     assert conditions_outstanding(wa, "test-wa-room", "card_room", MET_ON) == []

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from cardroom import conditions
+from cardroom.exceptions import BadInput
 from cardroom.models import ApprovalCondition, AuditLogEntry, ConditionFulfilment
 from fees.models import Interpretation, ScheduleDocument
 
@@ -64,7 +65,7 @@ def test_a_condition_met_before_its_approval_is_refused_at_the_service_the_api_a
     condition = ApprovalCondition.objects.get(approval__key=LETTER, order=2)
     sentence = ("The day it was met, 1900-01-01, is before the approval it is a condition of "
                 f"({condition.approval.reference}, 2014-02-18): a condition is met on or after its approval.")
-    with pytest.raises(conditions.ConditionInputError) as refused:
+    with pytest.raises(BadInput) as refused:
         conditions.record_met(condition, people.wa_room, met_on="1900-01-01", evidence="Letter",
                               user=people.compliance_wa)
     assert str(refused.value) == sentence
@@ -79,7 +80,7 @@ def test_a_condition_met_before_its_approval_is_refused_at_the_service_the_api_a
     assert page.status_code == 400 and "is before the approval it is a condition of" in page.content.decode()
     assert not ConditionFulfilment.objects.exists()
     # A day after today is said in words; the day of the letter itself is taken.
-    with pytest.raises(conditions.ConditionInputError, match=r"^The day it was met, 2099-01-01, is after today"):
+    with pytest.raises(BadInput, match=r"^The day it was met, 2099-01-01, is after today"):
         conditions.record_met(condition, people.wa_room, met_on="2099-01-01", evidence="Letter",
                               user=people.compliance_wa)
     conditions.record_met(condition, people.wa_room, met_on="2014-02-18", evidence="Letter", user=people.compliance_wa)

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from cardroom import seedfile as sf
+from cardroom.exceptions import BadInput
 from fees.models import ScheduleDocument
 
 pytestmark = pytest.mark.django_db
@@ -20,13 +21,13 @@ pytestmark = pytest.mark.django_db
     ({}, "missing key(s) code"),
 ])
 def test_check_keys_names_the_problem(item, message):
-    with pytest.raises(sf.SeedError, match=re.escape(message)):
+    with pytest.raises(BadInput, match=re.escape(message)):
         sf.check_keys(item, "file.yaml item[0]", required=("code",))
 
 
 @pytest.mark.parametrize("value", [0.5, 1.0, True, "one", "NaN"])
 def test_money_refuses_floats_and_non_numbers(value):
-    with pytest.raises(sf.SeedError, match="fee"):
+    with pytest.raises(BadInput, match="fee"):
         sf.money(value, "file.yaml", "fee")
 
 

@@ -109,8 +109,8 @@ def test_editing_and_discarding_a_draft(api, people):
 
 
 @pytest.mark.parametrize("query, message", [
-    ({"as_of": "21-11-2026"}, "as_of: must be a date written YYYY-MM-DD"),
-    ({"as_of": "2026-02-30"}, "as_of: must be a date written YYYY-MM-DD"),
+    ({"as_of": "21-11-2026"}, "as_of must be a date written YYYY-MM-DD"),
+    ({"as_of": "2026-02-30"}, "as_of must be a date written YYYY-MM-DD"),
 ])
 def test_bad_as_of_is_a_clear_400(api, people, query, message):
     api.force_authenticate(people.compliance)

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 
 from cardroom.access import Scope
+from cardroom.exceptions import BadInput
 from cardroom.models import AuditLogEntry
 from exports.verification import check
 from fees import ledger, months, partitions
@@ -167,10 +168,10 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
     assert snapshot("fees_roundofplay", JUNE) == []
 
     # Writes into June: refused by the application (rounds, entries, the API) and by PostgreSQL.
-    with pytest.raises(ledger.LedgerInputError, match=r"2024-06-20 falls in June 2024, a closed month.*"
+    with pytest.raises(BadInput, match=r"2024-06-20 falls in June 2024, a closed month.*"
                                                       r"reopen_month --month 2024-06"):
         play(table, "H-3", JUNE.replace(day=20))
-    with pytest.raises(ledger.LedgerInputError, match="gaming_day: 2024-06-20 falls in June 2024, a closed month"):
+    with pytest.raises(BadInput, match="gaming_day: 2024-06-20 falls in June 2024, a closed month"):
         collect(people.floor, table, "H-3:1", JUNE.replace(day=20))
     api.force_authenticate(people.floor)
     answer = api.post("/api/v1/ledger/entries/", {
@@ -335,12 +336,12 @@ def test_on_sqlite_the_commands_refuse_and_a_closed_month_still_refuses_writes(p
     closed = ClosedMonth.objects.create(month=JUNE, archive_dir=str(tmp_path), closed_by="test",
                                         closed_at=datetime.datetime(2024, 7, 2, tzinfo=datetime.timezone.utc))
     closed.establishments.set([people.marysville])
-    with pytest.raises(ledger.LedgerInputError, match="2024-06-05 falls in June 2024, a closed month"):
+    with pytest.raises(BadInput, match="2024-06-05 falls in June 2024, a closed month"):
         play(table, "S-1", JUNE.replace(day=5))
     rows = [{"idempotency_key": f"S-{day}", "table": table.pk, "reference": "S", "payer": "player", "seat": 1,
              "collected_at": at(table, JUNE.replace(day=day) if day else JULY).isoformat(), "fee_kind": "player",
              "amount": "1.00"} for day in (0, 6)]
-    with pytest.raises(ledger.LedgerInputError, match=r"entries\[1\].gaming_day: 2024-06-06 falls in June 2024"):
+    with pytest.raises(BadInput, match=r"entries\[1\].gaming_day: 2024-06-06 falls in June 2024"):
         ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
     assert not CollectionEntry.objects.filter(table=table).exists()  # the July row neither: all or nothing
     play(table, "S-2", JULY.replace(day=5))

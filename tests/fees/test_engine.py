@@ -1062,9 +1062,9 @@ def test_engine_has_no_django_imports():
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             imported.add(node.module.split(".")[0])
     assert "django" not in imported and "fees" not in imported
-    # From the project, only the one reader of outside values and the cent, both plain Python:
+    # From the project, only the one reader of outside values, the cent and BadInput, all plain Python:
     assert {node.module for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-            and (node.module or "").startswith("cardroom")} <= {"cardroom", "cardroom.money"}
+            and (node.module or "").startswith("cardroom")} <= {"cardroom", "cardroom.money", "cardroom.exceptions"}
     import subprocess
     import sys
 

@@ -16,6 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
+from cardroom.exceptions import BadInput
 from cardroom.models import (
     ApprovalCondition,
     AuditLogEntry,
@@ -507,7 +508,7 @@ def test_the_verification_page_shows_the_same_facts(client, people, table):
 
 def test_the_ledger_refuses_rounds_at_a_house_banked_table(people, table):
     post(table, people.compliance_wa)
-    with pytest.raises(ledger.LedgerInputError, match="house-banked game without a collection schedule"):
+    with pytest.raises(BadInput, match="house-banked game without a collection schedule"):
         ledger.record_round(table=table, reference="H-1", played_at=MARCH_1 + datetime.timedelta(hours=1),
                             facts={"wagers": []})
 

@@ -4,12 +4,12 @@ from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from cardroom.audit import log_action
+from cardroom.management.base import BaseCommand
 from cardroom.seed import SEED_ACTOR, Loader
-from cardroom.seedfile import SeedError
 from cardroom.tasks import refresh_planner_statistics
 
 
@@ -26,18 +26,15 @@ class Command(BaseCommand):
         loader = Loader(Path(directory))
         if not loader.directory.is_dir():
             raise CommandError(f"No seed directory at {loader.directory}")
-        try:
-            with transaction.atomic():
-                # Each app that owns seed data has a ``seed`` module; apps load in dependency order.
-                for app in apps.get_app_configs():
-                    if find_spec(f"{app.name}.seed") is not None:
-                        import_module(f"{app.name}.seed").load(loader)
-                if loader.created or loader.changed:
-                    log_action("seed.import", actor_label=SEED_ACTOR, data={
-                        "directory": str(loader.directory), "created": loader.created, "changed": loader.changed,
-                    })
-        except SeedError as exc:
-            raise CommandError(str(exc)) from exc
+        with transaction.atomic():  # a file's BadInput (naming the file and the item) loads nothing
+            # Each app that owns seed data has a ``seed`` module; apps load in dependency order.
+            for app in apps.get_app_configs():
+                if find_spec(f"{app.name}.seed") is not None:
+                    import_module(f"{app.name}.seed").load(loader)
+            if loader.created or loader.changed:
+                log_action("seed.import", actor_label=SEED_ACTOR, data={
+                    "directory": str(loader.directory), "created": loader.created, "changed": loader.changed,
+                })
         refresh_planner_statistics()  # SQLite plans blind without them (PostgreSQL's autovacuum keeps its own)
         for warning in loader.warnings:
             self.stderr.write(self.style.WARNING(warning))

@@ -1,10 +1,10 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import ProgrammingError
 
 from cardroom import bundle, keys, transparency
-from cardroom.exceptions import StateConflict
+from cardroom.management.base import BaseCommand
 
 
 class Command(BaseCommand):
@@ -31,8 +31,6 @@ class Command(BaseCommand):
                 raise CommandError(f"{previous_key_file}: not an Ed25519 private key: {error}") from None
         try:
             row, created = transparency.record_key(keys.installation_key(), previous)
-        except StateConflict as error:
-            raise CommandError(str(error)) from None
         except ProgrammingError as error:
             raise CommandError(f"This database role may not record signing keys ({str(error).strip()}): run this "
                                "as the tables' owner (MIGRATE_DATABASE_URL).") from None

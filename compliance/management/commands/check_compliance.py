@@ -1,9 +1,10 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
 from cardroom import values
+from cardroom.management.base import BaseCommand
 from cardroom.models import Establishment
 from cardroom.permissions import SYSTEM
 from compliance import services
@@ -22,10 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the run and its findings as JSON.")
 
     def handle(self, *args, establishment=None, as_of=None, json=False, **options):
-        try:
-            day = timezone.localdate() if not as_of else values.day(as_of)
-        except values.Invalid as error:
-            raise CommandError(f"--as-of {error}") from None
+        day = timezone.localdate() if not as_of else values.named("--as-of", values.day, as_of)
         if establishment:
             place = Establishment.objects.by_key(establishment)
             if place is None:

@@ -64,14 +64,7 @@ def _version(versions, number):
 
 
 def _number(raw, what):
-    """A whole number from the address (``?option=7``); None when absent; 400 when malformed."""
+    """A whole number from the address (``?option=7``); None when absent; a BadInput naming ``what`` (400)."""
     if raw in (None, ""):
         return None
-    try:
-        return values.whole_text(raw, minimum=1, maximum=1_000_000)
-    except values.Invalid as error:
-        raise BadRequest(f"{what} {error}") from None
-
-
-class BadRequest(Exception):
-    pass
+    return values.named(what, values.whole_text, raw, minimum=1, maximum=1_000_000)

@@ -8,12 +8,13 @@ from django.http import Http404
 from django.utils import timezone
 
 from cardroom import permissions
+from cardroom.exceptions import BadInput
 from fees import diff
 from fees.models import FeeOption, FeeTier, ScheduleVersion
 from fees.option_label import option_label
 
 from ...access import page
-from .base import BadRequest, _document, _documents, _number, _render, _room, _version, _visible, in_force
+from .base import _document, _documents, _number, _render, _room, _version, _visible, in_force
 from .forms import CompareForm, SearchForm, TimelineForm
 
 
@@ -73,7 +74,7 @@ def schedule(request, establishment, code, scope, number=None):
         version = (published or versions or [None])[-1]
     try:
         wanted = _number(request.GET.get("option"), "option")
-    except BadRequest as error:
+    except BadInput as error:  # the schedule's page still, saying what is wrong
         return _render(request, "schedule.html", establishment, _schedule_context(
             scope, document, versions, version, current, None, [], today) | {"bad": str(error)}, status=400)
     options = list(FeeOption.objects.filter(version=version).prefetch_related("tiers").order_by("number")

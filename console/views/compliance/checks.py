@@ -9,7 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cardroom import permissions, values
+from cardroom import permissions
+from cardroom.exceptions import BadInput
+from cardroom.forms import show_error
 from compliance import inbox, services
 from compliance.findings import AlreadyAcknowledged, acknowledge
 from compliance.models import Finding, ValidationRun
@@ -94,9 +96,8 @@ def finding(request, establishment, finding, scope):
         else:
             try:
                 acknowledge(finding, user=request.user, reason=form.cleaned_data["reason"])  # NotAllowed: 403
-            except values.Invalid as error:
-                form.add_error("reason", str(error))
-                status = 400
+            except BadInput as error:
+                status = show_error(form, error)
             except AlreadyAcknowledged as error:
                 messages.error(request, str(error))
                 finding = _finding(establishment, finding.pk)

@@ -11,6 +11,8 @@ from django.views.decorators.http import require_POST
 from cardroom import conditions as record_conditions
 from cardroom import permissions
 from cardroom.conditions import conditions_at
+from cardroom.exceptions import BadInput, StateConflict
+from cardroom.forms import show_error
 from cardroom.models import Approval, ApprovalCondition, ConditionFulfilment
 from compliance.facts import APPROVAL_PREFETCH, approval_facts
 from compliance.rules.postings import EXPIRING_WITHIN, approval_state
@@ -82,11 +84,8 @@ def record_condition(request, establishment, condition, scope):
     if form.is_valid():
         try:
             record_conditions.record_met(condition, establishment, user=request.user, **form.cleaned_data)
-        except record_conditions.ConditionInputError as error:
-            form.add_error(error.field if error.field in form.fields else None, str(error))
-        except record_conditions.ConditionConflict as error:
-            form.add_error(None, str(error))
-            status = 409
+        except (BadInput, StateConflict) as error:
+            status = show_error(form, error)
         else:
             messages.success(request, f"{condition.approval.key} condition {condition.order} recorded as met at "
                                       f"{establishment.name} on {form.cleaned_data['met_on']:%Y-%m-%d}.")
@@ -108,8 +107,8 @@ def withdraw_condition(request, establishment, record, scope):
     if form.is_valid():
         try:
             record_conditions.withdraw(record, reason=form.cleaned_data["reason"], user=request.user)
-        except record_conditions.ConditionInputError as error:
-            form.add_error("reason", str(error))
+        except BadInput as error:
+            status = show_error(form, error)
         except record_conditions.ConditionConflict as error:
             messages.error(request, str(error))
             status = 409

@@ -6,13 +6,13 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 
-from cardroom.exceptions import StateConflict
+from cardroom.exceptions import BadInput, StateConflict
 from fees import editing, services
 from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
 from fees.models import FeeOption
 
 from ...access import page
-from .base import BadRequest, _document, _number, _render, _room, _version
+from .base import _document, _number, _render, _room, _version
 
 
 def _editable(scope, establishment, code, number):
@@ -65,7 +65,7 @@ def edit_tiers(request, establishment, code, number, option, scope):
     option = get_object_or_404(FeeOption.objects.filter(version=version), number=option)
     try:
         extra = min(_number(request.GET.get("add"), "add") or 1, 20)
-    except BadRequest:
+    except BadInput:
         extra = 1
     data = request.POST if request.method == "POST" else None
     if data is not None and (too_many := too_many_rows(data)):  # before building a form per claimed row

@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 
 from cardroom import permissions, review
 from cardroom.exceptions import BadInput, StateConflict
+from cardroom.forms import show_error
 from cardroom.models import Table
 from cardroom.ordering import natural
 from compliance.judgement import day_words, judge_postings
@@ -176,12 +177,8 @@ def override_posting(request, establishment, posting, scope):
         elif form.is_valid():
             try:
                 service(request.user, posting, reason=form.cleaned_data["reason"])
-            except BadInput as error:
-                form.add_error("reason" if getattr(error, "field", None) == "reason" else None, str(error))
-                status = 400
-            except StateConflict as error:
-                form.add_error(None, str(error))
-                status = 409
+            except (BadInput, StateConflict) as error:
+                status = show_error(form, error)
             else:
                 messages.success(request, f"Table {posting.table.label}: {done}")
                 return redirect("console:compliance-postings", establishment.slug)

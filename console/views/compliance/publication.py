@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from cardroom import permissions
 from cardroom.exceptions import BadInput, StateConflict
+from cardroom.forms import show_error
 from cardroom.models import Table
 from compliance import checking
 from fees import diff, services
@@ -47,13 +48,8 @@ def publish(request, establishment, code, number, scope):
         if target.is_valid():
             try:
                 done = _review_step(request, version, step, target.cleaned_data)
-            except StateConflict as error:
-                target.add_error(None, str(error))
-                status = 409
-            except BadInput as error:
-                target.add_error(getattr(error, "field", None) if getattr(error, "field", None) in target.fields
-                                 else None, str(error))
-                status = 400
+            except (BadInput, StateConflict) as error:
+                status = show_error(target, error)
             else:
                 messages.success(request, done)
                 return redirect("console:compliance-version", establishment.slug, document.code, version.number)

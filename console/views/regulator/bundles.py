@@ -12,6 +12,8 @@ from django.urls import reverse
 from cardroom import checkpoint, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.bundle_verify import shown
+from cardroom.exceptions import BadInput
+from cardroom.forms import show_error
 from cardroom.models import Job
 from exports import tasks as export_tasks
 from exports import verification
@@ -91,8 +93,8 @@ def verify(request, scope):
     if form.is_valid():
         try:
             key = verification.public_key_from(text=form.cleaned_data["public_key"])
-        except verification.PublicKeyError as error:
-            form.add_error("public_key", str(error))
+        except BadInput as error:
+            show_error(form, error)
     if form.is_valid() and form.cleaned_data["kept_text"]:
         try:
             transparency.trusted_keys().checkpoint(form.cleaned_data["kept_text"])

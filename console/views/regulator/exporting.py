@@ -5,9 +5,10 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from cardroom.api.jobs import visible_jobs
-from cardroom.exceptions import NotAllowed
+from cardroom.exceptions import BadInput, NotAllowed
+from cardroom.forms import show_error
 from cardroom.models import Job
-from exports.requests import ExportInputError, read_request, start_export
+from exports.requests import read_request, start_export
 
 from ...access import page, regulated_establishments, regulated_jurisdictions
 from .forms import ExportForm
@@ -43,8 +44,9 @@ def export(request, scope):
         if form.is_valid():
             try:
                 export_scope = read_request(form.request_data(), scope=scope)
-            except ExportInputError as error:
-                form.add_error(None, str(error))
+            except BadInput as error:  # beside the form's field for the one the request names
+                show_error(form, error, beside={"from": "start", "to": "end", "establishment": "what",
+                                                "jurisdiction": "what"})
             except NotAllowed as error:  # the form's own message, beside the choices
                 form.add_error(None, str(error))
                 status = 403

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from cardroom import second_factor
+from cardroom.exceptions import BadInput
 from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
 from cardroom.roles import appoint
 from demo import play
@@ -167,7 +168,7 @@ class Command(BaseCommand):
         has no error findings; where none is clean, on the first one, which then prints only under a
         compliance override, which the demo compliance officer asks for and a second one (compliance-2) approves.
         Limits come from the option where it states them."""
-        from signage.postings import PostingInputError, post_table
+        from signage.postings import post_table
         from signage.services import approve_override, request_override
 
         for table in tables:
@@ -186,9 +187,9 @@ class Command(BaseCommand):
                         posting, run = post_table(self.fields(table, option), actor_label=DEMO_ACTOR)
                         if run.errors:
                             first = first or option
-                            raise PostingInputError("has errors")  # roll this attempt back; try the next option
+                            raise BadInput("has errors")  # roll this attempt back; try the next option
                     break
-                except PostingInputError:
+                except BadInput:
                     continue
             else:
                 if first is not None:

@@ -1,11 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from cardroom import jobs
 from cardroom.access import Scope
+from cardroom.management.base import BaseCommand
 from cardroom.models import Job
 
 from ... import tasks
-from ...requests import ExportInputError, params_of, read_request
+from ...requests import params_of, read_request
 
 
 class _Everything(Scope):
@@ -36,10 +37,7 @@ class Command(BaseCommand):
     def handle(self, *args, establishment, jurisdiction, start, end, as_of, output, **options):
         request = {"establishment": establishment, "jurisdiction": jurisdiction, "from": start, "to": end,
                    "as_of": as_of}
-        try:
-            export_scope = read_request({k: v for k, v in request.items() if v}, scope=_Everything())
-        except ExportInputError as error:
-            raise CommandError(str(error)) from None
+        export_scope = read_request({k: v for k, v in request.items() if v}, scope=_Everything())
         place = export_scope.establishments[0] if export_scope.jurisdiction is None else None
         job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=place,
                                  jurisdiction=export_scope.jurisdiction or place.jurisdiction,

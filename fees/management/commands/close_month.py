@@ -1,6 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError
-
-from cardroom.exceptions import BadInput
+from cardroom.management.base import BaseCommand
 
 from ... import months
 
@@ -23,10 +21,7 @@ class Command(BaseCommand):
                                  "LEDGER_ARCHIVE_DIR/<YYYY-MM>, var/archive/<YYYY-MM> unless set).")
 
     def handle(self, *args, month, establishments, archive_dir, **options):
-        try:
-            closed = months.close(months.read_month(month), establishments, archive_dir=archive_dir,
-                                  say=self.stdout.write, out=self.stdout)
-        except BadInput as error:
-            raise CommandError(str(error)) from None
+        closed = months.close(months.read_month(month), establishments, archive_dir=archive_dir,
+                              say=self.stdout.write, out=self.stdout)
         rows = ", ".join(f"{part['partition']} {part['rows']:,} rows" for part in closed.partitions)
         self.stdout.write(self.style.SUCCESS(f"{month} closed: {rows}; archive in {closed.archive_dir}."))

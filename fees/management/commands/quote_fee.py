@@ -1,11 +1,11 @@
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
+from cardroom.management.base import BaseCommand
 from fees import quoting
-from fees.engine import QuoteError
 
 
 def wager(text):
@@ -77,10 +77,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         request = self.build_request(options)
-        try:
-            body = quoting.quote_request(request, today=timezone.localdate())
-        except QuoteError as exc:
-            raise CommandError(str(exc)) from None
+        body = quoting.quote_request(request, today=timezone.localdate())
         if options["json"]:
             self.stdout.write(json.dumps(body, indent=2))
             return

@@ -1,6 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError
-
-from cardroom.exceptions import BadInput
+from cardroom.management.base import BaseCommand
 
 from ... import months
 
@@ -18,7 +16,4 @@ class Command(BaseCommand):
                             help="Where the partition files are, if they moved since the month was closed.")
 
     def handle(self, *args, month, archive_dir, **options):
-        try:
-            months.reopen(months.read_month(month), archive_dir=archive_dir, say=self.stdout.write)
-        except BadInput as error:
-            raise CommandError(str(error)) from None
+        months.reopen(months.read_month(month), archive_dir=archive_dir, say=self.stdout.write)
