@@ -36,7 +36,7 @@ def test_the_export_form_refuses_a_period_beyond_the_end_and_a_choice_not_offere
     page.get_by_label("From (gaming day)").fill("2199-12-01")
     page.get_by_label("To (gaming day, included)").fill("2199-12-31")
     page.get_by_role("button", name="Request the export").click()
-    assert page.locator("#export-errors").inner_text() == "The period ends in the future (2199-12-31)."
+    assert page.locator("#end-error").inner_text() == "The period ends in the future (2199-12-31)."
 
     # A room of another jurisdiction, slipped into the choices (as a stale or edited page would send it).
     page.locator("#id_what").evaluate("""select => {
