@@ -1,4 +1,5 @@
-"""Running a Job: the Celery task's body calls ``run``; API and commands call ``submit``.
+"""Running a Job: the Celery task's body calls ``run``; services queue it with ``submit``, or ``start`` where a
+command may follow it to its end.
 
 A job's progress is written with plain UPDATEs outside any transaction, so the API shows it while the job
 runs. With no broker configured (the embedded default) ``submit`` runs the job in-process before returning.
@@ -21,17 +22,26 @@ from django.utils import timezone
 
 from .exceptions import StateConflict
 from .models import Job
+from .permissions import SYSTEM
 
 logger = logging.getLogger(__name__)
 
-# The task that runs each kind of job, by name (sent again by ``recover``).
-TASKS = {
-    Job.Kind.SIGNAGE_BATCH: "signage.tasks.print_batch",
-    Job.Kind.AUDIT_EXPORT: "exports.tasks.export_audit",
-    Job.Kind.BUNDLE_VERIFICATION: "exports.tasks.verify_bundle",
-    Job.Kind.LEDGER_IMPORT: "fees.imports.import_records",
-    Job.Kind.RECONCILIATION: "fees.tasks.reconcile_period",
-}
+# The task that runs each kind of job (sent again by ``recover``), registered by the app that owns the kind.
+TASKS = {}
+
+
+def register_task(kind, task):
+    """Called from the owning app's ``AppConfig.ready``: the core runs the apps' jobs without naming them."""
+    TASKS[kind] = task
+    return task
+
+
+def requester(user, label=None):
+    """Who asks for a job, as its row keeps it: a person, or the installation itself (``SYSTEM``: a command an
+    operator runs), named by ``label``."""
+    if user is SYSTEM:
+        return {"requested_by": None, "requested_label": label}
+    return {"requested_by": user, "requested_label": user.get_username()}
 
 
 def run(job_id, work):
@@ -119,7 +129,20 @@ def recover(now=None):
 
 
 def _send(job):
-    current_app.send_task(TASKS[job.kind], args=[job.pk])
+    current_app.send_task(TASKS[job.kind].name, args=[job.pk])
+
+
+def start(job, task, work, follow=None):
+    """Queue ``task`` for the job (``submit``) and return the job as it stands (already done when jobs run
+    in-process). A command passes ``follow(job)``: told once the job is queued, then as it runs; the job is run
+    here or followed on its worker (``run_or_follow``, ``work`` being what ``task`` runs) and returned finished or
+    failed."""
+    if follow is None:
+        submit(job, task)
+        job.refresh_from_db()
+        return job
+    follow(job)
+    return run_or_follow(job, task, work, follow)
 
 
 def run_or_follow(job, task, work, report, timeout=3600):

@@ -69,17 +69,16 @@ def read_request(data, *, scope, today=None):
     return ExportScope(establishments=establishments, start=start, end=end, jurisdiction=jurisdiction)
 
 
-def start_export(export_scope, *, user):
-    """Queue the export job of an ExportScope read by ``read_request`` (API and pages alike); returns the job
-    as it stands once queued (already done when jobs run in-process)."""
+def start_export(export_scope, *, user, label=None, follow=None):
+    """Queue the export job of an ExportScope read by ``read_request``, asked for by ``user``: the request's (API
+    and pages alike), or ``SYSTEM`` named by ``label`` (``exports.installation``: the ``export_audit`` command, a
+    month closed). Returns the job as it stands once queued (already done when jobs run in-process); given a
+    command's ``follow``, once it has ended (``cardroom.jobs.start``)."""
     establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
     job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
                              jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
-                             requested_by=user, requested_label=user.get_username(),
-                             params=params_of(export_scope))
-    jobs.submit(job, tasks.export_audit)
-    job.refresh_from_db()
-    return job
+                             **jobs.requester(user, label), params=params_of(export_scope))
+    return jobs.start(job, tasks.export_audit, tasks.build_export, follow)
 
 
 def params_of(export_scope):

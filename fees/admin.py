@@ -12,23 +12,20 @@ from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
 from cardroom import permissions
-from cardroom.access import scope_of
 from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.moments import format_moment
 
-from . import services
+from . import editing, services
 from .forms import CheckedBands
 from .services import APPROVE, EDIT
 from .models import ClosedMonth, FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
 
 
 def editable(request, version):
-    """Drafts are edited by those who may change the schedule; published versions (and those awaiting a second
-    officer) by nobody."""
-    if version is None:
-        return True
-    return not version.is_locked and scope_of(request).may_edit_schedule(version.document)
+    """A version's rows are changed as at every door (``fees.editing.may_edit``): drafts, by those who may change
+    the schedule; published versions (and those awaiting a second officer) by nobody."""
+    return version is None or editing.may_edit(request.user, version)
 
 
 class ScheduleVersionInline(AuditedInline, admin.TabularInline):
@@ -171,6 +168,11 @@ class ScheduleVersionAdmin(AuditedAdmin):
 
     def has_change_permission(self, request, obj=None):
         return super().has_change_permission(request, obj) and editable(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        """A draft's fields are changed as through the API (``fees.editing.edit_draft``)."""
+        given = {name: form.cleaned_data[name] for name in editing.DRAFT_FIELDS if name in form.cleaned_data}
+        editing.edit_draft(request.user, obj, given, why=self.reason(request, form))
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and editable(request, obj)

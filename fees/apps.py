@@ -10,7 +10,15 @@ class FeesConfig(AppConfig):
     service_role_privileges = {"fees.ClosedMonth": "SELECT", "fees.ClosedMonth.establishments": "SELECT"}
 
     def ready(self):
-        # Its two-person reviews, for the inbox and the emails (cardroom imports no feature app).
+        # Its two-person reviews, for the inbox and the emails, and the tasks of its jobs, for their recovery
+        # (cardroom imports no feature app).
+        from cardroom import jobs
+        from cardroom.models import Job
+
         from . import reviews
+        from .imports import import_records
+        from .reconciling import reconcile_period
 
         reviews.register()
+        jobs.register_task(Job.Kind.LEDGER_IMPORT, import_records)
+        jobs.register_task(Job.Kind.RECONCILIATION, reconcile_period)

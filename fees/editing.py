@@ -1,6 +1,10 @@
 """Editing a draft's content, through the same audited paths at every door (drafts and their publication are
 ``fees.services``).
 
+- ``may_edit``: the rule every door follows: a version's content (its dates, reason, provisions, options and
+  tiers) is changed only while it is a draft, by those who may edit its schedule (the admin shows the rest
+  read-only);
+- ``edit_draft``: a draft's own fields changed (the API's PATCH, the admin's form), through ``cardroom.changes``;
 - ``save_tiers``: one option's tiers saved from a grid, each row through ``cardroom.changes`` with the reason
   (as the admin's inline rows), so every change reaches the history and the hash-chained audit log;
 - ``retroactive_problem``: whether a version may be confirmed as retroactive (``fees.services.request_publication``
@@ -17,16 +21,44 @@ from cardroom import changes, permissions
 
 from .models import FeeTier, ImmutableVersionError
 
+EDIT = "fees.edit_schedule"
+# A draft's own fields a door may change (its options and tiers are rows of their own).
+DRAFT_FIELDS = ("effective_from", "reason", "provisions")
 # A row number no tier is printed at, for the moment two rows swap places (the pair must stay unique).
 RENUMBER_FROM = 30000
+
+
+def may_edit(user, version):
+    """Whether ``user`` may change ``version``'s content: a draft, of a schedule they may edit."""
+    return not version.is_locked and permissions.allowed(user, EDIT, version.document)
+
+
+def _editable(user, version):
+    """``may_edit``, said: NotAllowed for whoever may not edit the schedule, ImmutableVersionError (409) for a
+    version no one may change."""
+    permissions.require(user, EDIT, version.document)
+    if version.is_published:
+        raise ImmutableVersionError(f"{version} is published and cannot be changed; start a new draft from it "
+                                    "instead.")
+    if version.is_locked:
+        raise ImmutableVersionError(f"{version} is awaiting a second officer and cannot be changed; withdraw the "
+                                    "request first.")
+
+
+@transaction.atomic
+def edit_draft(user, version, fields, *, why):
+    """Change a draft's ``DRAFT_FIELDS`` to ``fields`` ({name: value}, read by the door's form or serializer),
+    the change logged with ``why``. Returns the version."""
+    _editable(user, version)
+    for field, value in fields.items():
+        setattr(version, field, value)
+    return changes.save(version, user=user, reason=why)
 
 
 @transaction.atomic
 def save_tiers(option, formset, *, user, reason):
     """Save a valid ``fees.forms.tier_formset`` of a draft's option. Returns (changed, added, removed)."""
-    permissions.require(user, "fees.edit_schedule", option.version.document)
-    if option.owning_version().is_published:
-        raise ImmutableVersionError(f"{option.version} is published; its tiers cannot be changed.")
+    _editable(user, option.owning_version())
     rows = formset.save(commit=False)
     removed = list(formset.deleted_objects)
     for tier in removed:

@@ -7,9 +7,10 @@ Closing, step by step (each logged in the audit log of every establishment named
 1. **frozen**: a ``ClosedMonth`` is recorded and each month partition gets a ``CHECK (false) NOT VALID`` (its rows
    stay, nothing new goes in), its DEFAULT partition a CHECK refusing the month's days. The export that follows
    therefore holds exactly the rows archived after it, however late a correction comes in.
-2. **exported**: one audit export per establishment, through the ``export_audit`` command (the export job the API
-   and the pages run, listed with theirs), written into the archive folder and verified against the
-   installation's key; its rounds and entries must number the partitions' rows. A failure here undoes step 1.
+2. **exported**: one audit export per establishment, by what the exports app registers here (``register_export``:
+   exports stands above fees; ``exports.installation.export_month``, the export job the API and the pages run,
+   listed with theirs), written into the archive folder and verified against the installation's key; its rounds
+   and entries must number the partitions' rows. A failure here undoes step 1.
 3. **detached**: ``ALTER TABLE ... DETACH PARTITION`` (a moment's lock on the parent).
 4. **archived**: each detached table written with ``COPY ... TO STDOUT`` (PostgreSQL's text format, gzipped)
    beside the bundles, read back (rows counted, SHA-256), then dropped.
@@ -34,13 +35,12 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 
 from django.conf import settings
-from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from cardroom import bundle, keys, transparency
 from cardroom.audit import log_actions
-from cardroom.exceptions import BadInput
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Establishment
 
 from . import partitions
@@ -54,6 +54,19 @@ REOPEN_LABEL = "reopen_month (command line)"
 
 class MonthClosed(BadInput):
     """A write into (or a reconciliation of) a closed month: nothing was changed."""
+
+
+# What exports a room's signed bundle of a month: the exports app's, registered from its AppConfig.ready (it
+# stands above fees, so fees names it nowhere).
+_export = None
+
+
+def register_export(export):
+    """``export(establishment, first, last, path, say)`` writes the signed bundle of ``establishment``'s days
+    ``first`` to ``last`` into ``path``, telling ``say`` as it goes, and raises when it cannot."""
+    global _export
+    _export = export
+    return export
 
 
 # -- what the ledger asks ---------------------------------------------------------------------------------------
@@ -208,10 +221,13 @@ def _named(closed):
 
 # -- closing ----------------------------------------------------------------------------------------------------
 
-def close(first, slugs, *, archive_dir=None, say=lambda line: None, out=None, now=None):
+def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None):
     """Close the month beginning ``first`` for the establishments ``slugs`` (every one with rows in it). Returns
     the ClosedMonth. Raises BadInput (nothing changed) for a month that cannot be closed; ``say`` is told each
-    step, ``out`` gets the export's progress."""
+    step and the export's progress."""
+    if _export is None:
+        raise StateConflict("No audit export is registered (the exports app registers it): a month is closed only "
+                            "with its bundles. Nothing was changed.")
     _need_postgresql("close_month")
     establishments = _establishments(slugs)
     following = partitions.next_month(first)
@@ -259,7 +275,7 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, out=None, no
     held = ", ".join(f"{part['partition']}: {part['rows']:,} rows" for part in found)
     say(f"1/4 {month} frozen: nothing is written into it from now on ({held}).")
     try:
-        bundles = _export(first, last, establishments, bundle_paths, found, say, out)
+        bundles = _export_bundles(first, last, establishments, bundle_paths, found, say)
     except BaseException:
         say(f"The export failed: {month} is opened again as it was.")
         _unfreeze(closed)
@@ -326,14 +342,13 @@ def _unfreeze(closed):
         ClosedMonth.objects.filter(pk=closed.pk).delete()
 
 
-def _export(first, last, establishments, paths, found, say, out):
+def _export_bundles(first, last, establishments, paths, found, say):
     """One signed, verified bundle per establishment; their rounds and entries number the partitions' rows."""
     bundles, counted = [], {}
     for establishment in establishments:
         path = paths[establishment.slug]
         say(f"    exporting {establishment.slug}, {first.isoformat()} to {last.isoformat()}, into {path}")
-        call_command("export_audit", "--establishment", establishment.slug, "--from", first.isoformat(),
-                     "--to", last.isoformat(), "-o", str(path), stdout=out)
+        _export(establishment, first, last, path, say)
         checked = bundle.verify(path, keys.public_key())
         if not checked.ok:
             raise BadInput(f"{path} does not verify: {'; '.join(checked.problems)}")

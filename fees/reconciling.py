@@ -77,7 +77,7 @@ def run_reconciliation(job, on_progress=None):
     return None
 
 
-# The name the job's kind is queued under (cardroom.jobs.TASKS).
+# Its name as queued (the job's kind registers it with cardroom.jobs), where it was first declared.
 @shared_task(name="fees.tasks.reconcile_period")
 def reconcile_period(job_id):
     return jobs.run(job_id, run_reconciliation)

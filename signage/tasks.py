@@ -93,16 +93,16 @@ def chosen_tables(establishment, tables):
     return sorted(known)
 
 
-def start_batch(establishment, *, layout, tables, user):
-    """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job.
+def start_batch(establishment, *, layout, tables, user, label=None, follow=None):
+    """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job,
+    asked for by ``user``: the request's, or ``SYSTEM`` named by ``label`` (the ``print_signage`` command). Returns
+    the job as it stands once queued; given a command's ``follow``, once it has ended (``cardroom.jobs.start``).
 
     Raises NotAllowed (``signage.print_sign`` at the establishment) or BadInput naming ``tables`` (and queues
     nothing) for an empty choice or ids that are not the establishment's tables.
     """
     permissions.require(user, "signage.print_sign", establishment)
     tables = chosen_tables(establishment, tables)
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment, requested_by=user,
-                             requested_label=user.get_username(), params={"layout": layout, "tables": tables})
-    jobs.submit(job, print_batch)
-    job.refresh_from_db()
-    return job
+    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment,
+                             **jobs.requester(user, label), params={"layout": layout, "tables": tables})
+    return jobs.start(job, print_batch, build_batch, follow)

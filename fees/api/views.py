@@ -7,12 +7,11 @@ from rest_framework import serializers as fields
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from cardroom import changes, permissions, values
+from cardroom import permissions, values
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, known_at_param
-from cardroom.api.errors import Conflict
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
-from fees import diff, drafts, services
+from fees import diff, drafts, editing, services
 from fees.models import ScheduleDocument, ScheduleVersion
 
 from . import serializers
@@ -280,16 +279,10 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         """Change a draft's effective date, reason or provisions. A published version answers 409."""
         document = self.editable_document()
         version = self.get_version(document, number)
-        if version.is_published:
-            raise Conflict(f"{version} is published and cannot be changed; start a new draft from it instead.")
-        if version.is_locked:
-            raise Conflict(f"{version} is awaiting a second officer and cannot be changed; withdraw the request first.")
         serializer = serializers.VersionUpdateSerializer(version, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        for field, value in serializer.validated_data.items():
-            setattr(version, field, value)
-        changes.save(version, user=request.user,
-                     reason=f"Draft edited through the API by {request.user.get_username()}")
+        editing.edit_draft(request.user, version, serializer.validated_data,
+                           why=f"Draft edited through the API by {request.user.get_username()}")
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
     @extend_schema(responses={204: None})

@@ -271,7 +271,7 @@ def _reconcile(job, user, touched, on_progress):
                 "skipped": [f"Not reconciled: {refused} The nightly reconciliation will reconcile them."]}
 
 
-# The name the job's kind is queued under (cardroom.jobs.TASKS): kept when the module became a package.
+# Its name as queued (the job's kind registers it with cardroom.jobs): kept when the module became a package.
 @shared_task(name="fees.imports.import_records")
 def import_records(job_id):
     return jobs.run(job_id, run_import)

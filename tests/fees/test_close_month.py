@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 
 from cardroom.access import Scope
-from cardroom.exceptions import BadInput
+from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import AuditLogEntry
 from exports.verification import check
 from fees import ledger, months, partitions
@@ -353,14 +353,31 @@ def test_on_sqlite_the_commands_refuse_and_a_closed_month_still_refuses_writes(p
     assert page.status_code == 200 and 'name="_save"' not in page.text
 
 
+def test_a_closing_month_is_exported_by_what_the_exports_app_registered(people, monkeypatch, tmp_path):
+    """fees stands below exports: a month's bundles are written by the export exports registers from its
+    AppConfig.ready (the job the export_audit command runs, as the installation), never by naming exports."""
+    from exports.installation import export_month
+
+    assert months._export is export_month
+    said, path = [], tmp_path / "june.zip"
+    export_month(people.marysville, JUNE, JULY - datetime.timedelta(days=1), path, said.append)
+    assert said[0].startswith("Job ") and said[0].endswith("exporting casino-marysville, 2024-06-01 to 2024-06-30.")
+    assert "100%" in said[-2] and said[-1].startswith(f"Wrote {path}: ")
+    with path.open("rb") as f:
+        assert check(f).ok
+    monkeypatch.setattr(months, "_export", None)
+    with pytest.raises(CommandError, match="No audit export is registered"):
+        close("casino-marysville", archive=tmp_path / "closed")
+    assert not ClosedMonth.objects.exists() and not (tmp_path / "closed").exists()
+
+
 @postgresql
 def test_an_export_that_fails_leaves_the_month_as_it_was(people, june, tmp_path, monkeypatch):
-    def failing(*args, **options):
-        output = args[args.index("-o") + 1]
-        open(output, "wb").write(b"half a bundle")
-        raise CommandError("The export failed: the disk is full")
+    def failing(establishment, first, last, path, say):
+        open(path, "wb").write(b"half a bundle")
+        raise StateConflict("The export failed: the disk is full")
 
-    monkeypatch.setattr(months, "call_command", failing)
+    monkeypatch.setattr(months, "_export", failing)
     with pytest.raises(CommandError, match="the disk is full"):
         close("casino-marysville", archive=tmp_path)
     assert not ClosedMonth.objects.exists() and not any(tmp_path.iterdir())  # the half bundle removed

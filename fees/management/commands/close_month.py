@@ -22,6 +22,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, month, establishments, archive_dir, **options):
         closed = months.close(months.read_month(month), establishments, archive_dir=archive_dir,
-                              say=self.stdout.write, out=self.stdout)
+                              say=self.stdout.write)
         rows = ", ".join(f"{part['partition']} {part['rows']:,} rows" for part in closed.partitions)
         self.stdout.write(self.style.SUCCESS(f"{month} closed: {rows}; archive in {closed.archive_dir}."))

@@ -1,7 +1,8 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from cardroom import jobs
+from cardroom.management.base import BaseCommand
 from cardroom.models import Establishment, Job, Table
+from cardroom.permissions import SYSTEM
 
 from ... import render, tasks
 
@@ -9,8 +10,9 @@ from ... import render, tasks
 class Command(BaseCommand):
     help = (
         "Print the signs of an establishment's tables (or the chosen ones) into one PDF, through the same batch "
-        "job as the API: every sign is recorded as a print (or reprint) and logged. Tables with no posting in "
-        "force, or with error findings and no compliance override, are listed and left out."
+        "job as the API, as the installation itself (cardroom.permissions.SYSTEM): every sign is recorded as a "
+        "print (or reprint) and logged. Tables with no posting in force, or with error findings and no compliance "
+        "override, are listed and left out."
     )
 
     def add_arguments(self, parser):
@@ -31,11 +33,15 @@ class Command(BaseCommand):
             if found is None:
                 raise CommandError(f"{place} has no table {label!r}.")
             table_ids.append(found.pk)
-        job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=place,
-                                 requested_label="print_signage (command line)",
-                                 params={"layout": layout, "tables": table_ids})
-        self.stdout.write(f"Job {job.uuid}: printing {layout} signs for {place}.")
-        job = jobs.run_or_follow(job, tasks.print_batch, tasks.build_batch, self.progress)
+
+        def follow(job):
+            if job.status == Job.Status.QUEUED:
+                self.stdout.write(f"Job {job.uuid}: printing {layout} signs for {place}.")
+            else:
+                self.stdout.write(f"  {job.percent:3d}%  {job.done}/{job.total} tables  {job.stage}")
+
+        job = tasks.start_batch(place, layout=layout, tables=table_ids or None, user=SYSTEM,
+                                label="print_signage (command line)", follow=follow)
         if job.status != Job.Status.DONE:
             raise CommandError(f"The batch failed: {job.error}")
         with job.file.open("rb") as source, open(output, "wb") as target:
@@ -47,6 +53,3 @@ class Command(BaseCommand):
             f"Wrote {output}: {result['pages']} sign(s), {result['reprints']} reprint(s), "
             f"{len(result.get('skipped', []))} table(s) left out. SHA-256 {result['sha256']}."
         ))
-
-    def progress(self, job):
-        self.stdout.write(f"  {job.percent:3d}%  {job.done}/{job.total} tables  {job.stage}")
