@@ -1,7 +1,6 @@
 """The tier grid refuses what the schedule lint calls wrong, rows of other options and absurd row counts (issue 25);
 the option picker says what tells the options apart."""
 
-import time
 from decimal import Decimal
 
 import pytest
@@ -78,10 +77,8 @@ def test_an_absurd_row_count_is_refused_before_any_row_is_read(officer, draft):
     address = url("compliance-edit-tiers", GEGA, draft.number, 43)
     data = grid_data(officer.get(address)) | {"reason": "Bureau letter", "tiers-TOTAL_FORMS": "100000"}
     before = stored(draft)
-    started = time.monotonic()
     with CaptureQueriesContext(connection) as queries:
         response = officer.post(address, data)
-    assert time.monotonic() - started < 1
     assert response.status_code == 400 and "at most 500" in response.content.decode()
     assert len(queries) < 25  # session, user, scope, draft, option: no query per claimed row
     assert stored(draft) == before

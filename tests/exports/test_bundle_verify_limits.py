@@ -72,9 +72,7 @@ def unpacked(monkeypatch):
 def test_a_small_zip_naming_a_10_gib_member_is_refused_without_unzipping_it(key, unpacked):
     data = _claiming(key, claimed=10 * GIB, listed=10 * GIB)
     assert len(data) < 1 << 20  # 64 MiB of zeros, and a header that says 10 GiB
-    started = time.monotonic()
     result = bundle.verify(io.BytesIO(data), key)
-    assert time.monotonic() - started < 1
     assert not result.ok and result.signature == "valid" and result.files == {"rounds.csv": "unchecked"}
     assert len(result.problems) == 1
     assert result.problems[0].startswith("rounds.csv: ") and "unzip to 10,737,418,240" in result.problems[0]
@@ -297,9 +295,7 @@ def test_a_zip_whose_end_records_read_two_ways_is_refused_before_its_directory_i
         raise AssertionError("zipfile was asked to list the directory")
 
     monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", listing)
-    started = time.monotonic()
     result = bundle.verify(io.BytesIO(data), key)
-    assert time.monotonic() - started < 1
     assert result.problems == [problem] and result.files == {} and not result.ok
 
 

@@ -429,15 +429,11 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit_before_it_is_read(cli
     assert RecordImport.objects.count() == 0
 
 
-def test_a_file_of_too_many_columns_or_too_long_a_name_is_refused_quickly(client, people, settings):
+def test_a_file_of_too_many_columns_or_too_long_a_name_is_refused(client, people, settings):
     """20,000 columns once made a 12 MB mapping page (issue 32): refused on upload, nothing kept."""
-    import time
-
     client.force_login(people.compliance)
     header = [f"c{number}" for number in range(20_000)]
-    started = time.monotonic()
     response = client.post(PAGES + "new/", {"file": upload(as_csv([["x"] * 20_000] * 3, header))})
-    assert time.monotonic() - started < 5
     assert response.status_code == 400
     assert response.context["form"].errors["file"][0] == (
         "The file has 20,000 columns; the import reads at most 200 (a room's system writes a dozen or two): export "
