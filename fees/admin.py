@@ -12,7 +12,6 @@ from django.utils.html import format_html, format_html_join
 
 from cardroom import forms as strict
 from cardroom import permissions
-from cardroom.access import scope_of
 from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.moments import format_moment
@@ -28,7 +27,7 @@ def editable(request, version):
     officer) by nobody."""
     if version is None:
         return True
-    return not version.is_locked and scope_of(request).may_edit_schedule(version.document)
+    return not version.is_locked and permissions.allowed(request.user, EDIT, version.document)
 
 
 class ScheduleVersionInline(AuditedInline, admin.TabularInline):
