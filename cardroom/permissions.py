@@ -350,15 +350,20 @@ JOB_READERS = {  # kind: (whoever asked for it sees it, where else it is seen)
 }
 
 
-@on_scope
-def sees_record(scope, obj):
-    """Anyone signed in reads (None): every answer is limited to what they may see; a record or a job: as above."""
-    if obj is None or scope.is_admin:
+def _sees(scope, obj):
+    if scope.is_admin:
         return True
     if isinstance(obj, Job):
         asker, places = JOB_READERS.get(obj.kind, (False, _nowhere))
         return (asker and obj.requested_by_id == scope.user.pk) or places(scope).hold(obj)
     return _records(scope).hold(obj)
+
+
+@rules.predicate
+def sees_record(user, obj=None):
+    """Anyone signed in reads (None), every answer limited to what they may see, without their Scope being read (a
+    quote seen before answers from its cache alone); a record or a job: as above."""
+    return _signed_in(user) and (obj is None or _sees(scope_for(user), obj))
 
 
 def _select_records(scope, paths):
