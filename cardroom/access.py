@@ -139,23 +139,3 @@ class Scope:
             | self.placed_q(f"{prefix}schedules__")
             | self.establishments_q(f"{prefix}tables__establishment__")
         )
-
-    # The schedule rules the registry's fees.* permissions stand on (cardroom.permissions): doors ask those names.
-
-    def sees_drafts(self):
-        return self.is_admin or bool(self.compliance_establishments)
-
-    def may_approve_schedule(self, document):
-        """The second officer of a publication: a compliance officer of the establishment for its own schedules,
-        an administrator for a jurisdiction's shared ones (never the author: see ScheduleVersion.editors)."""
-        if self.is_admin:
-            return True
-        return document.establishment_id is not None and document.establishment_id in self.compliance_establishments
-
-    def may_edit_schedule(self, document):
-        """Compliance officers maintain their establishment's schedules and their jurisdiction's shared ones."""
-        if self.is_admin:
-            return True
-        if document.establishment_id is not None:
-            return document.establishment_id in self.compliance_establishments
-        return document.jurisdiction_id in self.compliance_jurisdictions

@@ -34,8 +34,7 @@ class ConditionConflict(StateConflict):
 
 def recordable_establishments(scope):
     """The establishments this user may record conditions met at (``cardroom.record_condition``'s, as a query)."""
-    qs = Establishment.objects.select_related("jurisdiction")
-    return qs if scope.is_admin else qs.filter(pk__in=scope.compliance_establishments)
+    return permissions.rows(scope, "cardroom.record_condition", Establishment.objects.select_related("jurisdiction"))
 
 
 def standing(condition, establishment):

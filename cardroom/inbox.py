@@ -11,7 +11,7 @@ import datetime
 from django.contrib.auth import get_user_model
 from django.db.models import Q, Value
 
-from . import review
+from . import permissions, review
 from .access import Scope
 from .models import Establishment, Membership, Role
 
@@ -39,21 +39,18 @@ def room_slug(document, scope, establishment=None):
     if establishment is not None and establishment.jurisdiction_id == document.jurisdiction_id:
         return establishment.slug
     rooms = Establishment.objects.filter(jurisdiction_id=document.jurisdiction_id).order_by("name")
-    if not scope.is_admin:
-        rooms = rooms.filter(pk__in=scope.staff_establishments) or rooms
-    room = rooms.first()
+    room = permissions.rows(scope, "console.view_floor", rooms).first() or rooms.first()  # one where you work, if any
     return room.slug if room else None
 
 
-def approvable(scope, establishment, prefix):
-    """Who may approve a schedule's steps, in SQL (rows reached through ``prefix``, e.g. "document__"): an
-    administrator anything, an officer their room's own schedules; only ``establishment``'s own and its
-    jurisdiction's shared ones when one is given."""
-    q = Q() if scope.is_admin else Q(**{f"{prefix}establishment__in": scope.compliance_establishments})
-    if establishment is not None:
-        q &= Q(**{f"{prefix}establishment": establishment}) | Q(
-            **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
-    return q
+def concerning(establishment, prefix):
+    """The schedules' steps (rows reached through ``prefix``, e.g. "document__") that concern ``establishment``: its
+    own schedules' and its jurisdiction's shared ones'; every one when it is None. Who may approve them is
+    ``fees.approve_schedule`` (``permissions.rows``)."""
+    if establishment is None:
+        return Q()
+    return Q(**{f"{prefix}establishment": establishment}) | Q(
+        **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
 
 
 def awaiting(user, establishment=None, scope=None):

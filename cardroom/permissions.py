@@ -9,14 +9,26 @@ A permission asked with no object (``obj=None``) answers whether the user holds 
 before it has the record, and what a page asks to decide whether to show a button at all. Asked with an object it
 answers for that record. Objects are duck-typed (``establishment_id``, ``jurisdiction_id``): core imports no app.
 
+Which rows may I see, change, approve: the same names answer it (``rows(scope, name, queryset)``, as pretix's
+``get_events_with_permission``). A place-based predicate is written once, as the Places where a user holds it
+(``on_places``), and answers both for one object and, as one filter, for every row of a model; a door never writes
+``qs if scope.is_admin else qs.filter(...)`` itself. tests/cardroom/test_permission_registry.py holds the two halves
+to the same answer.
+
 Names read ``app.verb_noun``; docs/architecture.md lists them with who holds them and the doors that ask.
 """
 
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from functools import reduce
+from operator import or_
+
 import rules
+from django.db.models import Q
 
 from .access import scope_for
 from .exceptions import NotAllowed
-from .models import Establishment, Jurisdiction
+from .models import Establishment, Job, Jurisdiction
 
 
 class _Installation:
@@ -56,7 +68,25 @@ def allowed(user, name, obj=None):
     return bool(user is not None and rules.has_perm(name, user, obj))
 
 
-_REFUSALS = {}
+def rows(scope, name, queryset, via=""):
+    """The selector half: the rows of ``queryset`` on which the user of ``scope`` holds permission ``name`` (those
+    ``allowed`` says yes for), as one filter read from the same Scope. ``via``: the relation from a row to what the
+    permission is asked of ("posting__table": an override's table). It takes the Scope a door that lists rows has at
+    hand (``scope_of(request)``); a command's, with no user and ``is_admin``, is the installation's: every row."""
+    return queryset.filter(where(scope, name, queryset.model, via))
+
+
+def where(scope, name, model, via=""):
+    """``rows`` as a Q over ``model``'s rows, for a door that combines it with another."""
+    select = _SELECTORS.get(name)
+    if select is None:
+        raise KeyError(f"No permission named {name!r} answers which rows (cardroom.permissions).")
+    if not (scope.is_admin or _signed_in(scope.user)):
+        return NO_ROW
+    return select(scope, PlacePaths(model, via))
+
+
+_REFUSALS, _SELECTORS = {}, {}
 PUBLIC = "public"  # what a door that needs no permission declares (login, health, the keys file, the API docs)
 
 
@@ -87,19 +117,42 @@ def names():
 
 def add(name, predicate, refusal):
     """Register permission ``name`` ('app.verb_noun'), the predicate that grants it and the sentence for a refusal
-    (a string, or a function of the object asked about for a sentence that depends on it)."""
+    (a string, or a function of the object asked about for a sentence that depends on it). A predicate that knows
+    which rows it grants (``on_places``) brings its selector half: ``rows`` answers for the same name."""
     rules.set_perm(name, predicate)
     _REFUSALS[name] = refusal
+    if hasattr(predicate, "select"):
+        _SELECTORS[name] = predicate.select
+
+
+def selectors():
+    """Every permission name that answers which rows (``rows``), sorted."""
+    return sorted(_SELECTORS)
+
+
+def _signed_in(user):
+    return user is not None and user.is_authenticated and user.is_active
 
 
 def on_scope(test):
     """A predicate from ``test(scope, obj)``; inactive and anonymous users hold nothing."""
     @rules.predicate(name=test.__name__)
     def predicate(user, obj=None):
-        if user is None or not user.is_authenticated or not user.is_active:
+        if not _signed_in(user):
             return False
         return bool(test(scope_for(user), obj))
-    predicate.on = test  # the same question for a Scope in hand: predicates built on one another use it
+    return predicate
+
+
+def on_places(places):
+    """A predicate from ``places(scope)``, the Places where a user holds it, with its selector half
+    (``predicate.select(scope, paths)``: the same Places as one filter over a model's rows)."""
+    def test(scope, obj):
+        return places(scope).hold(obj)
+    test.__name__ = places.__name__
+    predicate = on_scope(test)
+    predicate.places = places
+    predicate.select = lambda scope, paths: places(scope).q(paths)
     return predicate
 
 
@@ -115,17 +168,103 @@ def establishment_id(obj):
     return getattr(table, "establishment_id", None)
 
 
+def establishment_jurisdiction_id(obj):
+    """The jurisdiction of the establishment an object belongs to, or None."""
+    if isinstance(obj, Establishment):
+        return obj.jurisdiction_id
+    holder = obj if hasattr(obj, "establishment_id") else getattr(obj, "table", None)
+    return getattr(getattr(holder, "establishment", None), "jurisdiction_id", None)
+
+
 def jurisdiction_id(obj):
     if isinstance(obj, Jurisdiction):
         return obj.pk
     return getattr(obj, "jurisdiction_id", None)
 
 
+class PlacePaths:
+    """Where the rows of a model belong, as query paths: what ``establishment_id``, ``establishment_jurisdiction_id``
+    and ``jurisdiction_id`` read from one row, for rows reached through ``via`` ("posting__table": an override's
+    table). ``prefix`` leads from the queried model to them."""
+
+    def __init__(self, model, via=""):
+        for name in via.split("__") if via else ():
+            model = model._meta.get_field(name).related_model
+        self.model, self.prefix = model, f"{via}__" if via else ""
+        fields = {field.name for field in model._meta.concrete_fields}
+        self.establishment = self.establishment_jurisdiction = self.jurisdiction = None
+        if model is Establishment:
+            self.establishment, self.establishment_jurisdiction = via or "pk", f"{self.prefix}jurisdiction"
+            return
+        if model is Jurisdiction:
+            self.jurisdiction = via or "pk"
+            return
+        if "establishment" in fields:
+            self.establishment = f"{self.prefix}establishment"
+        elif "table" in fields:
+            self.establishment = f"{self.prefix}table__establishment"
+        if self.establishment:
+            self.establishment_jurisdiction = f"{self.establishment}__jurisdiction"
+        if "jurisdiction" in fields:
+            self.jurisdiction = f"{self.prefix}jurisdiction"
+
+
+# Every row and no row, as filters that keep their meaning when combined (an empty Q() drops out of an OR): Django
+# compiles an empty IN to "no row" without asking the database, and its negation to no condition at all.
+EVERY_ROW, NO_ROW = ~Q(pk__in=[]), Q(pk__in=[])
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where a user holds a permission, read from their Scope: the rows of these establishments, the rows of every
+    establishment in these jurisdictions, and the jurisdiction-wide rows (no establishment) of these jurisdictions.
+    An administrator holds it everywhere. One description, two halves: ``hold`` answers for one object, ``q`` for
+    every row of a model at once."""
+
+    establishments: AbstractSet = frozenset()
+    in_jurisdictions: AbstractSet = frozenset()
+    jurisdiction_wide: AbstractSet = frozenset()
+    everywhere: bool = False
+
+    @classmethod
+    def of(cls, scope, **places):
+        return cls(everywhere=True) if scope.is_admin else cls(**places)
+
+    def hold(self, obj):
+        """Whether the permission is held on ``obj`` (None: anywhere)."""
+        if self.everywhere:
+            return True
+        if obj is None:
+            return bool(self.establishments or self.in_jurisdictions or self.jurisdiction_wide)
+        place = establishment_id(obj)
+        if place is None:
+            return jurisdiction_id(obj) in self.jurisdiction_wide
+        return place in self.establishments or bool(
+            self.in_jurisdictions and establishment_jurisdiction_id(obj) in self.in_jurisdictions)
+
+    def q(self, paths):
+        """The rows it is held on, as one filter over the rows whose ``PlacePaths`` are given: no row is asked about
+        alone."""
+        if self.everywhere:
+            return EVERY_ROW
+        held = []
+        if paths.establishment and self.establishments:
+            held.append(Q(**{f"{paths.establishment}__in": self.establishments}))
+        if paths.establishment_jurisdiction and self.in_jurisdictions:
+            held.append(Q(**{f"{paths.establishment_jurisdiction}__in": self.in_jurisdictions}))
+        if paths.jurisdiction and self.jurisdiction_wide:
+            wide = {f"{paths.jurisdiction}__in": self.jurisdiction_wide}
+            if paths.establishment:
+                wide[f"{paths.establishment}__isnull"] = True
+            held.append(Q(**wide))
+        return reduce(or_, held) if held else NO_ROW
+
+
 # -- the predicates ----------------------------------------------------------------------------------------------
 
-@on_scope
-def is_administrator(scope, obj):
-    return scope.is_admin
+@on_places
+def is_administrator(scope):
+    return Places.of(scope)
 
 
 @on_scope
@@ -133,42 +272,37 @@ def has_any_role(scope, obj):
     return scope.is_admin or bool(scope.staff_establishments or scope.regulated_jurisdictions)
 
 
-@on_scope
-def is_staff_of(scope, obj):
-    """Floor supervisors and compliance officers of the object's establishment (of some establishment, for None)."""
-    if scope.is_admin:
-        return True
-    if obj is None:
-        return bool(scope.staff_establishments)
-    return establishment_id(obj) in scope.staff_establishments
+@on_places
+def is_staff_of(scope):
+    """Floor supervisors and compliance officers of the object's establishment."""
+    return Places.of(scope, establishments=scope.staff_establishments)
 
 
-@on_scope
-def is_compliance_officer_of(scope, obj):
-    """Compliance officers of the object's establishment; of its jurisdiction for a jurisdiction-wide row."""
-    if scope.is_admin:
-        return True
-    if obj is None:
-        return bool(scope.compliance_establishments)
-    place = establishment_id(obj)
-    if place is not None:
-        return place in scope.compliance_establishments
-    return jurisdiction_id(obj) in scope.compliance_jurisdictions
+@on_places
+def is_compliance_officer_of(scope):
+    """Compliance officers of the object's establishment; of its jurisdiction for a jurisdiction-wide row (a finding,
+    a jurisdiction's shared schedule: compliance officers maintain their establishment's schedules and their
+    jurisdiction's shared ones)."""
+    return Places.of(scope, establishments=scope.compliance_establishments,
+                     jurisdiction_wide=scope.compliance_jurisdictions)
 
 
-@on_scope
-def is_compliance_officer_of_establishment(scope, obj):
+@on_places
+def is_compliance_officer_of_establishment(scope):
     """Compliance officers of the object's establishment only (a jurisdiction-wide row: administrators)."""
-    if scope.is_admin:
-        return True
-    if obj is None:
-        return bool(scope.compliance_establishments)
-    return establishment_id(obj) in scope.compliance_establishments
+    return Places.of(scope, establishments=scope.compliance_establishments)
 
 
-@on_scope
-def is_regulator(scope, obj):
-    return scope.is_admin or bool(scope.regulated_jurisdictions)
+def _regulated(scope, **places):
+    """The regulators' Places (every row of their jurisdictions), and ``places`` besides."""
+    return Places.of(scope, in_jurisdictions=scope.regulated_jurisdictions,
+                     jurisdiction_wide=scope.regulated_jurisdictions, **places)
+
+
+@on_places
+def is_regulator(scope):
+    """Regulators of the object's jurisdiction (an establishment's, or a jurisdiction-wide row's)."""
+    return _regulated(scope)
 
 
 @on_scope
@@ -177,72 +311,82 @@ def may_verify(scope, obj):
     return scope.is_admin or bool(scope.regulated_jurisdictions or scope.compliance_establishments)
 
 
-# Schedules: the Scope's own rules (``Scope.may_edit_schedule`` / ``may_approve_schedule``), here alone asked.
-
-@on_scope
-def may_edit_schedule(scope, document):
-    if document is None:
-        return scope.is_admin or bool(scope.compliance_establishments)
-    return scope.may_edit_schedule(document)
-
-
-@on_scope
-def may_approve_schedule(scope, document):
-    if document is None:
-        return scope.is_admin or bool(scope.compliance_establishments)
-    return scope.may_approve_schedule(document)
-
-
-@on_scope
-def sees_drafts(scope, document):
-    """Compliance officers see drafts, each of a schedule they maintain (``fees.edit_schedule``)."""
-    return scope.sees_drafts() and (document is None or scope.may_edit_schedule(document))
-
-
-@on_scope
-def may_run_validation(scope, obj):
-    """An establishment: its compliance officers. A schedule: compliance officers who maintain it."""
-    if scope.is_admin:
-        return True
-    if not scope.compliance_establishments:
-        return False
-    if obj is None or isinstance(obj, Establishment):
-        return is_compliance_officer_of.on(scope, obj)
-    return scope.may_edit_schedule(obj)
-
-
-@on_scope
-def may_export(scope, obj):
+@on_places
+def may_export(scope):
     """An establishment: its compliance officers and its jurisdiction's regulators. A jurisdiction: its regulators."""
-    if scope.is_admin:
-        return True
-    if obj is None:
-        return bool(scope.compliance_establishments or scope.regulated_jurisdictions)
-    if isinstance(obj, Jurisdiction):
-        return obj.pk in scope.regulated_jurisdictions
-    return obj.pk in scope.compliance_establishments or obj.jurisdiction_id in scope.regulated_jurisdictions
+    return _regulated(scope, establishments=scope.compliance_establishments)
 
 
 @on_scope
 def may_download(scope, job):
     """A job's file: an audit export's for those who may export its place; any other (a sign batch) for whoever
     sees the job (the job list is scoped already)."""
-    if scope.is_admin or job is None or getattr(job, "kind", None) != "audit_export":
+    return job is None or getattr(job, "kind", None) != Job.Kind.AUDIT_EXPORT or may_export.places(scope).hold(job)
+
+
+# Reading. A record belongs where it is placed (Scope.placed_q): its establishment's staff and its jurisdiction's
+# regulators see it, and a jurisdiction-wide one everyone with a role in that jurisdiction. A job is seen as
+# JOB_READERS says for its kind, and by whoever asked for it where ``asker`` is set; a kind not listed (a ledger
+# import) by administrators only.
+
+def _records(scope):
+    return Places.of(scope, establishments=scope.staff_establishments, in_jurisdictions=scope.regulated_jurisdictions,
+                     jurisdiction_wide=scope.jurisdictions)
+
+
+def _nowhere(scope):
+    return Places()
+
+
+JOB_READERS = {  # kind: (whoever asked for it sees it, where else it is seen)
+    # Sign batches: the establishment's staff and the jurisdiction's regulators.
+    Job.Kind.SIGNAGE_BATCH: (True, lambda scope: _regulated(scope, establishments=scope.staff_establishments)),
+    # Audit export bundles: as exports.request_export (never a floor supervisor).
+    Job.Kind.AUDIT_EXPORT: (False, may_export.places),
+    # A bundle checked: who asked, alone.
+    Job.Kind.BUNDLE_VERIFICATION: (True, _nowhere),
+    # Reconciliations of a period: the establishment's compliance officers.
+    Job.Kind.RECONCILIATION: (True, is_compliance_officer_of_establishment.places),
+}
+
+
+def _sees(scope, obj):
+    if scope.is_admin:
         return True
-    if job.establishment_id is not None:
-        return (job.establishment_id in scope.compliance_establishments
-                or job.establishment.jurisdiction_id in scope.regulated_jurisdictions)
-    return job.jurisdiction_id in scope.regulated_jurisdictions
+    if isinstance(obj, Job):
+        asker, places = JOB_READERS.get(obj.kind, (False, _nowhere))
+        return (asker and obj.requested_by_id == scope.user.pk) or places(scope).hold(obj)
+    return _records(scope).hold(obj)
 
 
-def _document_code(document):
-    return getattr(document, "code", None) or "this schedule"
+@rules.predicate
+def sees_record(user, obj=None):
+    """Anyone signed in reads (None), every answer limited to what they may see, without their Scope being read (a
+    quote seen before answers from its cache alone); a record or a job: as above."""
+    return _signed_in(user) and (obj is None or _sees(scope_for(user), obj))
+
+
+def _select_records(scope, paths):
+    if scope.is_admin:
+        return EVERY_ROW
+    if paths.model is not Job:
+        return _records(scope).q(paths)
+    kinds = []
+    for kind, (asker, places) in JOB_READERS.items():
+        readers = places(scope).q(paths)
+        if asker:
+            readers = Q(**{f"{paths.prefix}requested_by": scope.user}) | readers
+        kinds.append(Q(**{f"{paths.prefix}kind": kind}) & readers)
+    return reduce(or_, kinds)
+
+
+sees_record.select = _select_records
 
 
 # -- the registry ------------------------------------------------------------------------------------------------
 
-# Reading: every API list and page answers only what the user's memberships let them see (cardroom.access).
-add("cardroom.view_records", rules.is_authenticated & rules.is_active,
+# Reading: every API list and page answers only what the user's memberships let them see (``sees_record``).
+add("cardroom.view_records", sees_record,
     "Sign in to read: every answer is limited to the establishments and jurisdictions you hold a role in.")
 add("cardroom.use_admin", is_administrator, "The admin is for administrators: work through the API and your "
                                             "role's pages.")
@@ -252,12 +396,13 @@ add("cardroom.record_condition", is_compliance_officer_of_establishment,
                                             "conditions met.")
 
 # Schedules (fees).
-add("fees.edit_schedule", may_edit_schedule,
+add("fees.edit_schedule", is_compliance_officer_of,
     "Only a compliance officer responsible for this schedule may change it.")
-add("fees.approve_schedule", may_approve_schedule,
+add("fees.approve_schedule", is_compliance_officer_of_establishment,
     "Only a second compliance officer of the establishment (an administrator for a jurisdiction's shared schedule) "
     "may approve or refuse its publication.")
-add("fees.view_drafts", sees_drafts, "Drafts are seen by the compliance officers responsible for the schedule.")
+add("fees.view_drafts", is_compliance_officer_of,
+    "Drafts are seen by the compliance officers responsible for the schedule.")
 add("fees.record_ledger", is_staff_of,
     "Only floor supervisors and compliance officers of the table's establishment may record collections, rounds "
     "and reconciliations.")
@@ -268,7 +413,7 @@ add("fees.import_records", is_compliance_officer_of_establishment,
 # Compliance.
 add("compliance.acknowledge_finding", is_compliance_officer_of,
     "Only a compliance officer of the finding's establishment may acknowledge it.")
-add("compliance.run_validation", may_run_validation,
+add("compliance.run_validation", is_compliance_officer_of,
     lambda obj: "Only a compliance officer of this establishment may start a run." if isinstance(obj, Establishment)
     else "Only compliance officers may start a run.")
 add("compliance.validate_everything", is_administrator, "Only an administrator may validate everything.")

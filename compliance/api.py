@@ -11,9 +11,11 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.api.base import ScopedReadOnlyViewSet
 from cardroom.api.fields import DayField, TextField, WholeField
+from cardroom.api.permissions import READ
 from cardroom.api.schema import may_conflict
 from cardroom.models import Establishment
 from fees.models import ScheduleVersion
@@ -96,14 +98,12 @@ class ParameterSerializer(serializers.ModelSerializer):
 
 
 def runs_q(scope):
-    """Runs over an establishment or a schedule the user may see; runs over everything: administrators only
-    (their findings are still visible, one by one, to everyone who may see each place)."""
-    if scope.is_admin:
-        return Q()
-    return (
-        Q(establishment__isnull=False) & scope.establishments_q("establishment__")
-        | Q(schedule_version__isnull=False) & scope.placed_q("schedule_version__document__")
-    )
+    """Runs over an establishment or a schedule the user may see; runs over everything: those who may validate
+    everything (their findings are still visible, one by one, to everyone who may see each place)."""
+    placed = permissions.where(scope, READ, ValidationRun)
+    scheduled = permissions.where(scope, READ, ValidationRun, via="schedule_version__document")
+    everything = permissions.where(scope, services.EVERYTHING, ValidationRun)
+    return Q(establishment__isnull=False) & placed | Q(schedule_version__isnull=False) & scheduled | everything
 
 
 class RunViewSet(ScopedReadOnlyViewSet):
@@ -162,12 +162,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
     permission_names = {"*": "cardroom.view_records", "acknowledge": "compliance.acknowledge_finding"}
 
     def scope_queryset(self, queryset, scope):
-        if scope.is_admin:
-            return queryset
-        return queryset.filter(
-            scope.establishments_q("establishment__")
-            | Q(establishment__isnull=True, jurisdiction__in=scope.jurisdictions)
-        )
+        return permissions.rows(scope, READ, queryset)
 
     @extend_schema(request=AcknowledgeSerializer, responses=FindingSerializer)
     @may_conflict("the finding has been acknowledged already.")
@@ -188,7 +183,7 @@ class ParameterViewSet(ScopedReadOnlyViewSet):
     filterset_fields = ["key", "status", "jurisdiction__code"]
 
     def scope_queryset(self, queryset, scope):
-        return queryset if scope.is_admin else queryset.filter(jurisdiction__in=scope.jurisdictions)
+        return permissions.rows(scope, READ, queryset)
 
 
 class LintView(APIView):

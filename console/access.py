@@ -69,24 +69,24 @@ def answer(request, error):
     return error_response(request, 400, "error", str(error))
 
 
+def _rooms():
+    return Establishment.objects.select_related("jurisdiction").order_by("name")
+
+
 def floor_establishments(scope):
-    qs = Establishment.objects.select_related("jurisdiction").order_by("name")
-    return qs if scope.is_admin else qs.filter(pk__in=scope.staff_establishments)
+    return permissions.rows(scope, "console.view_floor", _rooms())
 
 
 def compliance_establishments(scope):
-    qs = Establishment.objects.select_related("jurisdiction").order_by("name")
-    return qs if scope.is_admin else qs.filter(pk__in=scope.compliance_establishments)
+    return permissions.rows(scope, "console.view_compliance", _rooms())
 
 
 def regulated_jurisdictions(scope):
-    qs = Jurisdiction.objects.order_by("name")
-    return qs if scope.is_admin else qs.filter(pk__in=scope.regulated_jurisdictions)
+    return permissions.rows(scope, "console.view_regulator", Jurisdiction.objects.order_by("name"))
 
 
 def regulated_establishments(scope):
-    qs = Establishment.objects.select_related("jurisdiction").order_by("name")
-    return qs if scope.is_admin else qs.filter(jurisdiction__in=scope.regulated_jurisdictions)
+    return permissions.rows(scope, "console.view_regulator", _rooms())
 
 
 def establishment_or_404(queryset, slug):

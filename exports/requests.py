@@ -37,17 +37,17 @@ def read_request(data, *, scope, today=None):
         raise BadInput("Give either establishment (a slug) or jurisdiction (a code), not both or neither.")
     if has_establishment:
         slug = data["establishment"]
-        establishment = Establishment.objects.filter(scope.establishments_q()).filter(
-            slug=slug).select_related("jurisdiction").first() if isinstance(slug, str) else None
+        establishment = permissions.rows(scope, "cardroom.view_records", Establishment.objects.filter(
+            slug=slug).select_related("jurisdiction")).first() if isinstance(slug, str) else None
         if establishment is None:
             raise BadInput(f"No establishment {slug!r} among those you may see.", field="establishment")
         permissions.require_of(scope, "exports.request_export", establishment)
         establishments, jurisdiction = [establishment], None
     else:
         code = data["jurisdiction"]
-        jurisdiction = Jurisdiction.objects.filter(code=code).first() if isinstance(code, str) else None
-        if jurisdiction is None or jurisdiction.pk not in (scope.jurisdictions | scope.regulated_jurisdictions) \
-                and not scope.is_admin:
+        jurisdiction = permissions.rows(scope, "cardroom.view_records", Jurisdiction.objects.filter(
+            code=code)).first() if isinstance(code, str) else None
+        if jurisdiction is None:
             raise BadInput(f"No jurisdiction {code!r} among those you may see.", field="jurisdiction")
         permissions.require_of(scope, "exports.request_export", jurisdiction)
         establishments = list(Establishment.objects.filter(jurisdiction=jurisdiction).select_related("jurisdiction")

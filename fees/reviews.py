@@ -4,7 +4,7 @@ interpretation, as workflows (used by ``fees.services``) and as kinds the inbox 
 
 from django.urls import reverse
 
-from cardroom import inbox, review
+from cardroom import inbox, permissions, review
 
 from .interpretations import InterpretationConflict
 from .models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
@@ -51,8 +51,9 @@ def _reading_path(reading, scope=None, establishment=None):
 
 
 def _waiting_versions(user, scope, establishment):
-    return (ScheduleVersion.objects.filter(inbox.approvable(scope, establishment, "document__"),
-                                           status=Status.IN_REVIEW).exclude(review_requested_by=user))
+    versions = (ScheduleVersion.objects.filter(inbox.concerning(establishment, "document__"), status=Status.IN_REVIEW)
+                .exclude(review_requested_by=user))
+    return permissions.rows(scope, "fees.approve_schedule", versions, via="document")
 
 
 def _version_items(pks, user, scope, establishment):
@@ -79,8 +80,9 @@ def _publication(version):
 
 
 def _waiting_readings(user, scope, establishment):
-    return (Interpretation.objects.filter(inbox.approvable(scope, establishment, "version__document__"),
-                                          status=Interpretation.Status.PROPOSED).exclude(recorded_by=user))
+    readings = (Interpretation.objects.filter(inbox.concerning(establishment, "version__document__"),
+                                              status=Interpretation.Status.PROPOSED).exclude(recorded_by=user))
+    return permissions.rows(scope, "fees.approve_schedule", readings, via="version__document")
 
 
 def _reading_items(pks, user, scope, establishment):

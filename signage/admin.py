@@ -131,8 +131,7 @@ class BatchForm(forms.Form):
         super().__init__(*args, **kwargs)
         from cardroom.models import Establishment
 
-        allowed = Establishment.objects.all() if scope.is_admin else Establishment.objects.filter(
-            pk__in=scope.staff_establishments)
+        allowed = permissions.rows(scope, services.PRINT_SIGN, Establishment.objects.all())
         self.fields["establishment"].queryset = allowed
         self.fields["tables"].queryset = Table.objects.filter(establishment__in=allowed)
 
@@ -233,10 +232,9 @@ class TablePostingAdmin(ReadOnlyAdmin):
         return render(request, "admin/signage/form.html", context)
 
     def post_view(self, request):
-        scope = scope_of(request)
-        if not (scope.is_admin or scope.staff_establishments):
+        if not permissions.allowed(request.user, "signage.post_table"):
             raise PermissionDenied
-        form = PostingForm(request.POST or None, scope=scope)
+        form = PostingForm(request.POST or None, scope=scope_of(request))
         if request.method == "POST" and form.is_valid():
             try:
                 posting, run = post_table(form.cleaned_data["fields"], user=request.user)

@@ -3,7 +3,7 @@ through, and the kind the inbox lists and the emails announce (registered in ``S
 
 from django.urls import reverse
 
-from cardroom import inbox, review
+from cardroom import inbox, permissions, review
 
 from .models import PrintOverride
 
@@ -39,9 +39,7 @@ def _waiting(user, scope, establishment):
     overrides = PrintOverride.objects.filter(status=Status.REQUESTED).exclude(requested_by=user)
     if establishment is not None:
         return overrides.filter(posting__table__establishment=establishment)
-    if not scope.is_admin:
-        return overrides.filter(posting__table__establishment__in=scope.compliance_establishments)
-    return overrides
+    return permissions.rows(scope, "signage.override_print", overrides, via="posting__table")
 
 
 def _items(pks, user, scope, establishment):

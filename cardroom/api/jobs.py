@@ -1,6 +1,5 @@
 """Long jobs (sign batches, audit exports): progress while they run, the file when they are done."""
 
-from django.db.models import Q
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -41,21 +40,8 @@ DOWNLOAD_TYPES = {Job.Kind.SIGNAGE_BATCH: "application/pdf", Job.Kind.AUDIT_EXPO
 
 
 def visible_jobs(scope):
-    """Sign batches: the establishment's staff and the jurisdiction's regulators. Audit export bundles: the
-    establishment's compliance officers and the jurisdiction's regulators, never a floor supervisor. Bundle checks:
-    who asked for them. Reconciliations of a period: who asked, and the establishment's compliance officers."""
-    jobs = Job.objects.select_related("establishment", "jurisdiction")
-    if scope.is_admin:
-        return jobs
-    regulated = (Q(establishment__jurisdiction__in=scope.regulated_jurisdictions)
-                 | Q(establishment__isnull=True, jurisdiction__in=scope.regulated_jurisdictions))
-    batches = Q(kind=Job.Kind.SIGNAGE_BATCH) & (
-        Q(requested_by=scope.user) | Q(establishment__in=scope.staff_establishments) | regulated)
-    exports = Q(kind=Job.Kind.AUDIT_EXPORT) & (Q(establishment__in=scope.compliance_establishments) | regulated)
-    checks = Q(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=scope.user)  # a bundle checked: who asked, alone
-    reconciliations = Q(kind=Job.Kind.RECONCILIATION) & (
-        Q(requested_by=scope.user) | Q(establishment__in=scope.compliance_establishments))
-    return jobs.filter(batches | exports | checks | reconciliations)
+    """The jobs the user may see (``cardroom.view_records``: who sees which kind of job is said there)."""
+    return permissions.rows(scope, "cardroom.view_records", Job.objects.select_related("establishment", "jurisdiction"))
 
 
 class JobViewSet(ScopedReadOnlyViewSet):

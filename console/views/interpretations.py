@@ -15,6 +15,7 @@ from cardroom import forms as strict
 from cardroom import permissions, review, values
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Source
+from fees import drafts as fees_drafts
 from fees import interpretations, services
 from fees.forms import reason_field
 from fees.models import FeeOption, Interpretation
@@ -104,7 +105,7 @@ def interpretations_page(request, establishment, code, number, scope):
         if status == 302:
             return redirect("console:compliance-interpretations", establishment.slug, document.code, version.number)
     readings = version.interpretations.select_related("recorded_by", "reviewed_by", "source")
-    if not (may_edit and scope.sees_drafts()):
+    if not fees_drafts.sees_drafts(request.user, document):
         readings = readings.filter(status=Interpretation.Status.APPROVED)
     readings = list(readings.order_by("option_number", "tier_order", "field", "-id"))
     printed = interpretations.printed_values(readings)

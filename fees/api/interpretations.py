@@ -18,7 +18,7 @@ from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.api.fields import DayField, TextField, WholeField
 from cardroom.api.schema import may_conflict
-from fees import interpretations, services
+from fees import drafts, interpretations, services
 from fees.models import Interpretation, ScheduleDocument, ScheduleVersion
 
 from .views import MAX_VERSION_NUMBER
@@ -126,16 +126,12 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         scope = scope_of(self.request)
         return get_object_or_404(ScheduleDocument.objects.filter(scope.placed_q()), code=self.kwargs["code"])
 
-    @property
-    def scope(self):
-        return scope_of(self.request)
-
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the schema generator: no request, no schedule
             return Interpretation.objects.none()
         document = self.document
         queryset = super().get_queryset().filter(version__document=document)
-        if self.scope.may_edit_schedule(document) and self.scope.sees_drafts():
+        if drafts.sees_drafts(self.request.user, document):
             return queryset
         # Everyone else reads what is in use: the approved readings of published versions.
         return queryset.filter(version__status=ScheduleVersion.Status.PUBLISHED,
@@ -166,7 +162,7 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         data.is_valid(raise_exception=True)
         given = data.validated_data
         version = self.document.versions.filter(number=given["version"]).first()
-        if version is None or not (version.is_published or self.scope.sees_drafts()):
+        if version is None or not (version.is_published or drafts.sees_drafts(self.request.user)):
             raise exceptions.ValidationError({"version": f"{self.document.code} has no version {given['version']}."})
         reading = services.propose_interpretation(
             request.user, version, option=given["option"], tier=given.get("tier"), field=given["field"],

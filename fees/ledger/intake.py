@@ -63,8 +63,7 @@ class IngestResult:
 # -- who may record where ------------------------------------------------------------------------------------
 
 def writable_tables(scope):
-    tables = Table.objects.select_related("establishment__jurisdiction")
-    return tables if scope.is_admin else tables.filter(establishment__in=scope.staff_establishments)
+    return permissions.rows(scope, "fees.record_ledger", Table.objects.select_related("establishment__jurisdiction"))
 
 
 # -- reading rows --------------------------------------------------------------------------------------------

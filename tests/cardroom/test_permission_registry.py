@@ -19,7 +19,7 @@ from cardroom import permissions
 from cardroom.access import Scope, scope_for
 from cardroom.api.permissions import permission_name
 from cardroom.exceptions import NotAllowed
-from cardroom.models import Membership, Role
+from cardroom.models import Establishment, Job, Jurisdiction, Membership, Role, Table
 
 # Other libraries' views, public by their nature: the API's docs and schema, DRF's login, Django's logout, the API's
 # root and its JSON 404 for any other address.
@@ -173,3 +173,62 @@ def test_who_holds_each_permission_at_casino_marysville(people, name, holders):
              "regulator": people.regulator_ca, "other": people.compliance_wa, "outsider": people.outsider}
     place = people.marysville
     assert {role for role, user in users.items() if permissions.allowed(user, name, place)} == holders
+
+
+# -- the selector half: the same names answer which rows ---------------------------------------------------------
+
+@pytest.fixture
+def every_kind_of_row(people):
+    """Rows of each kind a selector is asked about, at the people's rooms and beyond: (rows, via, what the predicate
+    is asked about for a row). Jobs of every kind at each room and each whole jurisdiction, asked for by several."""
+    from fees.models import ScheduleDocument, ScheduleVersion
+    from tests.factories import make_draft, make_table
+
+    for room in (people.marysville, people.wa_room):
+        make_table(room)
+    make_draft(user=people.compliance)
+    for kind in Job.Kind.values:
+        for place in ({"establishment": people.marysville}, {"establishment": people.wa_room},
+                      {"jurisdiction": people.marysville.jurisdiction}, {"jurisdiction": people.washington}):
+            for asker in (people.floor, people.compliance, people.regulator_wa, None):
+                Job.objects.create(kind=kind, requested_by=asker, requested_label="test", **place)
+    itself = lambda row: row  # noqa: E731
+    return [
+        (Establishment.objects.select_related("jurisdiction"), "", itself),
+        (Jurisdiction.objects.all(), "", itself),
+        (Table.objects.select_related("establishment"), "", itself),
+        (ScheduleDocument.objects.select_related("establishment"), "", itself),
+        (ScheduleVersion.objects.select_related("document__establishment"), "document", lambda row: row.document),
+        (Job.objects.select_related("establishment"), "", itself),
+    ]
+
+
+@pytest.mark.parametrize("name", permissions.selectors())
+def test_a_selector_selects_the_rows_its_predicate_allows(people, every_kind_of_row, name,
+                                                          django_assert_max_num_queries):
+    """For every role, a row is in the answer of ``rows`` exactly when ``allowed`` says yes for it, in one query."""
+    answers = set()
+    for role in ("admin", "compliance", "compliance_2", "floor", "regulator_ca", "regulator_wa", "compliance_wa",
+                 "compliance_wa_2", "outsider"):
+        user = getattr(people, role)
+        scope = scope_for(user)
+        for queryset, via, asked_about in every_kind_of_row:
+            with django_assert_max_num_queries(1):
+                selected = set(permissions.rows(scope, name, queryset, via=via).values_list("pk", flat=True))
+            allowed = {row.pk for row in queryset if permissions.allowed(user, name, asked_about(row))}
+            assert selected == allowed, (role, queryset.model.__name__)
+            answers.add((queryset.model, frozenset(selected)))
+    assert len(answers) > len(every_kind_of_row), "every role got the same answer: the rows do not tell them apart"
+
+
+def test_a_name_that_answers_for_no_rows_is_an_error(people):
+    with pytest.raises(KeyError, match="'console.view_pages' answers which rows"):
+        permissions.rows(scope_for(people.admin), "console.view_pages", Establishment.objects.all())
+
+
+def test_the_installation_selects_every_row_and_a_scope_with_no_user_none(people):
+    everything = Scope(None)
+    everything.is_admin = True  # as a command run with the installation's own authority (export_audit)
+    assert permissions.rows(everything, "exports.request_export", Jurisdiction.objects.all()).count() == \
+        Jurisdiction.objects.count()
+    assert not permissions.rows(Scope(None), "cardroom.view_records", Job.objects.all()).exists()

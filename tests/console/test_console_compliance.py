@@ -10,6 +10,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+import rules
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -118,7 +119,8 @@ def test_no_edit_button_for_those_who_may_not_edit(officer, draft, monkeypatch):
     page = officer.get(url("compliance-version", GEGA, draft.number)).content.decode()
     assert "Review and publish" in page and "Discard this draft" in page
     assert "Start a new draft" in officer.get(url("compliance-schedule", GEGA)).content.decode()
-    monkeypatch.setattr(Scope, "may_edit_schedule", lambda self, document: False)
+    for name in ("fees.edit_schedule", "fees.view_drafts", "compliance.run_validation"):  # not this officer's
+        monkeypatch.setitem(rules.permissions.permissions, name, rules.always_false)
     assert officer.get(url("compliance-version", GEGA, draft.number)).status_code == 404  # drafts: editors only
     page = officer.get(url("compliance-schedule", GEGA)).content.decode()
     assert "Start a new draft" not in page and "Edit option" not in page and "Validate" not in page

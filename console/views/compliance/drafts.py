@@ -2,10 +2,10 @@
 fees.services and fees.editing, as the API)."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 
+from cardroom import permissions
 from cardroom.exceptions import BadInput, StateConflict
 from fees import editing, services
 from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
@@ -18,8 +18,7 @@ from .base import _document, _number, _render, _room, _version
 def _editable(scope, establishment, code, number):
     """A draft the user may change; 403 if they may not, 409 (a page saying so) if it is published."""
     document, versions = _document(scope, establishment, code)
-    if not scope.may_edit_schedule(document):
-        raise PermissionDenied("Only a compliance officer responsible for this schedule may change it.")
+    permissions.require(scope.user, services.EDIT, document)
     return document, versions, _version(versions, number)
 
 
