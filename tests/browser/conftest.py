@@ -65,17 +65,25 @@ def offsite_requests(page, live_server):
     return seen
 
 
+def password_step(page, url, username, password=PASSWORD):
+    """The login page's first step: the username and password."""
+    page.goto(f"{url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+
+
+def log_in(page, url, username, password=PASSWORD):
+    """A whole login: the password, then the second factor when the login asks for one."""
+    password_step(page, url, username, password)
+    second_factor_step(page, username)
+    return page
+
+
 @pytest.fixture
 def login(page, site, offsite_requests):
-    def log_in(user):
-        page.goto(f"{site.url}/login/")
-        page.get_by_label("Username").fill(user.get_username())
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_load_state()
-        second_factor_step(page, user.get_username())
-        return page
-    yield log_in
+    yield lambda user: log_in(page, site.url, user.get_username())
     assert offsite_requests == []
 
 

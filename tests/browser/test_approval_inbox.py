@@ -9,19 +9,10 @@ import re
 
 from fees.models import FeeTier, ScheduleDocument
 
-from .conftest import PASSWORD, second_factor_step, serious_violations
+from .conftest import log_in, serious_violations
 
 CODE = "CMV-CA-FEES-PAI-GOW"  # Casino Marysville's own schedule: a second officer of the room approves it
 ROOM = "casino-marysville"
-
-
-def log_in(page, url, user):
-    page.goto(f"{url}/login/")
-    page.get_by_label("Username").fill(user.get_username())
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
-    second_factor_step(page, user.get_username())
 
 
 def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site, browser, mailoutbox):
@@ -59,7 +50,7 @@ def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site,
     # B sees it in the inbox, with the count in the navigation.
     other = browser.new_context()
     page_b = other.new_page()
-    log_in(page_b, site.url, b)
+    log_in(page_b, site.url, b.get_username())
     page_b.goto(f"{site.url}/compliance/")
     assert page_b.get_by_role("link", name=re.compile(r"^Compliance 1 awaiting your approval$")).count() == 1
     inbox = page_b.locator("section", has=page_b.get_by_role("heading", name="Awaiting your approval"))

@@ -9,18 +9,10 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from tests.second_factor import code_for
 
-from .conftest import PASSWORD, serious_violations
+from .conftest import password_step, serious_violations
 
 HOMES = {"admin": "/admin-home/", "compliance": "/compliance/casino-marysville/", "floor": "/floor/casino-marysville/",
          "regulator_ca": "/regulator/"}
-
-
-def password_step(page, site, user):
-    page.goto(f"{site.url}/login/")
-    page.get_by_label("Username").fill(user.get_username())
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
 
 
 def log_out(page):
@@ -35,7 +27,7 @@ def test_each_role_sets_up_signs_in_and_recovers(page, site, offsite_requests, s
     TOTPDevice.objects.filter(user=user).delete()  # the site's app: this test sets up its own
 
     # Set up: forced at the login for every role but the floor's, which opens it from its account page.
-    password_step(page, site, user)
+    password_step(page, site.url, user.get_username())
     if role == "floor":
         assert page.url.endswith(HOMES[role])
         page.get_by_role("link", name="Account").click()
@@ -58,7 +50,7 @@ def test_each_role_sets_up_signs_in_and_recovers(page, site, offsite_requests, s
     log_out(page)
 
     # Sign in: a wrong code is refused, then the app's code lets them in.
-    password_step(page, site, user)
+    password_step(page, site.url, user.get_username())
     assert "/login/second-factor/" in page.url
     assert serious_violations(page) == []
     page.get_by_label("Code").fill("000000" if code_for(user, secret) != "000000" else "111111")
@@ -75,7 +67,7 @@ def test_each_role_sets_up_signs_in_and_recovers(page, site, offsite_requests, s
     log_out(page)
 
     # A recovery code instead of the app, once.
-    password_step(page, site, user)
+    password_step(page, site.url, user.get_username())
     page.get_by_label("Code").fill(codes[0])
     page.get_by_role("button", name="Verify").click()
     page.wait_for_load_state()
@@ -83,7 +75,7 @@ def test_each_role_sets_up_signs_in_and_recovers(page, site, offsite_requests, s
     page.goto(f"{site.url}/account/")
     assert "Recovery codes left: 9" in page.locator("main").inner_text()
     log_out(page)
-    password_step(page, site, user)
+    password_step(page, site.url, user.get_username())
     time.sleep(1.1)
     page.get_by_label("Code").fill(codes[0])
     page.get_by_role("button", name="Verify").click()

@@ -13,7 +13,7 @@ from fees.models import Interpretation
 from signage import printing
 from signage.models import SignPrint
 
-from .conftest import second_factor_step, serious_violations
+from .conftest import log_in, serious_violations
 
 DEMO_PASSWORDS = {"compliance": "compliance-dev-only", "compliance-2": "compliance-dev-only",
                   "floor": "floor-dev-only"}  # demo/management/commands/load_demo.py
@@ -34,12 +34,7 @@ def demo(site):
 
 def log_in_as(page, url, username):
     page.context.clear_cookies()
-    page.goto(f"{url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORDS[username])
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
-    second_factor_step(page, username)
+    log_in(page, url, username, DEMO_PASSWORDS[username])
 
 
 def test_an_interpretation_approved_makes_table_8s_sign_due_until_it_is_reprinted(page, demo, offsite_requests):

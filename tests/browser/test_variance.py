@@ -8,22 +8,13 @@ from django.core.management import call_command
 
 from demo import play as demo_play
 
-from .conftest import second_factor_step, serious_violations
+from .conftest import log_in, serious_violations
 
 
 @pytest.fixture
 def demo(site):
     call_command("load_demo", force=True, stdout=io.StringIO())
     return site
-
-
-def log_in(page, url, username, password):
-    page.goto(f"{url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
-    second_factor_step(page, username)
 
 
 def test_the_demo_month_shows_the_short_table_and_drills_down_to_its_hands(page, demo, offsite_requests):
