@@ -76,9 +76,12 @@ def _reason(value):
 condition_recorded = Signal()
 
 
+def _announce(record, user):
+    transaction.on_commit(lambda: condition_recorded.send(sender=ConditionFulfilment, record=record, user=user))
+
+
 def _log(record, user, verb, data):
     establishment = record.establishment
-    transaction.on_commit(lambda: condition_recorded.send(sender=ConditionFulfilment, record=record, user=user))
     log_action(f"approval.condition_{verb}", actor=user, obj=record, establishment=establishment,
                jurisdiction=establishment.jurisdiction, data={
                    "approval": record.condition.approval.key, "condition": record.condition.order,
@@ -148,6 +151,7 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
     record.save()
     _log(record, user, "met", {"met_on": met_on, "evidence": evidence, "note": note,
                                "corrects": current.pk if current else None, "reason": reason})
+    _announce(record, user)
     return record
 
 
@@ -172,6 +176,7 @@ def withdraw(record, *, reason, user):
     withdrawal._change_reason = f"Withdrawn: {reason}"
     withdrawal.save()
     _log(withdrawal, user, "withdrawn", {"withdraws": record.pk, "reason": reason})
+    _announce(withdrawal, user)
     return withdrawal
 
 
