@@ -42,7 +42,9 @@ def test_each_role_sets_up_signs_in_and_recovers(page, site, offsite_requests, s
     time.sleep(1.1)  # the device's wait after a wrong code
     page.get_by_label("Code").fill(code_for(user, secret))
     page.get_by_role("button", name="Confirm").click()
-    codes = [code.strip() for code in page.get_by_role("list", name="Recovery codes").locator("code").all_inner_texts()]
+    recovery = page.get_by_role("list", name="Recovery codes")
+    recovery.wait_for()  # all_inner_texts() does not wait for the page the confirmation opens
+    codes = [code.strip() for code in recovery.locator("code").all_inner_texts()]
     assert len(codes) == 10
     page.get_by_role("link", name="Continue").click()
     page.wait_for_load_state()
