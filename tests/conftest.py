@@ -3,8 +3,9 @@ import os
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import connection
 
-from . import factories
+from . import factories, template_database
 
 
 def pytest_sessionstart(session):
@@ -39,11 +40,35 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
-    """Every test starts from the published seed data; each test's own changes are rolled back."""
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_modify_db_settings):
+    """Every test starts from the published seed data and the people below; each test's own changes are rolled
+    back. Under bin/test the database is a copy of the run's template (tests/template_database.py); otherwise it is
+    migrated and seeded here, as pytest-django's own fixture would."""
+    from django.test.utils import setup_databases, teardown_databases
+
     with django_db_blocker.unblock():
-        call_command("load_seed_data", verbosity=0)
-        People()  # made once for the run: each test finds them (and rolls back what it changes)
+        if template_database.named():
+            made = template_database.copy_into_test_database(template_database.named())
+        else:
+            databases = setup_databases(verbosity=0, interactive=False, aliases={"default"}, serialized_aliases=set())
+            call_command("load_seed_data", verbosity=0)
+            People()  # made once for the run: each test finds them (and rolls back what it changes)
+    yield
+    with django_db_blocker.unblock():
+        if template_database.named():
+            template_database.drop(made)
+        else:
+            teardown_databases(databases, verbosity=0)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher():
+    """Passwords are hashed with a fast hasher in the tests (as Django advises): the browser tests set six per test
+    and log in through the page. The live stage runs the service's own (production settings, bin/test-live)."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +107,10 @@ def reseed(django_db_blocker):
     (Loading it again at the end would not help: pytest-django's flush is torn down after this fixture.)
     """
     with django_db_blocker.unblock():
-        call_command("load_seed_data", verbosity=0)
+        if template_database.named() and connection.vendor == "sqlite":
+            template_database.restore()  # the seed data and the people, copied back in a moment
+        else:
+            call_command("load_seed_data", verbosity=0)
 
 
 class People:
