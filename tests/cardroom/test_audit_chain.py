@@ -408,6 +408,7 @@ def test_concurrent_writers_keep_each_chain_gapless(reseed):
 
 # Migrating a database whose log predates the chain.
 
+@pytest.mark.migrations
 @pytest.mark.django_db(transaction=True)
 def test_migration_chains_existing_entries(reseed):
     before_chain = [("cardroom", "0002_jobs")]

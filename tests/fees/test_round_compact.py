@@ -375,6 +375,7 @@ def old_rounds(apps, people, rounds):
     return made
 
 
+@pytest.mark.migrations
 @pytest.mark.django_db(transaction=True)
 def test_migration_0013_moves_every_round_and_back(reseed, people):
     table = make_posted_table(people.marysville, label="M-1", effective_from=POSTED_FROM)
@@ -424,6 +425,7 @@ def test_migration_0013_moves_every_round_and_back(reseed, people):
     executor.migrate(executor.loader.graph.leaf_nodes())
 
 
+@pytest.mark.migrations
 @pytest.mark.django_db(transaction=True)
 def test_migration_0013_stops_naming_a_round_it_would_not_rebuild(reseed, people):
     table = make_posted_table(people.marysville, label="M-1", effective_from=POSTED_FROM)

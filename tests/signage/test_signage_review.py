@@ -221,6 +221,7 @@ def test_sign_states_read_the_version_of_the_last_print_in_three_queries(people,
 # -- the migration ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.migrations
 @pytest.mark.django_db(transaction=True)
 def test_migration_0002_keeps_granted_overrides_approved_and_finds_the_version_each_sign_shows(reseed, people):
     posting = post(people, "M-1", max_wager="20000")
