@@ -1,6 +1,7 @@
 """What every compliance page shares: the section, rendering, the establishment and schedule lookups (scoped as
 the API: the user's compliance establishments; its own and its jurisdiction's schedules, drafts only to those
-who may see them), and reading a number from the address."""
+who may see them), the draft a user may change (and the page refusing a change to one no longer a draft), and
+reading a number from the address."""
 
 import datetime
 
