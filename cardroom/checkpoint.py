@@ -95,11 +95,12 @@ def verify(note: str, name: str, public_key: Ed25519PublicKey) -> tuple[str, int
             public_key.verify(blob[4:], text.encode())
         except InvalidSignature:
             raise CheckpointError(f"the signature of {name} does not match the checkpoint: it was altered.") from None
-        return _read_body(text)
+        return read_body(text)
     raise CheckpointError(f"the checkpoint carries no signature of {name} with this key.")
 
 
-def _read_body(text: str) -> tuple[str, int, bytes]:
+def read_body(text: str) -> tuple[str, int, bytes]:
+    """(origin, size, root) of a checkpoint's body, signature unchecked; CheckpointError when it is not one."""
     lines = text.split("\n")
     if len(lines) < 4 or not lines[1].isdigit() or (lines[1] != "0" and lines[1].startswith("0")):
         raise CheckpointError("the body is not origin, tree size and root hash, one per line.")

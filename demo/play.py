@@ -97,8 +97,8 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     result = PlayResult(first_day=first_day, last_day=last_day)
     if days <= 0:
         return result
-    tables = _playable_tables(establishment, first_day, result)
-    hands = _plan(establishment, tables, first_day, days)
+    tables = playable_tables(establishment, first_day, result)
+    hands = plan_hands(establishment, tables, first_day, days)
     result.hands = len(hands)
 
     # Rounds: those not recorded yet, one by one through the ledger (priced by the engine).
@@ -157,7 +157,7 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     return result
 
 
-def _playable_tables(establishment, first_day, result):
+def playable_tables(establishment, first_day, result):
     """The establishment's tables with a posting the engine can price on the first day, in label order."""
     tables = []
     opening = _start_of(establishment, first_day) + OPENS_AFTER
@@ -186,7 +186,7 @@ def _start_of(establishment, day):
     return start.astimezone(datetime.UTC)
 
 
-def _plan(establishment, tables, first_day, days):
+def plan_hands(establishment, tables, first_day, days):
     """Every hand of the period, drawn from a generator seeded per table and day."""
     hands = []
     for offset in range(days):

@@ -27,6 +27,8 @@ from fees import house_banked
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
 
+from . import fit
+
 # A house-banked game without a collection schedule posts these instead of schedule and option.
 HOUSE_BANKED_FIELDS = ("rules", "decks", "aggregate_payout_limit")
 FIELDS = {"table", "game", "schedule", "option", "min_wager", "max_wager", "seats", "notes", "effective_from",
@@ -225,9 +227,7 @@ def post_table(fields, *, user=None, actor_label=""):
         rows.append(PostingBonusLimit(posting=posting, bet=bet, minimum=low, maximum=high,
                                       paytable=paytable[0] if paytable else None))
     PostingBonusLimit.objects.bulk_create(rows)
-    from .printing import posting_overflow  # printing imports this module
-
-    too_long = posting_overflow(posting)
+    too_long = fit.posting_overflow(posting)
     if too_long:  # refused now, naming what to shorten, rather than a posting whose sign cannot print
         raise BadInput(too_long)
     run = run_posting(posting, user=user if user and user.is_authenticated else None)

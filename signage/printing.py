@@ -4,8 +4,6 @@ One function, ``print_signs``, serves the API, the admin, the command and the ba
 sign is recorded the same way. A preview is watermarked and records nothing.
 """
 
-import dataclasses
-
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.utils import timezone
@@ -17,66 +15,16 @@ from compliance.judgement import judge_postings
 from fees.models import Interpretation, ScheduleVersion, TablePosting
 
 from . import content, render
+from .fit import overflow, stamp
 from .models import PrintOverride, SignPrint
 from .postings import PrintBlocked, print_permission
 
 PREVIEW_BANNER = "PREVIEW - NOT FOR POSTING"
-# The longest footer a print is likely to carry (a late reprint by a long user name): a posting is checked with it.
-CHECK_STAMP = (999, "x" * 40)
 
 
 class SignDoesNotFit(StateConflict):
     """A posting's sign does not fit a layout even at the smallest readable size (becomes a 409): it was saved
     before postings were checked for this, or the fees in force grew since."""
-
-
-def _notes_that_fit(sign, layout):
-    """How many of the sign's notes' characters fit ``layout`` (None: it does not fit even without notes)."""
-    def fits(notes):
-        try:
-            render.fit(dataclasses.replace(sign, notes=notes), layout)
-            return True
-        except render.SignOverflow:
-            return False
-
-    if not fits(""):
-        return None
-    low, high = 0, len(sign.notes) - 1  # the whole of them does not fit
-    while low < high:
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if fits(sign.notes[:mid]) else (low, mid - 1)
-    return low
-
-
-def overflow(sign, layouts=render.LAYOUTS):
-    """What is too long for which of ``layouts``, and by how much, said so that it can be fixed ("" if it fits)."""
-    notes, rest = [], []
-    for layout in layouts:
-        try:
-            render.fit(sign, layout)
-            continue
-        except render.SignOverflow:
-            pass
-        most = _notes_that_fit(sign, layout) if sign.notes else None
-        if most is None:
-            rest.append(layout)
-        else:
-            notes.append(f"at most {most} fit the {layout} sign ({len(sign.notes) - most} too many)")
-    said = []
-    if notes:
-        said.append(f"notes: {len(sign.notes)} characters are too long for the sign: {'; '.join(notes)}.")
-    if rest:
-        said.append(f"The sign for {sign.game} ({sign.label()}) does not fit the {' or '.join(rest)} layout even at "
-                    f"{render.SCALES[-1]:.0%} size{', even without its notes' if sign.notes else ''}: fewer or "
-                    "shorter bonus bet limits would make room.")
-    return " ".join(said)
-
-
-def posting_overflow(posting):
-    """Why ``posting``'s sign, as it would print when it takes effect, does not fit its layouts ("" if it does)."""
-    at = posting.effective_from
-    return overflow(content.sign_for(posting, at=at, stamp=stamp(CHECK_STAMP[0], at, CHECK_STAMP[1]),
-                                     banner="REPRINT"))
 
 
 def postings_in_force(tables, at):
@@ -199,13 +147,6 @@ def _record(posting, number, layout, *, user, label, channel, job, override, ver
     return record
 
 
-def stamp(number, at, label):
-    text = f"Printed {content.local(at)} by {label}."
-    if number > 1:
-        text += f" Reprint: print {number} of this posting."
-    return text
-
-
 def print_signs(postings, layout, *, user=None, label="", channel, job=None, preview=False, on_progress=None,
                 skipped=None):
     """Render one sign per posting into one PDF and record each print; returns (render.Rendered, [SignPrint]).
@@ -269,5 +210,5 @@ def filename(establishment, tables, layout, now=None):
     return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
 
 
-__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overflow", "overrides_in_use",
-           "posting_overflow", "postings_in_force", "print_signs", "sign_states", "stamp", "upcoming_versions"]
+__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overrides_in_use", "postings_in_force",
+           "print_signs", "sign_states", "upcoming_versions"]

@@ -13,16 +13,16 @@ from fees import history
 
 from ..access import page
 from ..templatetags.console import money, room_time
-from .compliance.base import SECTION, _document, _room, _version
+from .compliance.base import SECTION, document_or_404, room_or_404, version_or_404
 
 CHANGES_PER_PAGE = 25
 
 
 @page("compliance")
 def version_history(request, establishment, code, number, scope):
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)
-    version = _version(versions, number)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)
+    version = version_or_404(versions, number)
     changes = history.grouped(history.version_history(version))
     shown = Paginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("page"))
     for change in shown.object_list:

@@ -16,7 +16,7 @@ from fees import diff
 from fees import impact as figures
 
 from ..access import page
-from .compliance.base import _document, _render, _room, _version, in_force
+from .compliance.base import document_or_404, in_force, render_page, room_or_404, version_or_404
 from .regulator import signed
 
 
@@ -46,9 +46,9 @@ class PeriodForm(forms.Form):
 
 @page("compliance")
 def impact(request, establishment, code, number, scope):
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)  # drafts only for those who may edit it
-    version = _version(versions, number)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)  # drafts only for those who may edit it
+    version = version_or_404(versions, number)
     today = timezone.localdate()
     bound = "from" in request.GET or "to" in request.GET
     form = PeriodForm(request.GET if bound else None)
@@ -56,7 +56,7 @@ def impact(request, establishment, code, number, scope):
                "current": in_force([v for v in versions if v.pk != version.pk], today),
                "retroactive": figures.is_retroactive(version, today)}
     if bound and not form.is_valid():
-        return _render(request, "impact.html", establishment, context, status=400)
+        return render_page(request, "impact.html", establishment, context, status=400)
     start, end = (form.cleaned_data["from"], form.cleaned_data["to"]) if bound else (None, None)
     if start is None:  # none given (an empty form sends both empty)
         start, end = figures.default_period(version, establishment, today)
@@ -70,7 +70,7 @@ def impact(request, establishment, code, number, scope):
     edges = [{"edge": edge, "kind": diff.KIND_NAMES.get(edge.fee_kind, edge.fee_kind),
               "difference_text": signed(edge.difference, currency)} for edge in report.figures.edges]
     reach = figures.reach(version, establishment, today)
-    return _render(request, "impact.html", establishment, context | {
+    return render_page(request, "impact.html", establishment, context | {
         "form": form, "start": start, "end": end, "report": report, "rows": rows, "totals": totals,
         "totals_difference": signed(totals.difference, currency), "currency": currency,
         "priced": totals.rounds - totals.unpriced,

@@ -22,7 +22,7 @@ from fees.models import FeeOption, Interpretation
 from fees.reviews import INTERPRETATION
 
 from ..access import page
-from .compliance.base import _document, _render, _room, _version
+from .compliance.base import document_or_404, render_page, room_or_404, version_or_404
 
 OPTION = "option"  # the "row" choice that reads the option itself (its basis)
 
@@ -84,9 +84,9 @@ STEPS = {
 
 @page("compliance")
 def interpretations_page(request, establishment, code, number, scope):
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)
-    version = _version(versions, number)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)
+    version = version_or_404(versions, number)
     may_edit = permissions.allowed(request.user, services.EDIT, document)
     may_review = permissions.allowed(request.user, services.APPROVE, document)
     propose = ProposeForm(version=version)
@@ -129,7 +129,7 @@ def interpretations_page(request, establishment, code, number, scope):
             "for_asker": may_withdraw and reading.recorded_by_id != request.user.pk,
             "mine": reading.recorded_by_id == request.user.pk,
         })
-    return _render(request, "interpretations.html", establishment, {
+    return render_page(request, "interpretations.html", establishment, {
         "document": document, "version": version, "rows": rows, "propose": propose if may_edit else None,
         "may_edit": may_edit, "may_review": may_review}, status=status)
 

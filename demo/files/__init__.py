@@ -40,9 +40,9 @@ def clean_rows(establishment=None):
 
     establishment = establishment or Establishment.objects.get(slug=ROOM)
     result = play.PlayResult(first_day=DAY, last_day=DAY)
-    tables = play._playable_tables(establishment, DAY, result)
+    tables = play.playable_tables(establishment, DAY, result)
     rows = []
-    for hand in play._plan(establishment, tables, DAY, 1):
+    for hand in play.plan_hands(establishment, tables, DAY, 1):
         _, _, quote = quoting.quote_posting(hand.table.demo_posting, hand.facts, hand.played_at)
         local = hand.played_at.astimezone(establishment.zone).replace(tzinfo=None)
         rows.append(["round", hand.table.label, DAY.isoformat(), f"{local:%Y-%m-%d %H:%M:%S}", hand.reference,

@@ -14,7 +14,11 @@ from cardroom.ordering import natural
 from fees.ledger.compact import fee_line_rows
 from fees.models import CollectionEntry, RoundOfPlay, RoundPricing
 
-from .scope import CHUNK, ExportScope, _iterate, utc
+from .scope import CHUNK, ExportScope, utc
+
+
+def _iterate(queryset, fields):
+    return queryset.values_list(*fields).iterator(chunk_size=CHUNK)
 
 
 def _entries(scope):

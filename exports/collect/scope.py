@@ -144,7 +144,3 @@ def utc(moment):
     if moment is None:
         return None
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _iterate(queryset, fields):
-    return queryset.values_list(*fields).iterator(chunk_size=CHUNK)

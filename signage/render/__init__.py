@@ -25,7 +25,7 @@ from reportlab.lib.pagesizes import landscape, letter
 from reportlab.pdfgen.canvas import Canvas
 
 from .fitting import SCALES
-from .layouts import LAYOUTS, _draw
+from .layouts import LAYOUTS, drawer
 from .sign import (
     BonusLimit,
     FeeRow,
@@ -50,7 +50,7 @@ class Rendered:
 
 def fit(sign: Sign, layout: str) -> float:
     """The scale ``sign`` fits ``layout`` at, without drawing it; raises SignOverflow if it does not fit."""
-    return _draw(layout)(None, sign, [])
+    return drawer(layout)(None, sign, [])
 
 
 def render(signs, layout: str = "letter", *, title: str = "Table signs", on_page=None, skip_overflow=False
@@ -58,7 +58,7 @@ def render(signs, layout: str = "letter", *, title: str = "Table signs", on_page
     """Lay out ``signs`` (any iterable, read one at a time) one per page; ``on_page(i)`` is called after the
     i-th sign is done (for progress). A sign that does not fit raises SignOverflow or, with ``skip_overflow``,
     is left out (nothing of it is drawn) and listed in ``skipped``."""
-    draw = _draw(layout)
+    draw = drawer(layout)
     buffer = io.BytesIO()
     size = letter if layout == "letter" else landscape(letter)
     canvas = Canvas(buffer, pagesize=size, pageCompression=1, initialFontName="Vera")

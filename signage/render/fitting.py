@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from reportlab.platypus import Frame
 
-from .sections import _body_sections
+from .sections import body_sections
 from .sign import SignOverflow
-from .styles import _height, _Styles
+from .styles import Styles, flowables_height
 
 # Body text scales tried in turn until the sign fits; below the last one it would not be readable at the table.
 SCALES = (1.0, 0.92, 0.84, 0.76, 0.68, 0.6)
@@ -17,7 +17,7 @@ SCALES = (1.0, 0.92, 0.84, 0.76, 0.68, 0.6)
 def _pack(sections, n_cols, col_width):
     """Split sections (lists of flowables kept together) into at most ``n_cols`` columns in order, the tallest
     column as short as it can be. Returns (columns, height of the tallest)."""
-    heights = [_height(s, col_width) for s in sections]
+    heights = [flowables_height(s, col_width) for s in sections]
     low, high = max(heights, default=0.0), sum(heights)
 
     def split(limit):
@@ -41,16 +41,16 @@ def _pack(sections, n_cols, col_width):
     cols = split(high)
     flat = [[f for section in col for f in section] for col in cols]
     return flat + [[] for _ in range(n_cols - len(cols))], max(
-        (sum(_height(section, col_width) for section in col) for col in cols), default=0.0)
+        (sum(flowables_height(section, col_width) for section in col) for col in cols), default=0.0)
 
 
-def _fit_body(sign, n_cols, width, height, base, gutter):
+def fit_body(sign, n_cols, width, height, base, gutter):
     col_width = (width - gutter * (n_cols - 1)) / n_cols
     full = None  # the tallest column at full size
     for scale in SCALES:
         if full is not None and scale * full > height * 1.1:
             continue  # text shrinks about in proportion, so this size cannot fit either: do not lay it out
-        columns, tallest = _pack(_body_sections(sign, col_width, _Styles(scale, base)), n_cols, col_width)
+        columns, tallest = _pack(body_sections(sign, col_width, Styles(scale, base)), n_cols, col_width)
         if tallest <= height:
             return columns, col_width, scale
         full = full or tallest
@@ -60,7 +60,7 @@ def _fit_body(sign, n_cols, width, height, base, gutter):
     )
 
 
-def _draw_column(canvas, flowables, x, y, width, height):
+def draw_column(canvas, flowables, x, y, width, height):
     frame = Frame(x, y, width, height, leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0,
                   showBoundary=0)
     rest = list(flowables)

@@ -16,7 +16,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Paragraph
 
-from .styles import INK, RULE, _paragraph_block
+from .styles import INK, RULE, draw_paragraphs
 
 
 @functools.lru_cache(maxsize=512)
@@ -25,7 +25,7 @@ def _qr_matrix(url):
     return tuple(tuple(bool(m) for m in row) for row in segno.make(url, error="m").matrix)
 
 
-def _qr(canvas, url, x, y, size):
+def draw_qr(canvas, url, x, y, size):
     matrix = _qr_matrix(url)
     modules = len(matrix) + 8  # four modules of quiet zone each side
     unit = size / modules
@@ -47,11 +47,11 @@ def _qr(canvas, url, x, y, size):
     canvas.drawPath(path, stroke=0, fill=1)
 
 
-def _footer(canvas, sign, x, y, width, height, qr_size, size):
+def draw_footer(canvas, sign, x, y, width, height, qr_size, size):
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.6)
     canvas.line(x, y + height - 4, x + width, y + height - 4)
-    _qr(canvas, sign.verify_url, x + width - qr_size, y, qr_size)
+    draw_qr(canvas, sign.verify_url, x + width - qr_size, y, qr_size)
     style = ParagraphStyle("footer", fontName="Vera", fontSize=size, leading=size * 1.3, textColor=INK)
     bold = ParagraphStyle("footer_bold", parent=style, fontName="Vera-Bold")
     lines = [
@@ -61,7 +61,7 @@ def _footer(canvas, sign, x, y, width, height, qr_size, size):
     ]
     if sign.stamp:
         lines.append(Paragraph(escape(sign.stamp), style))
-    _paragraph_block(canvas, lines, x, y + height - 10, width - qr_size - 12)
+    draw_paragraphs(canvas, lines, x, y + height - 10, width - qr_size - 12)
 
 
 
@@ -85,7 +85,7 @@ def _watermark_image(text, width, height):
     return ImageReader(page)
 
 
-def _watermark(canvas, text, x, y, width, height):
+def draw_watermark(canvas, text, x, y, width, height):
     """``text`` large and light along the diagonal of the area, over everything drawn, so that no part of the
     page (a preview's) can be cut out and posted as a sign; the sign under it stays readable."""
     canvas.drawImage(_watermark_image(text, width, height), x, y, width, height, mask="auto")

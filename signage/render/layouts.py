@@ -11,10 +11,10 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph
 
-from .fitting import _draw_column, _fit_body
-from .furniture import _footer, _qr, _watermark
+from .fitting import draw_column, fit_body
+from .furniture import draw_footer, draw_qr, draw_watermark
 from .sign import Sign, limits_shown
-from .styles import INK, RULE, SHADE, _block_height, _paragraph_block, _text
+from .styles import INK, RULE, SHADE, block_height, draw_line, draw_paragraphs
 
 LAYOUTS = ("letter", "tent")
 
@@ -37,19 +37,20 @@ def _draw_letter(canvas, sign: Sign, fitted) -> float:
     sub = ParagraphStyle("sub", fontName="Vera", fontSize=14, leading=18, textColor=INK)
     heading = _heading(sign, title, sub)
     box_h = 1.05 * inch
-    box_top = top - 20 - _block_height(heading, w) - 10
+    box_top = top - 20 - block_height(heading, w) - 10
     body_top = box_top - box_h - 8
     footer_h = 1.75 * inch
     if not fitted:  # before anything is drawn, so a sign that does not fit leaves the page blank
-        fitted.extend(_fit_body(sign, 2, w, body_top - (m + footer_h), base=13, gutter=18))
+        fitted.extend(fit_body(sign, 2, w, body_top - (m + footer_h), base=13, gutter=18))
     columns, col_width, scale = fitted
     if canvas is None:
         return scale
     canvas.setFillColor(INK)
-    _text(canvas, m, top - 11, f"{sign.establishment} \u00b7 Table {sign.table}", "Vera", 11, max_width=w * 0.7)
+    draw_line(canvas, m, top - 11, f"{sign.establishment} \u00b7 Table {sign.table}", "Vera", 11, max_width=w * 0.7)
     if sign.banner or sign.watermark:  # the watermark's words also in the header, where text tools read them
-        _text(canvas, page_w - m, top - 11, sign.banner or sign.watermark, "Vera-Bold", 12, "right", max_width=w * 0.3)
-    _paragraph_block(canvas, heading, m, top - 20, w)
+        draw_line(canvas, page_w - m, top - 11, sign.banner or sign.watermark, "Vera-Bold", 12, "right",
+                  max_width=w * 0.3)
+    draw_paragraphs(canvas, heading, m, top - 20, w)
     # The limits, as large as the page allows.
     y = box_top
     canvas.setFillColor(SHADE)
@@ -58,13 +59,13 @@ def _draw_letter(canvas, sign: Sign, fitted) -> float:
     shown = limits_shown(sign, sign.limit_labels())
     for i, (label, amount) in enumerate(shown):
         cx = m + w * (0.5 if len(shown) == 1 else 0.25 + 0.5 * i)
-        _text(canvas, cx, y - 22, label, "Vera-Bold", 13, "center")
-        _text(canvas, cx, y - box_h + 16, amount, "Vera-Bold", 34, "center", max_width=w * 0.46)
+        draw_line(canvas, cx, y - 22, label, "Vera-Bold", 13, "center")
+        draw_line(canvas, cx, y - box_h + 16, amount, "Vera-Bold", 34, "center", max_width=w * 0.46)
     for i, column in enumerate(columns):
-        _draw_column(canvas, column, m + i * (col_width + 18), m + footer_h, col_width, body_top - (m + footer_h))
-    _footer(canvas, sign, m, m, w, footer_h, qr_size=1.45 * inch, size=9)
+        draw_column(canvas, column, m + i * (col_width + 18), m + footer_h, col_width, body_top - (m + footer_h))
+    draw_footer(canvas, sign, m, m, w, footer_h, qr_size=1.45 * inch, size=9)
     if sign.watermark:
-        _watermark(canvas, sign.watermark, 0, 0, page_w, page_h)
+        draw_watermark(canvas, sign.watermark, 0, 0, page_w, page_h)
     return scale
 
 
@@ -81,7 +82,7 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     title = ParagraphStyle("tent_title", fontName="Vera-Bold", fontSize=20, leading=22, textColor=INK)
     sub = ParagraphStyle("tent_sub", fontName="Vera", fontSize=9, leading=11, textColor=INK)
     heading = _heading(sign, title, sub)
-    body_top = min(top - 12 - _block_height(heading, title_w), by, top - qr) - 6
+    body_top = min(top - 12 - block_height(heading, title_w), by, top - qr) - 6
     foot = ParagraphStyle("tent_foot", fontName="Vera", fontSize=6, leading=7.4, textColor=INK)
     footer = Paragraph(escape(
         f"{sign.source_line()} Posted at this table from {sign.posted_from}. Seats: {sign.seats}. "
@@ -89,11 +90,11 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     _, footer_h = footer.wrap(inner, 1000)
     body_bottom = y + m + footer_h + 4
     if not fitted:  # both faces are the same size: lay the body out once, before anything is drawn
-        fitted.extend(_fit_body(sign, 4, inner, body_top - body_bottom, base=8.5, gutter=12))
+        fitted.extend(fit_body(sign, 4, inner, body_top - body_bottom, base=8.5, gutter=12))
     columns, col_width, scale = fitted
     if canvas is None:
         return scale
-    _qr(canvas, sign.verify_url, right - qr, top - qr, qr)
+    draw_qr(canvas, sign.verify_url, right - qr, top - qr, qr)
     canvas.setFillColor(SHADE)
     canvas.rect(bx, by, box_w, box_h, stroke=0, fill=1)
     canvas.setFillColor(INK)
@@ -101,17 +102,17 @@ def _draw_tent_face(canvas, sign: Sign, x, y, w, h, fitted) -> float:
     shown = limits_shown(sign, labels)
     for i, (label, amount) in enumerate(shown):
         cx = bx + box_w * (0.5 if len(shown) == 1 else 0.25 + 0.5 * i)
-        _text(canvas, cx, by + box_h - 15, label, "Vera-Bold", 10, "center")
-        _text(canvas, cx, by + 14, amount, "Vera-Bold", 24, "center", max_width=box_w * 0.46)
+        draw_line(canvas, cx, by + box_h - 15, label, "Vera-Bold", 10, "center")
+        draw_line(canvas, cx, by + 14, amount, "Vera-Bold", 24, "center", max_width=box_w * 0.46)
     banner = sign.banner or sign.watermark
     line = f"{sign.establishment} \u00b7 Table {sign.table}" + (f"   {banner}" if banner else "")
-    _text(canvas, left, top - 8, line, "Vera-Bold" if banner else "Vera", 8, max_width=title_w)
-    _paragraph_block(canvas, heading, left, top - 12, title_w)
+    draw_line(canvas, left, top - 8, line, "Vera-Bold" if banner else "Vera", 8, max_width=title_w)
+    draw_paragraphs(canvas, heading, left, top - 12, title_w)
     footer.drawOn(canvas, left, y + m)
     for i, column in enumerate(columns):
-        _draw_column(canvas, column, left + i * (col_width + 12), body_bottom, col_width, body_top - body_bottom)
+        draw_column(canvas, column, left + i * (col_width + 12), body_bottom, col_width, body_top - body_bottom)
     if sign.watermark:
-        _watermark(canvas, sign.watermark, x, y, w, h)
+        draw_watermark(canvas, sign.watermark, x, y, w, h)
     return scale
 
 
@@ -134,7 +135,7 @@ def _draw_tent(canvas, sign: Sign, fitted) -> float:
     return scale
 
 
-def _draw(layout):
+def drawer(layout):
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}.")
     return _draw_letter if layout == "letter" else _draw_tent

@@ -5,13 +5,35 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from reportlab.platypus import Paragraph
+from reportlab.platypus import Paragraph, Table, TableStyle
 
 from .sign import FeeTable, Sign, money
-from .styles import _grid, _p, _Styles
+from .styles import RULE, SHADE, Styles
 
 
-def _fee_section(fee_table: FeeTable, sign: Sign, width, styles: _Styles):
+def _p(text, style):
+    return Paragraph(escape(text), style)
+
+
+def _grid(rows, widths, styles: Styles, head=True):
+    table = Table(rows, colWidths=widths, hAlign="LEFT")
+    pad = 2.5 * styles.scale
+    commands = [
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ("FONTNAME", (0, 0), (-1, -1), "Vera"),  # the default Helvetica would be referenced, not embedded
+        ("LINEBELOW", (0, 0), (-1, -1), 0.4, RULE),
+        ("TOPPADDING", (0, 0), (-1, -1), pad),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), pad),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+    ]
+    if head:
+        commands.append(("BACKGROUND", (0, 0), (-1, 0), SHADE))
+    table.setStyle(TableStyle(commands))
+    return table
+
+
+def _fee_section(fee_table: FeeTable, sign: Sign, width, styles: Styles):
     parts = [_p(f"{fee_table.title}. {fee_table.payer}.", styles.fee_title)]
     rows = [[_p(fee_table.measured_on, styles.cell_head), _p("Fee", styles.cell_head_right)]]
     rows += [[_p(row.bounds, styles.cell), _p(money(row.fee, sign.currency), styles.cell_right)]
@@ -28,7 +50,7 @@ def _limit_columns(limits):
             if any(getattr(b, attr) is not None for b in limits)]
 
 
-def _bonus_section(sign: Sign, width, styles: _Styles):
+def _bonus_section(sign: Sign, width, styles: Styles):
     columns = _limit_columns(sign.bonus_limits)
     share = 0.25 if len(columns) == 2 else 0.35
     rows = [[_p("Bonus bet", styles.cell_head)] + [_p(head, styles.cell_head_right) for head, _ in columns]]
@@ -38,7 +60,7 @@ def _bonus_section(sign: Sign, width, styles: _Styles):
     return [_p("Bonus bet limits", styles.heading), _grid(rows, widths, styles)]
 
 
-def _house_banked_sections(sign: Sign, width, styles: _Styles):
+def _house_banked_sections(sign: Sign, width, styles: Styles):
     """A house-banked posting: the approval and rules, the limits of every bet with the paytable it pays by, and
     the aggregate payout limit where one is set."""
     h = sign.house_banked
@@ -64,7 +86,7 @@ def _house_banked_sections(sign: Sign, width, styles: _Styles):
     return sections
 
 
-def _payout_sections(sign: Sign, width, styles: _Styles):
+def _payout_sections(sign: Sign, width, styles: Styles):
     sections = []
     for payouts in sign.payouts:
         numbered = payouts.paytable not in ("", "unnumbered")
@@ -77,7 +99,7 @@ def _payout_sections(sign: Sign, width, styles: _Styles):
     return sections
 
 
-def _notice_section(sign: Sign, styles: _Styles):
+def _notice_section(sign: Sign, styles: Styles):
     items = [_p("Notices", styles.heading)]
     items += [Paragraph(escape(text), styles.notice, bulletText="\u2022") for text in sign.notices]
     if sign.notes:
@@ -85,7 +107,7 @@ def _notice_section(sign: Sign, styles: _Styles):
     return items
 
 
-def _fees(sign: Sign, width, styles: _Styles):
+def _fees(sign: Sign, width, styles: Styles):
     """The fee sections: the heading travels with the first fee table; a column may break between tables."""
     head = [_p("Collection fees", styles.heading)]
     if sign.option_label:
@@ -101,7 +123,7 @@ def _fees(sign: Sign, width, styles: _Styles):
     return sections
 
 
-def _body_sections(sign, col_width, styles):
+def body_sections(sign, col_width, styles):
     if sign.house_banked is not None:
         sections = _house_banked_sections(sign, col_width, styles)
         sections += _payout_sections(sign, col_width, styles)

@@ -4,7 +4,6 @@ scale, and the helpers that measure text, draw a line shrunk to its width and dr
 from __future__ import annotations
 
 import os
-from xml.sax.saxutils import escape
 
 import reportlab
 from reportlab.lib import colors
@@ -12,7 +11,6 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
-from reportlab.platypus import Paragraph, Table, TableStyle
 
 _FONT_DIR = os.path.join(os.path.dirname(reportlab.__file__), "fonts")
 for _name, _file in (("Vera", "Vera.ttf"), ("Vera-Bold", "VeraBd.ttf"), ("Vera-Italic", "VeraIt.ttf"),
@@ -26,7 +24,7 @@ RULE = colors.HexColor("#888888")
 SHADE = colors.HexColor("#e8e8e8")
 
 
-class _Styles:
+class Styles:
     """Paragraph styles at one scale; sizes are in points at full size."""
 
     def __init__(self, scale: float, base: float):
@@ -53,40 +51,18 @@ class _Styles:
                             spaceBefore=base * 0.15 * scale)
 
 
-def _p(text, style):
-    return Paragraph(escape(text), style)
-
-
-def _grid(rows, widths, styles: _Styles, head=True):
-    table = Table(rows, colWidths=widths, hAlign="LEFT")
-    pad = 2.5 * styles.scale
-    commands = [
-        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-        ("FONTNAME", (0, 0), (-1, -1), "Vera"),  # the default Helvetica would be referenced, not embedded
-        ("LINEBELOW", (0, 0), (-1, -1), 0.4, RULE),
-        ("TOPPADDING", (0, 0), (-1, -1), pad),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), pad),
-        ("LEFTPADDING", (0, 0), (-1, -1), 3),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 3),
-    ]
-    if head:
-        commands.append(("BACKGROUND", (0, 0), (-1, 0), SHADE))
-    table.setStyle(TableStyle(commands))
-    return table
-
-
-def _height(flowables, width):
+def flowables_height(flowables, width):
     total = 0.0
     for f in flowables:
         total += f.wrap(width, 10_000)[1] + f.getSpaceBefore() + f.getSpaceAfter()
     return total
 
 
-def _block_height(paragraphs, width):
+def block_height(paragraphs, width):
     return sum(para.wrap(width, 10_000)[1] for para in paragraphs)
 
 
-def _text(canvas, x, y, text, font, size, align="left", max_width=None):
+def draw_line(canvas, x, y, text, font, size, align="left", max_width=None):
     """One line of text; shrinks it to ``max_width`` rather than letting it run off the page."""
     if max_width:
         width = pdfmetrics.stringWidth(text, font, size)
@@ -102,7 +78,7 @@ def _text(canvas, x, y, text, font, size, align="left", max_width=None):
     return size
 
 
-def _paragraph_block(canvas, paragraphs, x, top, width):
+def draw_paragraphs(canvas, paragraphs, x, top, width):
     """Draw paragraphs downwards from ``top``; return the y below them."""
     y = top
     for para in paragraphs:

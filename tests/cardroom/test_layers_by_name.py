@@ -8,11 +8,11 @@ Code outside the layers (tests, benchmarks) may name anything."""
 
 import ast
 import configparser
-import functools
-import os
 from pathlib import Path
 
 from django.conf import settings
+
+from tests.sources import module_name, sources
 
 ROOT = Path(settings.BASE_DIR)
 SETTINGS = Path(*settings.SETTINGS_MODULE.split(".")).with_suffix(".py")
@@ -25,22 +25,6 @@ def layers():
     config.read(ROOT / ".importlinter")
     lines = [line for line in config["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
     return {app.strip(): rank for rank, line in enumerate(reversed(lines)) for app in line.split("|")}
-
-
-@functools.cache
-def sources():
-    """[(path relative to the repository, its syntax tree)] of every Python file but the virtualenv's and other
-    hidden folders'."""
-    return list(_walk())
-
-
-def _walk():
-    for folder, folders, files in os.walk(ROOT):
-        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in ("__pycache__", "node_modules"))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = Path(folder, name)
-                yield path.relative_to(ROOT), ast.parse(path.read_text(), str(path))
 
 
 def _text(node):
@@ -64,7 +48,7 @@ def owners(trees):
     for path, tree in trees:
         if path.parts[1:3] == ("management", "commands") and path.stem != "__init__":
             found["command", path.stem] = path.parts[0]
-        module = ".".join(part for part in path.with_suffix("").parts if part != "__init__")
+        module = module_name(path)
         functions = (node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef))
         for function, decorator in ((f, d) for f in functions for d in f.decorator_list if _is_task(d)):
             given = {k.arg: _text(k.value) for k in getattr(decorator, "keywords", ())}.get("name")

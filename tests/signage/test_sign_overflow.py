@@ -10,7 +10,7 @@ from django.urls import reverse
 from cardroom.access import Scope
 from cardroom.models import Table
 from fees.models import TablePosting
-from signage import content, printing, render
+from signage import content, fit, printing, render
 from signage.models import SignPrint
 from signage.postings import post_table, read_posting
 
@@ -36,7 +36,7 @@ def stored_before_the_rule(monkeypatch, table, people):
     now = MARCH_1 - datetime.timedelta(minutes=1)
     fields = read_posting(body(table), scope=Scope(people.floor), now=now)
     with monkeypatch.context() as patched:
-        patched.setattr(printing, "posting_overflow", lambda posting: "")
+        patched.setattr(fit, "posting_overflow", lambda posting: "")
         return post_table({**fields, "notes": LONG}, user=people.floor)[0]
 
 

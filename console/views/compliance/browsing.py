@@ -14,7 +14,8 @@ from fees.models import FeeOption, FeeTier, ScheduleVersion
 from fees.option_label import option_label
 
 from ...access import page
-from .base import _document, _documents, _number, _render, _room, _version, _visible, in_force
+from .base import (document_or_404, in_force, number_from, render_page, room_or_404, schedule_documents,
+                   version_or_404, visible_versions)
 from .forms import CompareForm, SearchForm, TimelineForm
 
 
@@ -31,9 +32,9 @@ def _looked_up(timeline, versions):
 
 @page("compliance")
 def schedules(request, establishment, scope):
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     form = SearchForm(request.GET or None)
-    documents = _documents(scope, establishment).prefetch_related(
+    documents = schedule_documents(scope, establishment).prefetch_related(
         Prefetch("versions", queryset=ScheduleVersion.objects.order_by("number")), "games").order_by("code")
     status = 200
     query = ""
@@ -50,32 +51,32 @@ def schedules(request, establishment, scope):
     for document in documents:
         versions = list(document.versions.all())
         rows.append({"document": document, "in_force": in_force(versions, today),
-                     "drafts": [v for v in _visible(scope, document, versions) if not v.is_published],
+                     "drafts": [v for v in visible_versions(scope, document, versions) if not v.is_published],
                      "later": [v for v in versions
                                if v.is_published and v.effective_from and v.effective_from > today]})
     counts = dict(FeeOption.objects.filter(version__in=[r["in_force"] for r in rows if r["in_force"]])
                   .values("version").annotate(n=Count("id")).values_list("version", "n"))
     for row in rows:
         row["options"] = counts.get(row["in_force"].pk, 0) if row["in_force"] else 0
-    return _render(request, "schedules.html", establishment, {"form": form, "rows": rows, "query": query,
-                                                              "today": today}, status=status)
+    return render_page(request, "schedules.html", establishment, {"form": form, "rows": rows, "query": query,
+                                                                  "today": today}, status=status)
 
 
 @page("compliance")
 def schedule(request, establishment, code, scope, number=None):
     """A schedule as in force today (or one version): an option picker and one option's tiers at a time."""
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)
     today = timezone.localdate()
     current = in_force(versions, today)
-    version = _version(versions, number) if number is not None else current
+    version = version_or_404(versions, number) if number is not None else current
     if version is None:  # nothing in force yet: the latest published version, else the latest draft
         published = [v for v in versions if v.is_published]
         version = (published or versions or [None])[-1]
     try:
-        wanted = _number(request.GET.get("option"), "option")
+        wanted = number_from(request.GET.get("option"), "option")
     except BadInput as error:  # the schedule's page still, saying what is wrong
-        return _render(request, "schedule.html", establishment, _schedule_context(
+        return render_page(request, "schedule.html", establishment, _schedule_context(
             scope, document, versions, version, current, None, [], today) | {"bad": str(error)}, status=400)
     options = list(FeeOption.objects.filter(version=version).prefetch_related("tiers").order_by("number")
                    ) if version else []
@@ -87,10 +88,10 @@ def schedule(request, establishment, code, scope, number=None):
     tiers = list(FeeTier.objects.filter(option=option).order_by("order")) if option else []
     context = _schedule_context(scope, document, versions, version, current, option, tiers, today, options)
     if request.htmx and request.htmx.target == "option-panel":
-        return _render(request, "_option.html", establishment, context)
+        return render_page(request, "_option.html", establishment, context)
     timeline = TimelineForm(request.GET if "as_of" in request.GET else None)
     context.update(timeline=timeline, looked_up=_looked_up(timeline, versions))
-    return _render(request, "schedule.html", establishment, context, status=400 if timeline.errors else 200)
+    return render_page(request, "schedule.html", establishment, context, status=400 if timeline.errors else 200)
 
 
 def _schedule_context(scope, document, versions, version, current, option, tiers, today, options=()):
@@ -126,16 +127,16 @@ def _compare_defaults(version, versions):
 @page("compliance")
 def compare(request, establishment, code, scope):
     """Two versions side by side, tier by tier, with what changed marked."""
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)
     form = CompareForm(request.GET or None, versions=versions)
     context = {"document": document, "form": form, "show_all": request.GET.get("all") == "1"}
     if not form.is_bound:
-        return _render(request, "compare.html", establishment, context)
+        return render_page(request, "compare.html", establishment, context)
     if not form.is_valid():
-        return _render(request, "compare.html", establishment, context, status=400)
-    old = _version(versions, form.cleaned_data["from"])
-    new = _version(versions, form.cleaned_data["to"])
+        return render_page(request, "compare.html", establishment, context, status=400)
+    old = version_or_404(versions, form.cleaned_data["from"])
+    new = version_or_404(versions, form.cleaned_data["to"])
     context |= {"old": old, "new": new, "diff": diff.diff_versions(old.diff_records(labels=True),
                                                                  new.diff_records(labels=True))}
-    return _render(request, "compare.html", establishment, context)
+    return render_page(request, "compare.html", establishment, context)

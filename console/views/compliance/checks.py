@@ -17,7 +17,7 @@ from compliance.findings import AlreadyAcknowledged, acknowledge
 from compliance.models import Finding, ValidationRun
 
 from ...access import page
-from .base import PREVIOUS_KEY, SEEN_KEY, _document, _last_seen, _render, _room, _version
+from .base import PREVIOUS_KEY, SEEN_KEY, document_or_404, last_seen, render_page, room_or_404, version_or_404
 from .forms import AcknowledgeForm, InboxForm
 
 FINDINGS_PAGE_SIZE = 50
@@ -27,9 +27,9 @@ FINDINGS_PAGE_SIZE = 50
 @page("compliance")
 def validate_version(request, establishment, code, number, scope):
     """Lint a published version now and compare it with the others (the API's run over a schedule)."""
-    establishment = _room(scope, establishment)
-    document, versions = _document(scope, establishment, code)
-    version = _version(versions, number)
+    establishment = room_or_404(scope, establishment)
+    document, versions = document_or_404(scope, establishment, code)
+    version = version_or_404(versions, number)
     if not version.is_published:
         raise Http404("Only a published version is validated; a draft's findings are on its publish page.")
     run = services.run_schedule(request.user, version)  # NotAllowed: the 403 page
@@ -41,7 +41,7 @@ def validate_version(request, establishment, code, number, scope):
 @page("compliance")
 def findings(request, establishment, scope):
     """The inbox: the findings that stand now, by severity, with those new since the last look marked."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     now = timezone.now()
     form = InboxForm(request.GET or None)
     status = 200 if not form.is_bound or form.is_valid() else 400
@@ -49,7 +49,7 @@ def findings(request, establishment, scope):
     show = (form.cleaned_data.get("show") if status == 200 and form.is_bound else "") or "open"
     kept = inbox.standing(establishment, now)
     first_page = request.GET.get("page") in (None, "", "1")
-    seen = _last_seen(request, establishment, before=not first_page)
+    seen = last_seen(request, establishment, before=not first_page)
     counts = inbox.standing_counts(kept, since=seen)
     chosen = kept.filter(severity=severity) if severity else kept
     if show != "all":
@@ -68,7 +68,7 @@ def findings(request, establishment, scope):
               for s, c in counts.items() if not severity or s == severity}
     groups = [(s, label, totals.get(s, 0), [f for f in rows if f.severity == s])
               for s, label in Finding.Severity.choices]
-    return _render(request, "findings.html", establishment, {
+    return render_page(request, "findings.html", establishment, {
         "form": form, "groups": [g for g in groups if g[3]], "rows": rows, "page": shown, "counts": counts,
         "seen": seen, "show": show, "severity": severity,
         "may_run": permissions.allowed(request.user, "compliance.run_validation", establishment),
@@ -86,7 +86,7 @@ def _finding(establishment, pk):
 @page("compliance")
 def finding(request, establishment, finding, scope):
     """One finding, with the form to acknowledge it (POST here acknowledges)."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     finding = _finding(establishment, finding)
     form = AcknowledgeForm(request.POST or None)
     status = 200
@@ -107,17 +107,17 @@ def finding(request, establishment, finding, scope):
                 inbox_url = reverse("console:compliance-findings", args=[establishment.slug])
                 back = request.POST.get("next", "")
                 return redirect(back if back.startswith(inbox_url + "?") else inbox_url)
-    return _render(request, "finding.html", establishment, {
+    return render_page(request, "finding.html", establishment, {
         "finding": finding, "form": form,
         "may_acknowledge": finding.acknowledged_at is None and permissions.allowed(
-            request.user, "compliance.acknowledge_finding", finding)}, status=status)
+                request.user, "compliance.acknowledge_finding", finding)}, status=status)
 
 
 @require_POST
 @page("compliance")
 def run_now(request, establishment, scope):
     """Validate the establishment now (its postings in force, approvals, rounds): the API's run."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     run = services.run_establishment(request.user, establishment)  # NotAllowed: the 403 page
     messages.success(request, f"Validation run {run.pk}: {run.postings_checked} posting(s) checked, {run.errors} "
                               f"error(s), {run.warnings} warning(s), {run.infos} note(s).")

@@ -18,11 +18,11 @@ from compliance.facts import APPROVAL_PREFETCH, approval_facts
 from compliance.rules.postings import EXPIRING_WITHIN, approval_state
 
 from ...access import page
-from .base import _render, _room
+from .base import render_page, room_or_404
 from .forms import ConditionMetForm, WithdrawMetForm
 
 
-def _approval_rows(establishment, today, forms_posted=None, may_record=False):
+def approval_rows(establishment, today, forms_posted=None, may_record=False):
     """Each approval for the room or its jurisdiction, with each condition as it stands at this room (met: the day,
     the evidence, who recorded it; the forms to record or withdraw it where the user may). ``forms_posted``: the
     bound form of a POST that failed, by condition id (record) or ("withdraw", record id)."""
@@ -54,15 +54,15 @@ def _approval_rows(establishment, today, forms_posted=None, may_record=False):
 def _approvals_page(request, establishment, scope, forms_posted=None, status=200):
     today = timezone.localdate()
     may_record = permissions.allowed(request.user, "cardroom.record_condition", establishment)
-    rows = sorted(_approval_rows(establishment, today, forms_posted, may_record),
+    rows = sorted(approval_rows(establishment, today, forms_posted, may_record),
                   key=lambda r: not r["attention"])  # stable: by game after
-    return _render(request, "approvals.html", establishment, {"rows": rows, "today": today,
-                                                              "may_record": may_record}, status=status)
+    return render_page(request, "approvals.html", establishment, {"rows": rows, "today": today,
+                                                                  "may_record": may_record}, status=status)
 
 
 @page("compliance")
 def approvals(request, establishment, scope):
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     return _approvals_page(request, establishment, scope)
 
 
@@ -76,7 +76,7 @@ def _condition(establishment, pk):
 @page("compliance")
 def record_condition(request, establishment, condition, scope):
     """Record that this room met a condition of an approval (cardroom.conditions.record_met, as the API)."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     condition = _condition(establishment, condition)
     permissions.require(request.user, "cardroom.record_condition", establishment)
     form = ConditionMetForm(request.POST, prefix=f"c{condition.pk}")
@@ -98,7 +98,7 @@ def record_condition(request, establishment, condition, scope):
 @page("compliance")
 def withdraw_condition(request, establishment, record, scope):
     """Withdraw, with a reason, the record that this room met a condition (cardroom.conditions.withdraw)."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     record = get_object_or_404(ConditionFulfilment.objects.select_related("condition__approval"),
                                pk=record, establishment=establishment)
     permissions.require(request.user, "cardroom.record_condition", record)

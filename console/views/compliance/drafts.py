@@ -5,37 +5,20 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 
-from cardroom import permissions
 from cardroom.exceptions import BadInput, StateConflict
 from fees import editing, services
 from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
 from fees.models import FeeOption
 
 from ...access import page
-from .base import _document, _number, _render, _room, _version
-
-
-def _editable(scope, establishment, code, number):
-    """A draft the user may change; 403 if they may not, 409 (a page saying so) if it is published."""
-    document, versions = _document(scope, establishment, code)
-    permissions.require(scope.user, services.EDIT, document)
-    return document, versions, _version(versions, number)
-
-
-def _published_refusal(request, establishment, document, version):
-    message = (f"{document.code} version {version.number} is published and can no longer be changed: start a new "
-               "draft from it instead." if version.is_published else
-               f"{document.code} version {version.number} is awaiting a second officer and cannot be changed: "
-               "withdraw the request for publication (on its publish page) to edit it again.")
-    return _render(request, "refused.html", establishment, {"document": document, "version": version,
-                                                            "message": message}, status=409)
+from .base import editable_version, number_from, published_refusal, render_page, room_or_404
 
 
 @page("compliance")
 def new_draft(request, establishment, code, number, scope):
     """Start a new draft from a version: its effective date and the reason are asked for."""
-    establishment = _room(scope, establishment)
-    document, _, based_on = _editable(scope, establishment, code, number)
+    establishment = room_or_404(scope, establishment)
+    document, _, based_on = editable_version(scope, establishment, code, number)
     form = NewDraftForm(request.POST or None)
     if request.method == "POST":
         if form.is_valid():
@@ -43,47 +26,47 @@ def new_draft(request, establishment, code, number, scope):
                 draft = services.start_draft(request.user, based_on, **form.cleaned_data)
             except StateConflict as error:
                 messages.error(request, str(error))
-                return _render(request, "new_draft.html", establishment,
-                               {"document": document, "based_on": based_on, "form": form}, status=409)
+                return render_page(request, "new_draft.html", establishment,
+                                   {"document": document, "based_on": based_on, "form": form}, status=409)
             messages.success(request, f"Draft version {draft.number} started from version {based_on.number}. "
                                       "Edit its tiers, then publish it.")
             return redirect("console:compliance-version", establishment.slug, document.code, draft.number)
-        return _render(request, "new_draft.html", establishment,
-                       {"document": document, "based_on": based_on, "form": form}, status=400)
-    return _render(request, "new_draft.html", establishment, {"document": document, "based_on": based_on,
-                                                              "form": form})
+        return render_page(request, "new_draft.html", establishment,
+                           {"document": document, "based_on": based_on, "form": form}, status=400)
+    return render_page(request, "new_draft.html", establishment, {"document": document, "based_on": based_on,
+                                                                  "form": form})
 
 
 @page("compliance")
 def edit_tiers(request, establishment, code, number, option, scope):
     """One option's tiers of a draft, as a grid; saved row by row through the audited path, with the reason."""
-    establishment = _room(scope, establishment)
-    document, _, version = _editable(scope, establishment, code, number)
+    establishment = room_or_404(scope, establishment)
+    document, _, version = editable_version(scope, establishment, code, number)
     if version.is_locked:
-        return _published_refusal(request, establishment, document, version)
+        return published_refusal(request, establishment, document, version)
     option = get_object_or_404(FeeOption.objects.filter(version=version), number=option)
     try:
-        extra = min(_number(request.GET.get("add"), "add") or 1, 20)
+        extra = min(number_from(request.GET.get("add"), "add") or 1, 20)
     except BadInput:
         extra = 1
     data = request.POST if request.method == "POST" else None
     if data is not None and (too_many := too_many_rows(data)):  # before building a form per claimed row
-        return _render(request, "refused.html", establishment, {"document": document, "version": version,
-                                                                "message": too_many}, status=400)
+        return render_page(request, "refused.html", establishment, {"document": document, "version": version,
+                                                                    "message": too_many}, status=400)
     formset = tier_formset(option, data, extra=extra)
     reason = TierReasonForm(data)
     context = {"document": document, "version": version, "option": option, "formset": formset, "reason": reason,
                "extra": extra}
     if request.method != "POST":
-        return _render(request, "edit_tiers.html", establishment, context)
+        return render_page(request, "edit_tiers.html", establishment, context)
     if not (formset.is_valid() and reason.is_valid()):
-        return _render(request, "edit_tiers.html", establishment, context, status=400)
+        return render_page(request, "edit_tiers.html", establishment, context, status=400)
     try:
         changed, added, removed = editing.save_tiers(option, formset, user=request.user,
                                                       reason=reason.cleaned_data["reason"])
     except StateConflict as error:
         messages.error(request, str(error))
-        return _render(request, "edit_tiers.html", establishment, context, status=409)
+        return render_page(request, "edit_tiers.html", establishment, context, status=409)
     if changed or added or removed:
         messages.success(request, f"Option {option.number}: {changed} tier(s) changed, {added} added, "
                                   f"{removed} removed.")
@@ -95,10 +78,10 @@ def edit_tiers(request, establishment, code, number, option, scope):
 
 @page("compliance")
 def discard(request, establishment, code, number, scope):
-    establishment = _room(scope, establishment)
-    document, _, version = _editable(scope, establishment, code, number)
+    establishment = room_or_404(scope, establishment)
+    document, _, version = editable_version(scope, establishment, code, number)
     if version.is_locked:
-        return _published_refusal(request, establishment, document, version)
+        return published_refusal(request, establishment, document, version)
     if request.method == "POST":
         try:
             services.discard_draft(request.user, version)
@@ -107,4 +90,4 @@ def discard(request, establishment, code, number, scope):
             return redirect("console:compliance-version", establishment.slug, document.code, version.number)
         messages.success(request, f"Draft version {number} of {document.code} discarded.")
         return redirect("console:compliance-schedule", establishment.slug, document.code)
-    return _render(request, "discard.html", establishment, {"document": document, "version": version})
+    return render_page(request, "discard.html", establishment, {"document": document, "version": version})

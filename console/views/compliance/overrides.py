@@ -24,11 +24,11 @@ from signage.reviews import OVERRIDE
 from ...access import page
 from ...rows import e as _e, plural as _plural
 from ...templatetags.console import money, posted_as, room_time
-from .base import _render, _room
+from .base import render_page, room_or_404
 from .forms import OverrideForm
 
 
-def _posting_rows(establishment, now):
+def posting_rows(establishment, now):
     """Each posting in force now or to come at the establishment, with its judgement (``compliance.judgement``: now,
     or as of its first moment for one to come, and the problems coming within 30 days), the print override approved
     for its errors and the one awaiting a second officer (a fixed few queries; plain rows, as the floor's)."""
@@ -129,9 +129,9 @@ def _history_cells(override, establishment):
 def postings(request, establishment, scope):
     """Postings in force and to come, their findings and print overrides; the overrides awaiting a second officer;
     every override asked for, approved or refused, with the reasons."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     now = timezone.now()
-    rows = _posting_rows(establishment, now)
+    rows = posting_rows(establishment, now)
     may_override = permissions.allowed(request.user, "signage.override_print", establishment)
     urls = {"schedules": reverse("console:compliance-schedules", args=[establishment.slug]),
             "postings": reverse("console:compliance-postings", args=[establishment.slug])}
@@ -141,7 +141,7 @@ def postings(request, establishment, scope):
                PrintOverride.objects.filter(posting__table__establishment=establishment)
                .select_related("posting__table", "posting__schedule", "posting__rules", "requested_by",
                                "decided_by")[:100]]
-    return _render(request, "postings.html", establishment, {
+    return render_page(request, "postings.html", establishment, {
         "rows": rows, "pending": [r for r in rows if r["pending"]], "history": history, "now": now,
         "may_override": may_override})
 
@@ -162,7 +162,7 @@ OVERRIDE_STEPS = {  # step: (service, what is said once it is done)
 def override_posting(request, establishment, posting, scope):
     """Print a posting with error findings anyway: one officer asks, with a reason; a second one (not the asker)
     approves or refuses it, with theirs (signage's override services)."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     posting = get_object_or_404(TablePosting.objects.filter(table__establishment=establishment)
                                 .select_related("table__establishment__jurisdiction", "schedule", "rules", "game"),
                                 pk=posting)
@@ -187,7 +187,7 @@ def override_posting(request, establishment, posting, scope):
     judgement = judge_postings([posting], timezone.now())[posting.pk]  # as the print gate judges it
     overrides = list(posting.print_overrides.select_related("requested_by", "decided_by"))
     waiting = next((o for o in overrides if o.status == PrintOverride.Status.REQUESTED), None)
-    return _render(request, "override.html", establishment, {
+    return render_page(request, "override.html", establishment, {
         "posting": posting, "form": form, "judgement": judgement, "findings": judgement.findings,
         "has_errors": judgement.blocked, "overrides": overrides,
         "approved": next((o for o in overrides if o.is_approved), None), "waiting": waiting,

@@ -11,9 +11,9 @@ from fees import drafts as fees_drafts
 from fees.models import ScheduleVersion
 
 from ...access import compliance_establishments, page
-from .base import SECTION, _documents, _last_seen, _render, _room
-from .conditions import _approval_rows
-from .overrides import _posting_rows
+from .base import SECTION, last_seen, render_page, room_or_404, schedule_documents
+from .conditions import approval_rows
+from .overrides import posting_rows
 
 
 @page("compliance")
@@ -28,20 +28,20 @@ def home(request, scope):
 @page("compliance")
 def establishment(request, establishment, scope):
     """The inbox at a glance (new since the last look at it), drafts under way, prints blocked, approvals."""
-    establishment = _room(scope, establishment)
+    establishment = room_or_404(scope, establishment)
     now = timezone.now()
-    seen = _last_seen(request, establishment)
+    seen = last_seen(request, establishment)
     counts = inbox.standing_counts(inbox.standing(establishment, now), since=seen)
-    documents = _documents(scope, establishment)
+    documents = schedule_documents(scope, establishment)
     drafts = []
     if fees_drafts.sees_drafts(request.user):
         drafts = [v for v in ScheduleVersion.objects.filter(document__in=documents, status=ScheduleVersion.Status.DRAFT)
                   .select_related("document", "created_by").prefetch_related("reviews")
                   .order_by("document__code", "number")
                   if fees_drafts.sees_drafts(request.user, v.document)]
-    postings = _posting_rows(establishment, now)
-    approvals = _approval_rows(establishment, timezone.localdate())
-    return _render(request, "home.html", establishment, {
+    postings = posting_rows(establishment, now)
+    approvals = approval_rows(establishment, timezone.localdate())
+    return render_page(request, "home.html", establishment, {
         "counts": counts, "seen": seen, "open": sum(c["open"] for c in counts.values()),
         "new": sum(c["new"] for c in counts.values()),
         "last_run": ValidationRun.objects.filter(kind=ValidationRun.Kind.ESTABLISHMENT, establishment=establishment)

@@ -16,8 +16,7 @@ from fees.models import ScheduleVersion
 from fees.reviews import PUBLICATION
 
 from ...access import page
-from .base import _render, _room, in_force
-from .drafts import _editable, _published_refusal
+from .base import editable_version, in_force, published_refusal, render_page, room_or_404
 from .forms import ReviewForm
 
 
@@ -26,10 +25,10 @@ def publish(request, establishment, code, number, scope):
     """A draft: what publishing would change and raise, then the effective date, the reason and (if needed) the
     retroactive confirmation, sent to a second officer. A version awaiting one: the same facts, and approve or
     refuse (not for whoever asked for it, started or changed it), or withdraw the request."""
-    establishment = _room(scope, establishment)
-    document, versions, version = _editable(scope, establishment, code, number)
+    establishment = room_or_404(scope, establishment)
+    document, versions, version = editable_version(scope, establishment, code, number)
     if version.is_published:
-        return _published_refusal(request, establishment, document, version)
+        return published_refusal(request, establishment, document, version)
     today = timezone.localdate()
     awaiting = version.status == ScheduleVersion.Status.IN_REVIEW
     step = request.POST.get("step", "request") if request.method == "POST" else None
@@ -69,7 +68,7 @@ def publish(request, establishment, code, number, scope):
     preview["postings"] = [{"posting": posting, "findings": [f for f in found if f.severity != "info"],
                             "notes": sum(1 for f in found if f.severity == "info")}
                            for posting, found in preview["postings"]]
-    return _render(request, "publish.html", establishment, {
+    return render_page(request, "publish.html", establishment, {
         "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
         "form": form, "review": review, "awaiting": awaiting, "may": may,
         "reviews": version.reviews.all(), "today": today}, status=status)

@@ -48,7 +48,7 @@ def _check_kept(note, establishment, scope, form):
         if not blank or not signatures.startswith(checkpoint.DASH + " "):
             raise checkpoint.CheckpointError("a checkpoint is its origin, size and root hash, a blank line, then "
                                              f"signature lines starting with {checkpoint.DASH}")
-        checkpoint._read_body(body + "\n")
+        checkpoint.read_body(body + "\n")
         origin, size, root, _ = ring.checkpoint(note)
     except checkpoint.CheckpointError as error:
         text = str(error)

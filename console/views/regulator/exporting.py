@@ -12,7 +12,7 @@ from exports.requests import read_request, start_export
 
 from ...access import page, regulated_establishments, regulated_jurisdictions
 from .forms import ExportForm
-from .ledger import _month_end, _shift
+from .ledger import month_end, shift_month
 
 
 def export_choices(scope):
@@ -30,8 +30,8 @@ def export_choices(scope):
 
 
 def _last_month(today):
-    first = _shift(today.replace(day=1), -1)
-    return first, _month_end(first)
+    first = shift_month(today.replace(day=1), -1)
+    return first, month_end(first)
 
 
 @page("regulator")

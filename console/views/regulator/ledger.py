@@ -16,11 +16,11 @@ from ...rows import cell, e
 from ...templatetags.console import money
 
 
-def _month_end(first):
+def month_end(first):
     return first.replace(day=calendar.monthrange(first.year, first.month)[1])
 
 
-def _shift(first, months):
+def shift_month(first, months):
     index = first.year * 12 + first.month - 1 + months
     return datetime.date(index // 12, index % 12 + 1, 1)
 
@@ -115,7 +115,7 @@ def signed(amount, currency):
     return format_difference(amount or Decimal("0.00"), currency)
 
 
-def _fees(establishment, tables, month_form):
+def fees_month(establishment, tables, month_form):
     """The month shown (chosen, else the latest with rounds or collections) and its figures per gaming day."""
     table_ids = [t.pk for t in tables]
     first = month_form.first_day()
@@ -123,7 +123,7 @@ def _fees(establishment, tables, month_form):
     if first is None:
         today = timezone.localdate(timezone.now(), establishment.zone)
         first = (latest or today).replace(day=1)
-    last = _month_end(first)
+    last = month_end(first)
     days = collect.fees_by_day([establishment], first, last)
     reconciled = _reconciled(table_ids, first, last)
     currency = establishment.jurisdiction.currency
@@ -142,4 +142,5 @@ def _fees(establishment, tables, month_form):
             "short_days": sum(1 for d in mine if d["collected"] < d["expected"]),
             "differing": sum(len(d["differing"]) for d in days),
             "chart": _chart(first, last, mine, currency), "latest": latest,
-            "previous": _shift(first, -1), "next": _shift(first, 1) if latest and _shift(first, 1) <= latest else None}
+            "previous": shift_month(first, -1),
+            "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}

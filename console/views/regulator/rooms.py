@@ -20,7 +20,7 @@ from ...access import establishment_or_404, page, regulated_establishments
 from ...rows import badge, cell, e, plural
 from ...templatetags.console import cited, money, posted_as, room_time, rule_title
 from .forms import MonthForm
-from .ledger import _fees
+from .ledger import fees_month
 
 FINDINGS_PAGE_SIZE = 50
 HANDLED_SHOWN = 25
@@ -87,7 +87,7 @@ def establishment(request, establishment, scope):
     for row in rows:
         row["cells"] = _posting_cells(row, establishment)
     month_form = MonthForm(request.GET or None)
-    fees = _fees(establishment, every_table, month_form)
+    fees = fees_month(establishment, every_table, month_form)
     if not month_form.is_bound or not month_form.errors:
         month_form = MonthForm(initial={"month": fees["first"].strftime("%Y-%m")})
     for day in fees["days"]:
@@ -174,7 +174,7 @@ def _handled_cells(f, establishment):
 
 
 def _fee_day_cells(day):
-    """A gaming day of the fees' table (console.views.regulator.ledger._fees)."""
+    """A gaming day of the fees' table (console.views.regulator.ledger.fees_month)."""
     reconciled = day["reconciled"]
     if reconciled:
         variance = (f'<span class="{"warning" if reconciled["variance"] else "ok"}">'
