@@ -181,7 +181,7 @@ def keys_file():
     ring = trusted_keys()
     return {"root": ring.roots[0], "keys": [{
         "name": k.name, "key_id": k.id, "algorithm": "Ed25519",
-        "public_key": base64.b64encode(checkpoint._raw(k.public_key)).decode(),
+        "public_key": base64.b64encode(checkpoint.raw_public_key(k.public_key)).decode(),
         "verifier_key": checkpoint.verifier_key(k.name, k.public_key), "fingerprint": k.fingerprint,
         "valid_from": k.valid_from.isoformat(), "valid_until": k.valid_until.isoformat() if k.valid_until else None,
         "endorsement": ({"by": k.endorsed_by, "signature": base64.b64encode(k.endorsement).decode()}
