@@ -114,8 +114,8 @@ class Keyring:
                 if not isinstance(endorsement, dict):
                     raise Unreadable("a key's 'endorsement' is an object with 'by' and 'signature'.")
                 signature = endorsement.get("signature")
-                keys.append(Key(name, public, read_moment(item.get("valid_from")), read_moment(item.get("valid_until")),
-                                endorsement.get("by"),
+                keys.append(Key(name, public, read_moment(item.get("valid_from")),
+                                read_moment(item.get("valid_until")), endorsement.get("by"),
                                 unb64(signature, "an endorsement") if isinstance(signature, str) else None))
         else:
             keys = [Key(*_verifier_key(line)) for line in text.splitlines() if line.strip()]

@@ -33,8 +33,8 @@ NOT_INPUT_ERRORS = {
     "signage.render.sign.SignOverflow": "a sign that does not fit: the posting service says what to shorten",
 }
 # BadInputs of their own, each because some code tells it apart (their docstrings say which).
-BAD_INPUT_KINDS = {"cardroom.values.Invalid", "fees.engine.amounts.QuoteError", "fees.months.MonthClosed",
-                   "fees.receipt_format.ReceiptFormatError"}
+BAD_INPUT_KINDS = {"cardroom.values.Invalid", "fees.engine.amounts.QuoteError", "fees.months.selectors.MonthClosed",
+                   "fees.quotes.receipt_format.ReceiptFormatError"}
 
 
 def _subclasses(*bases):

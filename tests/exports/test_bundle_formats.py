@@ -20,8 +20,9 @@ import pytest
 from django.core.management import call_command
 
 from cardroom import bundle, keys, tlog
-from cardroom.bundle import reading as bundle_read, writing as bundle_write
 from cardroom.audit import chain_name, log_action
+from cardroom.bundle import reading as bundle_read
+from cardroom.bundle import writing as bundle_write
 from cardroom.models import Establishment
 from exports import build, collect
 

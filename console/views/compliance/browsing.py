@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from cardroom import permissions
 from cardroom.exceptions import BadInput
-from fees import diff
+from fees.engine import diff
 from fees.models import FeeOption, FeeTier, ScheduleVersion
-from fees.option_label import option_label
+from fees.schedules.option_label import option_label
 
 from ...access import page
 from .base import _document, _documents, _number, _render, _room, _version, _visible, in_force
