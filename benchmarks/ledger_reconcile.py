@@ -59,7 +59,7 @@ def main():
     last_day = year.FIRST_DAY + datetime.timedelta(days=DAYS - 1)
     ids = [t.pk for t in tables]
     with connection.cursor() as cursor:
-        # A partitioned table's size is its partitions' (the rounds on PostgreSQL: fees.partitions).
+        # A partitioned table's size is its partitions' (the rounds on PostgreSQL: fees.months.partitions).
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size(t) + coalesce((SELECT sum(pg_total_relation_size("
                        "inhrelid)) FROM pg_inherits WHERE inhparent = t), 0)) FROM unnest(%s::regclass[]) AS t",
                        [["fees_roundofplay", "fees_collectionentry"]])

@@ -76,7 +76,8 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     tables), leaving out the first ``after`` (already there). Returns seconds taken."""
     from django.db import connection, transaction
 
-    from fees import partitions, quoting
+    from fees.months import partitions
+    from fees.quotes import quoting
     from fees.engine.compact import option_tiers
     from fees.ledger import compact, rounds as ledger_rounds
     from fees.models import CollectionEntry, RoundOfPlay, TablePosting

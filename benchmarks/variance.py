@@ -1,4 +1,4 @@
-"""The variance page over a busy room's year: fees.variance.report (by table, gaming day, shift, recorder), the
+"""The variance page over a busy room's year: fees.variance.selectors.report (by table, gaming day, shift, recorder), the
 page itself through Django's test client, a drill-down and the nightly rule's facts.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cardroom_bench_variance .venv/bin/python benchmarks/variance.py
@@ -155,7 +155,8 @@ def main():
     from django.test import Client
 
     from cardroom.models import Role
-    from fees import variance
+    from fees.variance import selectors as variance
+    from fees.variance import services as summaries
     from fees.models import Reconciliation, TablePosting
 
     if not TablePosting.objects.exists():
@@ -165,7 +166,7 @@ def main():
     first, last = FIRST_DAY, FIRST_DAY + datetime.timedelta(days=DAYS - 1)
     stored = Reconciliation.objects.filter(establishment=room).count()
     started = time.perf_counter()
-    summed = variance.refresh(room)  # what the nightly validation run does as each day is reconciled
+    summed = summaries.refresh(room)  # what the nightly validation run does as each day is reconciled
     print(f"summing the reconciliations up: {summed:,} table-days in {time.perf_counter() - started:.1f} s "
           "(once; later looks sum up only the reconciliations since)")
     vacuum()

@@ -27,17 +27,17 @@ class CheckpointError(ValueError):
     """Not a checkpoint signed by the key given; the message says what is wrong."""
 
 
-def _raw(public_key: Ed25519PublicKey) -> bytes:
+def raw_public_key(public_key: Ed25519PublicKey) -> bytes:
     return public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def key_id(name: str, public_key: Ed25519PublicKey) -> bytes:
-    return hashlib.sha256(name.encode() + b"\n" + ED25519 + _raw(public_key)).digest()[:4]
+    return hashlib.sha256(name.encode() + b"\n" + ED25519 + raw_public_key(public_key)).digest()[:4]
 
 
 def verifier_key(name: str, public_key: Ed25519PublicKey) -> str:
     """The key as a verifier writes it down: ``<name>+<hex key id>+<base64(0x01 || public key)>``."""
-    return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(ED25519 + _raw(public_key)).decode()}"
+    return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(ED25519 + raw_public_key(public_key)).decode()}"
 
 
 def read_verifier_key(text: str) -> tuple[str, Ed25519PublicKey]:

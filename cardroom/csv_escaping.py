@@ -1,7 +1,7 @@
 """The one CSV escaping of text cells a spreadsheet would run as a formula (OWASP, CSV injection), for every CSV the
 installation writes for people to open: the audit bundle's files (``exports.build.csv_cell``, and its SQL form
 ``exports.collect.csv_copy_sql``) and an import's refused rows (``fees.imports``). Plain Python (no Django): the
-offline verifier reads the bundle's cells back with ``unescape`` (``cardroom.bundle_read``).
+offline verifier reads the bundle's cells back with ``unescape`` (``cardroom.bundle.reading``).
 
 A text cell that begins with one of ``FORMULA_STARTS`` is written with a ' before it; so is one that begins with ',
 so that the escape can be undone: take the first ' off any text cell that begins with one and you have the exact

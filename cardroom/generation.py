@@ -129,7 +129,7 @@ def _login_only(user, update_fields):
 
 
 # Rows a quote's answer or its requester's rights are read from, with doors besides the services (the admin,
-# commands, DRF's token views). Memberships: cardroom.access. Publications and interpretations: fees.services.
+# commands, DRF's token views). Memberships: cardroom.access. Publications and interpretations: fees.schedules.services.
 bump_on_change("authtoken.Token")
 bump_on_change(settings.AUTH_USER_MODEL, unless=_login_only)  # a login's last_login changes nothing quoted
 bump_on_change("cardroom.Establishment")  # its jurisdiction decides who sees its schedules

@@ -3,7 +3,7 @@ is approved or refused, or withdrawn by someone else (an administrator). Sent th
 (EMAIL_BACKEND in settings) once the step's transaction commits, so a step rolled back sends nothing; people without
 an email address are skipped.
 
-Called from the one place each step happens (the services: ``fees.services``, ``signage.services``), never from
+Called from the one place each step happens (the services: ``fees.schedules.services``, ``signage.services``), never from
 views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
 kind (``cardroom.review.register_kind``): this module imports no feature app.
 """

@@ -1,6 +1,6 @@
 """Two-person review: one mechanism for every change that takes effect only once a second person approves it.
 
-Schedule publication and interpretations (``fees.services``) and print overrides (``signage.services``) each declare
+Schedule publication and interpretations (``fees.schedules.services``) and print overrides (``signage.services``) each declare
 a ``Workflow``: how their model's status values read as the states below, who asked for it and who else made it.
 Their services take every step through ``Workflow.step``, which refuses a step the state does not allow
 (``ReviewConflict``, a 409) and a step by someone the table does not admit (``NotAllowed``, a 403, with a sentence);

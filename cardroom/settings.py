@@ -229,7 +229,7 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
-# How far back a new schedule version may take effect (fees.editing.earliest_problem): a retroactive change
+# How far back a new schedule version may take effect (fees.schedules.editing.earliest_problem): a retroactive change
 # reprices every round recorded since its date, so one reaching back further is refused as a mistake (room policy).
 RETROACTIVE_MAX_DAYS = env_int("RETROACTIVE_MAX_DAYS", 366, minimum=1)
 # The Ed25519 key that signs audit export bundles (cardroom/keys.py): SIGNING_KEY is its PEM, or base64 of the
@@ -396,7 +396,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "fees.tasks.reconcile_previous_gaming_day",
         "schedule": crontab(hour=7, minute=0),
     },
-    # Daily: the rounds' month partitions a year ahead (fees.partitions), long before a round can need one.
+    # Daily: the rounds' month partitions a year ahead (fees.months.partitions), long before a round can need one.
     "ledger-round-partitions": {
         "task": "fees.tasks.ensure_round_partitions",
         "schedule": crontab(hour=6, minute=45),

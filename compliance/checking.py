@@ -15,7 +15,7 @@ from django.utils import timezone
 from cardroom import game_checks
 from cardroom.models import Table
 from fees.models import ScheduleVersion, TablePosting
-from fees.variance import over_days, short_days
+from fees.variance.selectors import over_days, short_days
 
 from . import identity
 from .facts import Catalog, document_facts, posting_facts, table_rounds

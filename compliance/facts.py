@@ -6,8 +6,9 @@ builds one and checks thousands of postings against it without another query per
 """
 
 from cardroom.models import Approval, BetLimit, Game, GameRules, Paytable
-from fees import in_force, quoting
+from fees.models import in_force
 from fees.models import FeeOption, RoundOfPlay, ScheduleDocument, ScheduleVersion
+from fees.quotes import quoting
 
 from .models import RuleParameter
 from .rules import Parameter, ParameterSet
@@ -200,7 +201,7 @@ class Catalog:
 
     def know_versions(self, document_ids):
         """Read the published versions of many documents in one query, so that ``schedule_as_of`` picks the one in
-        force on any day among them in hand (the rule of ``fees.in_force``), with no query per document and day."""
+        force on any day among them in hand (the rule of ``fees.models.in_force``), with no query per document and day."""
         wanted = set(document_ids) - set(self._published) - {None}
         for pk in wanted:
             self._published[pk] = []

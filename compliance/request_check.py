@@ -7,7 +7,7 @@
 from cardroom import values
 from cardroom.exceptions import BadInput
 from cardroom.models import Establishment
-from fees import house_banked
+from fees.postings import house_banked
 
 from .facts import Catalog, documents_queryset
 from .rules import ERROR, INFO, WARNING, check_posting, pack_for

@@ -13,7 +13,7 @@ from django.apps import apps
 from django.core.exceptions import FieldDoesNotExist
 
 from compliance.rules.words import rule_title
-from fees import interpretations
+from fees.schedules import interpretations
 from console.templatetags.console import money  # the pages' formatter
 
 

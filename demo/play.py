@@ -5,7 +5,7 @@ Everything is written through ``fees.ledger`` as a recording terminal would writ
 ``record_round`` (priced by the engine against the table's posting), the collections in bulk by
 ``record_entries`` with an idempotency key per row, the corrections by a compliance officer with
 ``corrects_key`` and a reason, and each gaming day reconciled as the nightly task does
-(``fees.services.reconcile`` as ``SYSTEM``). The play is drawn from a ``random.Random`` seeded per table and gaming
+(``fees.ledger.services.reconcile`` as ``SYSTEM``). The play is drawn from a ``random.Random`` seeded per table and gaming
 day, so every run plans the same hands and a second run records nothing new (rounds already recorded are not
 sent again; entries are, and the ledger counts them as already recorded).
 
@@ -22,9 +22,11 @@ from decimal import Decimal
 from cardroom.models import Table
 from cardroom.money import CENT
 from cardroom.permissions import SYSTEM
-from fees import ledger, quoting, services as fee_services
+from fees import ledger
 from fees.ledger import compact
+from fees.ledger import services as ledger_services
 from fees.models import Reconciliation, RoundOfPlay, TablePosting
+from fees.quotes import quoting
 
 # October 2026: inside the demo postings' period (from 1 January 2026) and over before the demo's "today".
 MONTH_START = datetime.date(2026, 10, 1)
@@ -152,7 +154,7 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     ).values_list("gaming_day", flat=True))
     for day in sorted(played):
         if day not in reconciled:
-            stored = fee_services.reconcile(SYSTEM, day, table_ids=sorted(played[day]))
+            stored = ledger_services.reconcile(SYSTEM, day, table_ids=sorted(played[day]))
             result.reconciliations_created += len(stored)
     return result
 

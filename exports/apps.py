@@ -10,7 +10,7 @@ class ExportsConfig(AppConfig):
         # run them without naming exports.
         from cardroom import jobs
         from cardroom.models import Job
-        from fees import months
+        from fees.months import services as months
 
         from .installation import export_month
         from .tasks import export_audit, verify_bundle

@@ -1,5 +1,5 @@
 """The installation's own exports (``cardroom.permissions.SYSTEM``: no person asks): the ``export_audit`` command's,
-and a closing month's bundles (``fees.months.close``, which stands below exports: ``ExportsConfig.ready`` registers
+and a closing month's bundles (``fees.months.services.close``, which stands below exports: ``ExportsConfig.ready`` registers
 ``export_month`` with it). Each is the export job the API and the pages start (``start_export``), run here or
 followed on a worker, its bundle then copied to a file."""
 
@@ -48,6 +48,6 @@ def export_to_file(data, output, *, say):
 
 def export_month(establishment, first, last, path, say):
     """``establishment``'s bundle of the days ``first`` to ``last`` of a month being closed, written to ``path``
-    (``fees.months.register_export``)."""
+    (``fees.months.services.register_export``)."""
     data = {"establishment": establishment.slug, "from": first.isoformat(), "to": last.isoformat()}
     say(export_to_file(data, path, say=say))

@@ -7,7 +7,7 @@ import zipfile
 from dataclasses import dataclass, field
 
 from cardroom import bundle, checkpoint, keys
-from cardroom.bundle_verify import members, shown
+from cardroom.bundle.verification import members, shown
 from cardroom.exceptions import BadInput
 
 MAX_PUBLIC_KEY_BYTES = 16 * 1024

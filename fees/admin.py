@@ -16,14 +16,14 @@ from cardroom.admin_site import AuditedAdmin, AuditedInline, ReadOnlyAdmin
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.moments import format_moment
 
-from . import editing, services
 from .forms import CheckedBands
-from .services import APPROVE, EDIT
 from .models import ClosedMonth, FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
+from .schedules import editing, services
+from .schedules.services import APPROVE, EDIT
 
 
 def editable(request, version):
-    """A version's rows are changed as at every door (``fees.editing.may_edit``): drafts, by those who may change
+    """A version's rows are changed as at every door (``fees.schedules.editing.may_edit``): drafts, by those who may change
     the schedule; published versions (and those awaiting a second officer) by nobody."""
     return version is None or editing.may_edit(request.user, version)
 
@@ -170,7 +170,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
         return super().has_change_permission(request, obj) and editable(request, obj)
 
     def save_model(self, request, obj, form, change):
-        """A draft's fields are changed as through the API (``fees.editing.edit_draft``)."""
+        """A draft's fields are changed as through the API (``fees.schedules.editing.edit_draft``)."""
         given = {name: form.cleaned_data[name] for name in editing.DRAFT_FIELDS if name in form.cleaned_data}
         editing.edit_draft(request.user, obj, given, why=self.reason(request, form))
 
@@ -207,7 +207,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
         return deleted, counts, perms_needed, protected
 
     def delete_model(self, request, obj):
-        """A draft is discarded as at every door (``fees.services.discard_draft``); a refusal (a conflict: it
+        """A draft is discarded as at every door (``fees.schedules.services.discard_draft``); a refusal (a conflict: it
         changed since the page was shown) rolls the admin's transaction back."""
         try:
             services.discard_draft(request.user, obj)
@@ -221,7 +221,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
 
     def publish_view(self, request, pk):
         """A draft: ask for publication. A version awaiting a second officer: approve it (not its author's). The
-        steps are ``fees.services``', which decide who may take them."""
+        steps are ``fees.schedules.services``', which decide who may take them."""
         version = self._version_for_action(request, pk)
         asking = version.status == ScheduleVersion.Status.DRAFT
         form = PublishForm(request.POST or None, initial={"reason": version.reason if asking else ""})
@@ -312,7 +312,7 @@ class FeeOptionAdmin(AuditedAdmin):
 @admin.register(Interpretation)
 class InterpretationAdmin(ReadOnlyAdmin):
     """How values the sources leave open are read: proposed, approved, refused and withdrawn through
-    ``fees.interpretations`` (the compliance pages and the API), shown here, never changed here."""
+    ``fees.schedules.interpretations`` (the compliance pages and the API), shown here, never changed here."""
 
     list_display = ["__str__", "status", "decided_on", "citation", "recorded_by", "reviewed_by", "reviewed_at"]
     list_filter = ["status", "field", "version__document"]

@@ -15,9 +15,9 @@ class FeesConfig(AppConfig):
         from cardroom import jobs
         from cardroom.models import Job
 
-        from . import reviews
+        from .schedules import reviews
         from .imports import import_records
-        from .reconciling import reconcile_period
+        from .ledger.services import reconcile_period
 
         reviews.register()
         jobs.register_task(Job.Kind.LEDGER_IMPORT, import_records)

@@ -11,9 +11,9 @@ from django.forms.formsets import ManagementForm
 from cardroom import forms as strict
 from fees.engine.bands import band_edges, is_banded
 
-from .editing import earliest_problem, retroactive_problem
 from .models import FeeTier
-from .option_label import KINDS, bounds_text
+from .schedules.editing import earliest_problem, retroactive_problem
+from .schedules.option_label import KINDS, bounds_text
 
 # The most rows one grid may send: far above any printed option, and checked before a single row's form is built,
 # so an absurd count is answered at once.

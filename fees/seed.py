@@ -12,8 +12,8 @@ from cardroom.models import Jurisdiction
 from cardroom.seed import SEED_ACTOR
 from cardroom.upsert import upsert
 
-from . import services
 from .models import FeeOption, FeeTier, ScheduleDocument, ScheduleVersion
+from .schedules import services
 
 OPTION_MONEY = (
     "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low", "table_limit_high",

@@ -12,16 +12,18 @@ from django.contrib.auth import get_user_model
 from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.permissions import SYSTEM
 
-from . import ledger, partitions, services
-from .models import Reconciliation
+from . import ledger
 from .imports import import_records  # noqa: F401  (the worker registers the tasks of fees.tasks)
-from .reconciling import reconcile_period  # noqa: F401  (likewise)
+from .ledger import services
+from .ledger.services import reconcile_period  # noqa: F401  (likewise)
+from .models import Reconciliation
+from .months import partitions
 
 
 @shared_task
 def reconcile_table_day(table_id, gaming_day, user_id=None):
-    """Reconcile one table's gaming day (YYYY-MM-DD) for the person ``user_id`` (``fees.services.reconcile``, which
-    refuses anyone else, no one included); returns the stored reconciliation's id."""
+    """Reconcile one table's gaming day (YYYY-MM-DD) for the person ``user_id`` (``fees.ledger.services.reconcile``,
+    which refuses anyone else, no one included); returns the stored reconciliation's id."""
     user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     day = datetime.date.fromisoformat(gaming_day)
     (reconciliation,) = services.reconcile(user, day, table_ids=[table_id])
@@ -31,7 +33,7 @@ def reconcile_table_day(table_id, gaming_day, user_id=None):
 @shared_task
 def reconcile_table_days(table_days, user_id):
     """Reconcile the (table id, YYYY-MM-DD) pairs a committed batch of entries touched, for the person who
-    recorded it (``fees.services.reconcile_table_days``: a day of a closed month is skipped and said). Returns
+    recorded it (``fees.ledger.services.reconcile_table_days``: a day of a closed month is skipped and said). Returns
     what was done (days, reconciled, with_variance, skipped)."""
     user = get_user_model().objects.filter(pk=user_id).first()
     pairs = [(int(table_id), datetime.date.fromisoformat(day)) for table_id, day in table_days]
@@ -45,7 +47,7 @@ def reconcile_table_days(table_days, user_id):
 @shared_task
 def reconcile_previous_gaming_day(gaming_day=None):
     """Nightly: reconcile every table with rounds or entries on the previous gaming day (or ``gaming_day``), as the
-    scheduler (``fees.services.reconcile`` as ``SYSTEM``: no person acts)."""
+    scheduler (``fees.ledger.services.reconcile`` as ``SYSTEM``: no person acts)."""
     day = datetime.date.fromisoformat(gaming_day) if gaming_day else ledger.previous_gaming_day()
     stored = services.reconcile(SYSTEM, day)
     return {

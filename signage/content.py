@@ -18,8 +18,9 @@ from django.utils import timezone
 from cardroom.models import Approval
 from cardroom.moments import format_moment
 from compliance.models import RuleParameter
-from fees import engine, interpretations
+from fees import engine
 from fees.models import FeeTier
+from fees.schedules import interpretations
 
 from . import render
 
@@ -103,7 +104,7 @@ def _rows(tiers, currency):
 
 def fee_tables(option, currency):
     """The option's tiers (a FeeOption) as sign tables, one per fee kind and payer, in printed order, read as the
-    room reads them (``fees.interpretations``)."""
+    room reads them (``fees.schedules.interpretations``)."""
     return _tables(interpretations.read_option(option), currency)[0]
 
 

@@ -17,15 +17,15 @@ from django.utils import timezone
 
 from cardroom import values
 from cardroom.audit import log_action
-from cardroom.moments import format_moment
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Game
+from cardroom.moments import format_moment
 from compliance.checking import run_posting
 from compliance.judgement import judge_postings
 from compliance.models import ValidationRun
-from fees import house_banked
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
+from fees.postings import house_banked
 
 from . import fit
 

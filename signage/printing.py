@@ -38,7 +38,7 @@ def sign_states(postings, at, zone=None):
     """For each posting (keyed by id): how many signs were printed, when last, under which version of its schedule,
     and whether a print is due, and why, in words: never printed; out of date, the last sign printed under another
     version than the one in force at ``at`` (a newer one came into force since, so it no longer shows the fees); or
-    changed since, a reading of its option (``fees.interpretations``) approved or withdrawn after the last print,
+    changed since, a reading of its option (``fees.schedules.interpretations``) approved or withdrawn after the last print,
     which puts a notice on the sign or takes one off. Moments are compared, nothing is rendered.
 
     ``postings`` are postings or rows with ``pk``, ``schedule_id`` and ``option_number``; at most three queries

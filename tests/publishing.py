@@ -1,6 +1,6 @@
-"""Publishing in tests as people do it: one officer asks, a second approves (fees.services)."""
+"""Publishing in tests as people do it: one officer asks, a second approves (fees.schedules.services)."""
 
-from fees import services
+from fees.schedules import services
 
 
 def publish(version, *, requested_by, approved_by, reason="Publishing for the test", **retroactive):

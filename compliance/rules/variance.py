@@ -4,7 +4,7 @@ what the approved schedule sets (players charged more than it says). Pure Python
 
 One short hand is a mistake; the same table or the same person short night after night is a pattern for the
 compliance officer to look into (docs/compliance.md, "Collections short day after day"). The facts come from the
-stored reconciliations (``fees.variance.short_days``): the days a table was played, the days it (or a
+stored reconciliations (``fees.variance.selectors.short_days``): the days a table was played, the days it (or a
 recorder) had a hand short. Days in a row are counted over the days played: a table closed for a day neither
 breaks nor lengthens its run; a recorder's days are the room's days of play.
 
@@ -18,7 +18,7 @@ Collected above the schedule (``rule_collected_above_schedule``): every gaming d
 day checked where a table's hands were collected above the schedule by more than the jurisdiction's
 ``over_collection_tolerance`` (nothing: $0) is an error naming the table, the day, the hands and the amount over,
 citing the schedule versions the day's rounds were priced under and the parameter's own citation (Penal Code 337j,
-WAC 230-15-080). The facts come from ``fees.variance.over_days``.
+WAC 230-15-080). The facts come from ``fees.variance.selectors.over_days``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from decimal import Decimal
 
 from cardroom.money import format_money
 
-from fees.variance_stats import runs_in_a_row
+from fees.variance.stats import runs_in_a_row
 
 from .base import ERROR, WARNING, Finding, ParameterSet, finding, rule
 
@@ -97,7 +97,7 @@ def rule_short_days_in_a_row(facts: ShortDays, params: ParameterSet) -> list[Fin
 
 @dataclass(frozen=True)
 class OverCollected:
-    """One table's gaming day with hands collected above the schedule (``fees.variance.OverDay``)."""
+    """One table's gaming day with hands collected above the schedule (``fees.variance.selectors.OverDay``)."""
 
     establishment: str
     jurisdiction: str

@@ -1,7 +1,7 @@
 """A version's history for a compliance officer: who changed what, when and why, old → new per field.
 
 Scoped as the schedule pages (``compliance.base._document``: a draft only for those who may edit it); the entries come
-from ``fees.history``, grouped by change (one save of a tier grid is one change) and paginated.
+from ``fees.schedules.history``, grouped by change (one save of a tier grid is one change) and paginated.
 """
 
 from decimal import Decimal
@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.core.paginator import Paginator
 from django.shortcuts import render
 
-from fees import history
+from fees.schedules import history
 
 from ..access import page
 from ..templatetags.console import money, room_time

@@ -2,7 +2,7 @@
 recorded in a period, against what the versions in force expected, per table and gaming day; the tier edges that
 move the most; and, for a retroactive version, the reconciliations and postings publishing it would change.
 
-The figures are ``fees.impact``'s, the same as the API's. Scoped as the other compliance pages: one of the user's
+The figures are ``fees.quotes.impact``'s, the same as the API's. Scoped as the other compliance pages: one of the user's
 compliance establishments, one of its schedules, and a draft only for those who may edit the schedule (404 else).
 """
 
@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from cardroom import forms as strict_forms
 from cardroom.exceptions import BadInput
-from fees import diff
-from fees import impact as figures
+from fees.engine import diff
+from fees.quotes import impact as figures
 
 from ..access import page
 from .compliance.base import document_or_404, in_force, render_page, room_or_404, version_or_404

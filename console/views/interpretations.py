@@ -1,5 +1,5 @@
 """How a version's ambiguous values are read, for a compliance officer: each reading beside what is printed, and
-the forms to propose one, approve or refuse one (a second officer) and withdraw one (``fees.services``, the services
+the forms to propose one, approve or refuse one (a second officer) and withdraw one (``fees.schedules.services``, the services
 the API uses, which decide who may take each step).
 
 Scoped as the schedule pages (``compliance.base._document``: a draft only for those who may edit it). Those who may edit
@@ -15,11 +15,11 @@ from cardroom import forms as strict
 from cardroom import permissions, review, values
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Source
-from fees import drafts as fees_drafts
-from fees import interpretations, services
 from fees.forms import reason_field
 from fees.models import FeeOption, Interpretation
-from fees.reviews import INTERPRETATION
+from fees.schedules import selectors as fees_drafts
+from fees.schedules import interpretations, services
+from fees.schedules.reviews import INTERPRETATION
 
 from ..access import page
 from .compliance.base import document_or_404, render_page, room_or_404, version_or_404

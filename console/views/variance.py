@@ -1,7 +1,7 @@
 """Where the money goes missing, for a room's compliance officers and its regulators: fees expected vs
 collected over a period by table, gaming day, shift and recorder, how unusual each is against the room's own
 history, and the hands behind a row (fees.variance); the table-days collected above the schedule. The same page
-under each role's section; on the compliance officer's, a form to reconcile a period again (``fees.reconciling``, a
+under each role's section; on the compliance officer's, a form to reconcile a period again (``fees.ledger.services``, a
 job: at once in the embedded default) for those who hold ``fees.record_ledger`` at the room."""
 
 from urllib.parse import quote
@@ -20,9 +20,10 @@ from cardroom.forms import show_error
 from cardroom.forms import DayField
 from cardroom.models import Job
 from cardroom.money import format_money
-from fees import reconciling, variance
+from fees.ledger import services as reconciling
 from fees.models import Reconciliation
-from fees.variance_stats import BASELINE_DAYS
+from fees.variance import selectors as variance
+from fees.variance.stats import BASELINE_DAYS
 
 from ..access import compliance_establishments, establishment_or_404, page, regulated_establishments
 
@@ -50,7 +51,7 @@ class PeriodForm(forms.Form):
 
 
 class ReconcileForm(forms.Form):
-    """A period to reconcile again; the service says what is wrong with it (``fees.reconciling.read_period``)."""
+    """A period to reconcile again; the service says what is wrong with it (``fees.ledger.services.read_period``)."""
 
     reconcile_from = DayField(label="Reconcile from gaming day", widget=forms.DateInput(attrs={"type": "date"}))
     reconcile_to = DayField(label="Reconcile to gaming day", widget=forms.DateInput(attrs={"type": "date"}))

@@ -36,7 +36,7 @@ def clean_rows(establishment=None):
     writes them)."""
     from cardroom.models import Establishment  # here, so that ``python -m demo.files`` sets Django up first
     from demo import play
-    from fees import quoting
+    from fees.quotes import quoting
 
     establishment = establishment or Establishment.objects.get(slug=ROOM)
     result = play.PlayResult(first_day=DAY, last_day=DAY)

@@ -7,7 +7,7 @@ from django.db.models import OuterRef, Q, Subquery
 
 from cardroom.models import Approval, ApprovalCondition, Establishment
 from compliance.models import Finding
-from fees import diff
+from fees.engine import diff
 from fees.models import FeeOption, FeeTier, ScheduleVersion, TablePosting
 from signage.models import SignPrint
 
@@ -46,7 +46,7 @@ def version_rows(scope):
 
 def change_rows(scope):
     """Every version published in the period beside the one it replaced: each changed value, old and new, as the
-    compare page and the diff API match them (``fees.diff``: tiers paired by what they are, not by row number)."""
+    compare page and the diff API match them (``fees.engine.diff``: tiers paired by what they are, not by row number)."""
     published = (ScheduleVersion.objects.filter(document__in=scope.documents(), status="published",
                                                 published_at__gte=scope.start_moment,
                                                 published_at__lt=scope.end_moment)

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 from reportlab.lib.units import inch
 from reportlab.platypus import CondPageBreak
 
-from fees import diff
+from fees.engine import diff
 
 from .pdf import H2, NOTE, Col, para, table
 from .people import Markup, clipped, local

@@ -73,8 +73,8 @@ def write(story, data, counts, generated_at, requested_by):
                       "when you first received its keys, by a channel you trust, and give it with <i>--trust</i>: "
                       "anyone can write a keys file or a report naming another, so without it the verifier says NOT "
                       "CHECKED, never HOLDS. The verifier is plain Python 3.11 with the <i>cryptography</i> package: "
-                      "cardroom/tlog.py, "
-                      "tlog_*.py, merkle.py, checkpoint.py, chain.py, bundle.py and bundle_*.py of the cardroom source "
+                      "cardroom/tlog/, "
+                      "bundle/, merkle.py, checkpoint.py and chain.py of the cardroom source "
                       "(docs/audit.md); the keys file is the installation's GET /api/v1/audit/keys. Every row and "
                       "column is in the CSV files (columns.json describes them); the pages after this one "
                       "show them for reading.", NOTE))

@@ -3,8 +3,8 @@ by recorder for each establishment, with exact figures and the same statistic.""
 
 from django.db.models import Min
 
-from fees import variance
 from fees.models import Reconciliation
+from fees.variance import selectors as variance
 
 from .pdf import H2, NOTE, Col, para, table
 from .people import money

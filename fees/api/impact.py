@@ -1,5 +1,5 @@
 """GET /api/v1/schedules/{code}/versions/{number}/impact: what a version would have collected over recorded rounds
-(``fees.impact``), for the page before publishing and for anyone who sees the version and the establishment's
+(``fees.quotes.impact``), for the page before publishing and for anyone who sees the version and the establishment's
 ledger. Scoped as the schedules API: drafts only for those who may edit the schedule, else 404."""
 
 from django.shortcuts import get_object_or_404
@@ -11,8 +11,9 @@ from rest_framework.views import APIView
 from cardroom import values
 from cardroom.access import scope_of
 from cardroom.models import Establishment
-from fees import drafts, impact
 from fees.models import FeeTier, ScheduleDocument, ScheduleVersion
+from fees.quotes import impact
+from fees.schedules import selectors as drafts
 
 from .ledger import ReconciliationSerializer
 from .views import MAX_VERSION_NUMBER
@@ -78,7 +79,7 @@ class ImpactEdgeSerializer(serializers.Serializer):
     priced_under = serializers.IntegerField(help_text="The version compared with (the rounds were priced under it).")
     option = serializers.IntegerField()
     # Text, not an enum: the same choices as the diff's TierChange.status, named once in the schema there.
-    status = serializers.CharField(help_text="changed, added or removed (fees.diff: tiers matched by what they are).")
+    status = serializers.CharField(help_text="changed, added or removed (fees.engine.diff: tiers matched by what they are).")
     fee_kind = serializers.ChoiceField(choices=FeeTier.FeeKind.choices)
     fields = serializers.ListField(child=serializers.CharField(), help_text="What differs, as a person names it.")
     before = ImpactTierSerializer(allow_null=True, help_text="The tier as priced under; null when added.")
@@ -140,7 +141,7 @@ def _day(request, name):
 
 
 class ImpactView(APIView):
-    permission_names = {"get": "cardroom.view_records"}  # a draft's impact: fees.view_drafts (fees.drafts)
+    permission_names = {"get": "cardroom.view_records"}  # a draft's impact: fees.view_drafts (fees.schedules.selectors)
 
     @extend_schema(parameters=PARAMETERS, responses=ImpactSerializer)
     def get(self, request, code, number):

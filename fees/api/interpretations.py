@@ -1,4 +1,4 @@
-"""How a schedule's ambiguous values are read: ``/api/v1/schedules/{code}/interpretations/`` (``fees.interpretations``).
+"""How a schedule's ambiguous values are read: ``/api/v1/schedules/{code}/interpretations/`` (``fees.schedules.interpretations``).
 
 Everyone who sees the schedule reads the approved readings of its published versions; those who may edit it see
 every reading of every version they see, proposed, refused and withdrawn ones too. ``POST`` proposes one (anyone
@@ -18,8 +18,9 @@ from cardroom import permissions
 from cardroom.access import scope_of
 from cardroom.api.fields import DayField, TextField, WholeField
 from cardroom.api.schema import may_conflict
-from fees import drafts, interpretations, services
 from fees.models import Interpretation, ScheduleDocument, ScheduleVersion
+from fees.schedules import interpretations, services
+from fees.schedules import selectors as drafts
 
 from .views import MAX_VERSION_NUMBER
 

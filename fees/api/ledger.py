@@ -24,9 +24,10 @@ from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, Wh
 from cardroom.api.filters import DayBounded, FilterBackend
 from cardroom.api.pagination import KeysetPagination
 from cardroom.api.schema import may_conflict
-from fees import ledger, receipts
+from fees import ledger
 from fees.ledger import compact
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+from fees.quotes import receipts
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key", str, location=OpenApiParameter.HEADER, required=False,
@@ -207,7 +208,7 @@ LIST_DAYS = f"to list, this or gaming_day; at most {settings.LEDGER_LIST_MAX_DAY
 
 class LedgerDaysFilter(DayBounded, PlacedFilter):
     """A list of entries or rounds names its gaming days (``DayBounded``): the tables are partitioned by month of
-    gaming day on PostgreSQL (fees.partitions), and a list reads only its days' months."""
+    gaming day on PostgreSQL (fees.months.partitions), and a list reads only its days' months."""
 
     gaming_day = django_filters.DateFilter(help_text="One gaming day (or gaming_day_from and gaming_day_to).")
     gaming_day_from = django_filters.DateFilter(field_name="gaming_day", lookup_expr="gte",

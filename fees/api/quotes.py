@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from cardroom import generation, values
 from cardroom.access import remembered_scope
 from cardroom.authentication import RememberedTokenAuthentication
-from fees import quoting, receipts
+from fees.quotes import quoting, receipts
 
 EXAMPLES = [
     OpenApiExample("California game", request_only=True, value={

@@ -138,7 +138,7 @@ class ScheduleDetailSerializer(ScheduleSummarySerializer):
         ]
 
 
-# -- the difference between two versions (fees.diff) -----------------------------------------------------------
+# -- the difference between two versions (fees.engine.diff) -----------------------------------------------------------
 
 DIFF_STATUSES = ["same", "changed", "added", "removed"]
 
@@ -207,7 +207,7 @@ class DiffSummarySerializer(serializers.Serializer):
 # Declared with type(): two of its fields are named "from" and "to", like the query's parameters.
 VersionDiffSerializer = type("VersionDiffSerializer", (serializers.Serializer,), {
     "__module__": __name__,
-    "__doc__": "Two versions of a schedule option by option and tier by tier (``fees.diff``, as the compare page).",
+    "__doc__": "Two versions of a schedule option by option and tier by tier (``fees.engine.diff``, as the compare page).",
     "schedule": serializers.CharField(),
     "currency": serializers.CharField(help_text="Every amount in the answer is in this currency."),
     "from": VersionRefSerializer(help_text="The version compared from (?from=)."),

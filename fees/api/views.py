@@ -11,8 +11,10 @@ from cardroom import permissions, values
 from cardroom.api.base import ScopedReadOnlyViewSet, as_of_param, known_at_param
 from cardroom.api.schema import may_conflict
 from cardroom.models import AuditLogEntry
-from fees import diff, drafts, editing, services
+from fees.engine import diff
 from fees.models import ScheduleDocument, ScheduleVersion
+from fees.schedules import editing, services
+from fees.schedules import selectors as drafts
 
 from . import serializers
 
@@ -100,7 +102,7 @@ def _option_value(value):
 
 
 def version_diff_data(document, old, new):
-    """The API's answer for ``fees.diff.diff_versions`` of two versions: every option by number, the tiers
+    """The API's answer for ``fees.engine.diff.diff_versions`` of two versions: every option by number, the tiers
     added, removed or changed with old and new values, and the counts."""
     changes_ = diff.diff_versions(old.diff_records(), new.diff_records())
     currency = document.currency
@@ -224,7 +226,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def version_diff(self, request, code=None):
         """Two versions, option by option and tier by tier (``?from=N&to=M``): options added, removed, changed or
         the same; tiers added, removed or changed with the old and new value of every field; and the counts. The
-        same comparison as the compare page (``fees.diff``)."""
+        same comparison as the compare page (``fees.engine.diff``)."""
         document = self.get_object()
         numbers, problems = {}, {}
         for name in ("from", "to"):
@@ -251,9 +253,9 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     @action(detail=True, methods=["get"])
     def history(self, request, code=None):
         """Who changed this document's versions (those you may see), their options and tiers, when and why, newest
-        first: every changed field with its old and new value (``fees.history``), the review steps of publication,
+        first: every changed field with its old and new value (``fees.schedules.history``), the review steps of publication,
         each version's reasons (the draft's and the publication's); and every logged action on the versions."""
-        from fees.history import document_history
+        from fees.schedules.history import document_history
 
         document = self.get_object()
         versions = list(self.visible_versions(document))
@@ -305,7 +307,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         return document
 
     def _step(self, number, step, permission=services.EDIT):
-        """Take ``step`` (a ``fees.services`` publication step) with the body's reason; answer with the version."""
+        """Take ``step`` (a ``fees.schedules.services`` publication step) with the body's reason; answer with the version."""
         document = self.editable(permission)
         version = self.get_version(document, number)
         serializer = serializers.ReviewSerializer(data=self.request.data)

@@ -1,6 +1,6 @@
 """The fee engine: what a card room collects for one round, hand or time-collection period.
 
-Pure Python (no Django): ``fees.quoting`` turns a published schedule version into the frozen dataclasses
+Pure Python (no Django): ``fees.quotes.quoting`` turns a published schedule version into the frozen dataclasses
 below and calls the ``quote_*`` functions; anything wrong with the input, or an amount the schedule does not
 cover, raises ``QuoteError`` with a message that says exactly what is wrong. All money is ``Decimal``,
 quantized to the cent; floats are refused.
@@ -29,7 +29,7 @@ from option numbers:
 - player fee ``player_wager``: a player's base wagers are added up and the total picks the tier;
 - player-dealer fee ``total_table_action``: the fee of the TTA tier; ``flat``: the one printed fee;
 - a fee whose measure is ``unstated`` or ``wager_unspecified`` cannot be quoted (the schedule does not
-  say how it is measured), unless an approved interpretation reads it (``fees.interpretations``): the Tier then
+  say how it is measured), unless an approved interpretation reads it (``fees.schedules.interpretations``): the Tier then
   holds the reading and carries the ``Interpretation``, and ``explain`` names it with its citation.
 
 **Poker drop.** The collection fee (by players in the hand) and the jackpot fee are taken only when the

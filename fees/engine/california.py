@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Sequence
 from cardroom.money import CENT
 
 from .amounts import ZERO, QuoteError
-from .quotes import _HOW_TO_QUOTE, CaliforniaQuote, FeeLine, Wager, _line, _new, _wrong_basis
-from .scales import _KIND_NAMES, _Group, _line_for, _out_of_range
+from .quotes import HOW_TO_QUOTE, CaliforniaQuote, FeeLine, Wager, fee_line, new_instance, wrong_basis
+from .scales import KIND_NAMES, Group, groups_of, line_for, out_of_range
+from .schedules import kept_on
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for the annotations only
     from .schedules import Option, Schedule
 
 _PLAYER_MEASURES = frozenset({"flat", "total_table_action", "base_wager", "player_wager"})
@@ -20,7 +21,7 @@ _PLAYER_DEALER_MEASURES = frozenset({"flat", "total_table_action"})
 
 
 class _CaliforniaPlan:
-    """How quote_california prices one option, worked out once per Option (``Option._california``).
+    """How quote_california prices one option, worked out once per Option (kept on the Option: ``schedules.kept_on``).
 
     ``refusal`` is None, or makes the QuoteError saying why the option cannot be quoted with wagers (given
     the schedule code). ``player``/``player_measure``: the player fee tiers and what they are measured on
@@ -32,7 +33,7 @@ class _CaliforniaPlan:
     __slots__ = ("refusal", "player", "player_measure", "dealer_group", "dealer", "dealer_fee", "dealer_cents")
 
     def __init__(self, option: Option):
-        groups = option._groups
+        groups = groups_of(option)
         self.player = groups.get("player")
         self.player_measure = self.player.measure if self.player is not None else None
         self.dealer_group = groups.get("player_dealer")
@@ -43,14 +44,14 @@ class _CaliforniaPlan:
             self.dealer_fee, self.dealer_cents = self.dealer_group.fees[0], self.dealer_group.cent_fees[0]
         self.refusal = self._refusal(option, groups)
 
-    def _refusal(self, option: Option, groups: dict[str, _Group]):
+    def _refusal(self, option: Option, groups: dict[str, Group]):
         number = option.number
-        if option.basis in _HOW_TO_QUOTE:
-            return lambda code: _wrong_basis(code, option)
+        if option.basis in HOW_TO_QUOTE:
+            return lambda code: wrong_basis(code, option)
         problem = None
         others = sorted(set(groups) - {"player", "player_dealer"})
         if others:
-            names = ", ".join(_KIND_NAMES.get(k, k) for k in others)
+            names = ", ".join(KIND_NAMES.get(k, k) for k in others)
             problem = f"prints {names} tiers, which a California game quote has no use for."
         for group, allowed in ((self.player, _PLAYER_MEASURES), (self.dealer_group, _PLAYER_DEALER_MEASURES)):
             if problem is None and group is not None:
@@ -74,7 +75,7 @@ def quote_california(schedule: Schedule, option_number: int, wagers: Sequence[Wa
     option = schedule._by_number.get(option_number) if type(option_number) is int else None
     if option is None:
         option = schedule.option(option_number)  # says what is wrong
-    plan = option._california
+    plan = kept_on(option, "_california", _CaliforniaPlan)
     if plan.refusal is not None:
         raise plan.refusal(schedule.code)
     if type(wagers) is not tuple:
@@ -99,8 +100,8 @@ def quote_california(schedule: Schedule, option_number: int, wagers: Sequence[Wa
                 action += spot_action
                 i = bisect_left(uppers, cents)
                 if i == stop or cents < lowest:
-                    raise _out_of_range(group, wager.base, f"{wager.player}'s base wager", schedule.code,
-                                        option.number)
+                    raise out_of_range(group, wager.base, f"{wager.player}'s base wager", schedule.code,
+                                       option.number)
                 total += cent_fees[i]
                 fee = tier_fees[i]
                 player = wager.player
@@ -140,11 +141,11 @@ def quote_california(schedule: Schedule, option_number: int, wagers: Sequence[Wa
     else:  # by the total table action
         i = bisect_left(dealer.cent_uppers, action)
         if i == dealer.stop or action < dealer.cent_lowest:
-            raise _out_of_range(dealer, _from_cents(action), "Total table action", schedule.code, option.number)
+            raise out_of_range(dealer, _from_cents(action), "Total table action", schedule.code, option.number)
         dealer_fee = dealer.fees[i]
         total += dealer.cent_fees[i]
 
-    quote = _new(CaliforniaQuote)  # what _build does, one field at a time: the quickest way to fill it
+    quote = new_instance(CaliforniaQuote)  # what _build does, one field at a time: the quickest way to fill it
     state = quote.__dict__
     state["player_fees"] = tuple(fees.items())
     state["player_dealer_fee"] = dealer_fee
@@ -158,10 +159,10 @@ def _from_cents(cents: int) -> Decimal:
     return CENT * cents  # exact, and already quantized: 0.01 * 23500 == Decimal("235.00")
 
 
-def _pick_cents(group: _Group, cents: int, what: str, schedule: Schedule, option: Option) -> int:
+def _pick_cents(group: Group, cents: int, what: str, schedule: Schedule, option: Option) -> int:
     i = bisect_left(group.cent_uppers, cents)
     if i == group.stop or cents < group.cent_lowest:
-        raise _out_of_range(group, _from_cents(cents), what, schedule.code, option.number)
+        raise out_of_range(group, _from_cents(cents), what, schedule.code, option.number)
     return i
 
 
@@ -178,31 +179,31 @@ def _california_lines(plan: _CaliforniaPlan, wagers: tuple[Wager, ...], action: 
     if measure == "base_wager":
         uppers, fields = group.cent_uppers, group.line_fields
         for wager in wagers:
-            lines.append(_line_for(fields[bisect_left(uppers, wager._cents[0])], wager.player, wager.base,
-                                   "backline" if wager.backline else ""))
+            lines.append(line_for(fields[bisect_left(uppers, wager._cents[0])], wager.player, wager.base,
+                                  "backline" if wager.backline else ""))
     else:
         totals: dict[str, int] = {}
         for wager in wagers:
             totals[wager.player] = totals.get(wager.player, 0) + wager._cents[0]
         for player, cents in totals.items():
             if measure == "player_wager":
-                lines.append(_line_for(group.line_fields[bisect_left(group.cent_uppers, cents)], player,
-                                       _from_cents(cents)))
+                lines.append(line_for(group.line_fields[bisect_left(group.cent_uppers, cents)], player,
+                                      _from_cents(cents)))
             elif measure == "total_table_action":
-                lines.append(_line_for(group.line_fields[bisect_left(group.cent_uppers, action)], player, tta))
+                lines.append(line_for(group.line_fields[bisect_left(group.cent_uppers, action)], player, tta))
             elif measure == "flat":
-                lines.append(_line_for(group.line_fields[0], player, None))
+                lines.append(line_for(group.line_fields[0], player, None))
             else:
-                lines.append(_line("player", player, "player", "flat", None, None, ZERO,
-                                   "The option prints no player fee."))
+                lines.append(fee_line("player", player, "player", "flat", None, None, ZERO,
+                                      "The option prints no player fee."))
     dealer = plan.dealer_group
     if dealer is None:
-        lines.append(_line("player_dealer", None, "player_dealer", "flat", None, None, ZERO,
-                           "The option prints no player-dealer fee."))
+        lines.append(fee_line("player_dealer", None, "player_dealer", "flat", None, None, ZERO,
+                              "The option prints no player-dealer fee."))
     elif dealer.measure == "flat":
-        lines.append(_line_for(dealer.line_fields[0], None, None))
+        lines.append(line_for(dealer.line_fields[0], None, None))
     else:
-        lines.append(_line_for(dealer.line_fields[bisect_left(dealer.cent_uppers, action)], None, tta))
+        lines.append(line_for(dealer.line_fields[bisect_left(dealer.cent_uppers, action)], None, tta))
     return tuple(lines)
 
 

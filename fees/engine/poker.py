@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .amounts import ZERO, QuoteError
-from .quotes import PokerQuote, _line, _wrong_basis
-from .scales import _line_for, _pick
+from .quotes import PokerQuote, fee_line, wrong_basis
+from .scales import groups_of, line_for, pick
 from .schedules import Schedule
 
 _POKER_KINDS = ("collection", "jackpot", "designated_table")
@@ -18,7 +18,7 @@ def quote_poker(schedule: Schedule, option_number: int, *, players: int, reached
     option = schedule.option(option_number)
     code, number = schedule.code, option.number
     if option.basis != "poker_drop":
-        raise _wrong_basis(schedule.code, option)
+        raise wrong_basis(schedule.code, option)
     if isinstance(players, bool) or not isinstance(players, int):
         raise QuoteError(f"players must be the whole number of players in the hand, not {players!r}.")
     for name, value in (("reached_flop", reached_flop), ("reached_river", reached_river)):
@@ -31,7 +31,7 @@ def quote_poker(schedule: Schedule, option_number: int, *, players: int, reached
     if not option.tiers:
         raise QuoteError(f"option {number} of {code} has no fees printed, so no drop can be quoted for it.")
 
-    groups = option._groups
+    groups = groups_of(option)
     amounts = dict.fromkeys(_POKER_KINDS, ZERO)
     lines = []
     for kind, group in groups.items():
@@ -52,14 +52,14 @@ def quote_poker(schedule: Schedule, option_number: int, *, players: int, reached
         reached = reached_river if taken == "after_river" else reached_flop
         if not reached:
             street = "river" if taken == "after_river" else "flop"
-            lines.append(_line(group.tiers[0].payer, None, kind, group.measure, None, None, ZERO,
-                               f"Not taken: the hand did not reach the {street}."))
+            lines.append(fee_line(group.tiers[0].payer, None, kind, group.measure, None, None, ZERO,
+                                  f"Not taken: the hand did not reach the {street}."))
             continue
         if group.measure == "players":
-            i = _pick(group, players, "A hand with", code, number)
-            lines.append(_line_for(group.line_fields[i], None, players))
+            i = pick(group, players, "A hand with", code, number)
+            lines.append(line_for(group.line_fields[i], None, players))
         else:
-            lines.append(_line_for(group.line_fields[0], None, None))
+            lines.append(line_for(group.line_fields[0], None, None))
         amounts[kind] += lines[-1].fee
     total = amounts["collection"] + amounts["designated_table"] + amounts["jackpot"]
     return PokerQuote(

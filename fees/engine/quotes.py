@@ -122,7 +122,7 @@ class TimeQuote:
     lines: tuple[FeeLine, ...]
 
 
-_new = object.__new__
+new_instance = object.__new__
 
 
 def _build(cls, values: dict):
@@ -133,12 +133,12 @@ def _build(cls, values: dict):
     directly. Only for classes without ``__post_init__``, and with every field given (a CaliforniaQuote's
     ``lines`` may instead come from ``_lines_from``: see _LinesOnDemand).
     """
-    instance = _new(cls)
+    instance = new_instance(cls)
     instance.__dict__.update(values)
     return instance
 
 
-def _line(payer, player, fee_kind, measure, measured, tier, fee, note=""):
+def fee_line(payer, player, fee_kind, measure, measured, tier, fee, note=""):
     return _build(FeeLine, {
         "payer": payer, "player": player, "fee_kind": fee_kind, "measure": measure, "measured": measured,
         "tier": tier, "fee": fee, "note": note,
@@ -146,13 +146,13 @@ def _line(payer, player, fee_kind, measure, measured, tier, fee, note=""):
 
 
 # What an option quoted by the wrong function is told.
-_HOW_TO_QUOTE = {
+HOW_TO_QUOTE = {
     "poker_drop": "is a poker drop; quote it with players and reached_flop",
     "time_collection": "is a time collection; quote it with game_started_at, game_ended_at and the players' seats",
 }
 _CALIFORNIA_HINT = "is a California game fee; quote it with wagers"
 
 
-def _wrong_basis(code: str, option: Option) -> QuoteError:
-    how = _HOW_TO_QUOTE.get(option.basis, _CALIFORNIA_HINT)
+def wrong_basis(code: str, option: Option) -> QuoteError:
+    how = HOW_TO_QUOTE.get(option.basis, _CALIFORNIA_HINT)
     return QuoteError(f"option {option.number} of {code} {how}.")

@@ -11,14 +11,15 @@ from cardroom.money import CENT
 
 from .amounts import QuoteError, and_list, dollars, money, printed_count
 from .bands import BANDED, UNCLEAR
-from .quotes import FeeLine, _new
+from .quotes import FeeLine, new_instance
+from .schedules import kept_on
 
 if TYPE_CHECKING:
     from .schedules import Option, Tier
 
 _BELOW_EVERYTHING = Decimal("-Infinity")
 _NO_FLOOR_CENTS = float("-inf")
-_KIND_NAMES = {
+KIND_NAMES = {
     "player": "player fee",
     "player_dealer": "player-dealer fee",
     "collection": "collection fee",
@@ -28,7 +29,7 @@ _KIND_NAMES = {
 }
 
 
-class _Group:
+class Group:
     """The tiers of one fee kind in an option, ready for ``bisect``.
 
     ``tiers`` are in reading order (ascending bounds); ``uppers`` holds the closed upper bounds; an amount
@@ -37,7 +38,7 @@ class _Group:
     lower bound (-Infinity when open below). ``fees`` are the tiers' fees quantized to the cent;
     ``cent_fees``, ``cent_uppers`` and ``cent_lowest`` are the same amounts in integer cents, for money
     measured in cents (quote_california). ``line_fields`` holds, per tier, the FeeLine fields that do not
-    depend on the round (see _line_for). ``problem`` says why the tiers cannot be used, if they cannot.
+    depend on the round (see line_for). ``problem`` says why the tiers cannot be used, if they cannot.
     """
 
     __slots__ = ("kind", "measure", "tiers", "fees", "cent_fees", "uppers", "stop", "lowest", "cent_uppers",
@@ -59,7 +60,7 @@ class _Group:
 
     @property
     def name(self) -> str:
-        return _KIND_NAMES.get(self.kind, f"{self.kind} fee")
+        return KIND_NAMES.get(self.kind, f"{self.kind} fee")
 
     def _set_fees(self, tiers, fees):
         self.tiers = tuple(tiers)
@@ -72,9 +73,9 @@ class _Group:
         )
 
 
-def _line_for(fields: dict, player, measured, note: str = "") -> FeeLine:
+def line_for(fields: dict, player, measured, note: str = "") -> FeeLine:
     """A FeeLine from a tier's prepared ``line_fields`` and what varies per round (see _build)."""
-    line = _new(FeeLine)
+    line = new_instance(FeeLine)
     state = line.__dict__
     state.update(fields)
     state["player"] = player
@@ -84,16 +85,16 @@ def _line_for(fields: dict, player, measured, note: str = "") -> FeeLine:
     return line
 
 
-def _compile_group(kind: str, printed: Sequence[Tier]) -> _Group:
+def _compile_group(kind: str, printed: Sequence[Tier]) -> Group:
     """Check one kind's tiers (given in printed order) and precompute what lookups need."""
     measures = sorted({t.measure for t in printed})
     if len(measures) > 1:
-        return _Group(kind, measures[0], tuple(printed), (
-            f"prints {_KIND_NAMES.get(kind, kind)} tiers measured in more than one way "
+        return Group(kind, measures[0], tuple(printed), (
+            f"prints {KIND_NAMES.get(kind, kind)} tiers measured in more than one way "
             f"({', '.join(measures)}); the schedule data needs correcting before it can be quoted."
         ))
     measure = measures[0]
-    group = _Group(kind, measure, tuple(printed))
+    group = Group(kind, measure, tuple(printed))
     fees = []
     for tier in printed:
         try:
@@ -172,14 +173,19 @@ def _reading_order(printed: Sequence[Tier]) -> list[int] | None:
     return None
 
 
-def _compile_option(option: Option) -> dict[str, _Group]:
+def groups_of(option: Option) -> dict[str, Group]:
+    """The option's tiers grouped by fee kind and compiled for lookups; worked out once per Option."""
+    return kept_on(option, "_groups", compile_option)
+
+
+def compile_option(option: Option) -> dict[str, Group]:
     by_kind: dict[str, list[Tier]] = {}
     for tier in sorted(option.tiers, key=lambda t: t.order):
         by_kind.setdefault(tier.fee_kind, []).append(tier)
     return {kind: _compile_group(kind, tiers) for kind, tiers in by_kind.items()}
 
 
-def _covers(group: _Group) -> str:
+def _covers(group: Group) -> str:
     """What a banded group covers, in the schedule's own style: '$1-$300', '$1 and up', '2 or more players'."""
     first, last = group.tiers[0].lower, group.tiers[-1].upper
     if group.measure == "players":
@@ -195,7 +201,7 @@ def _covers(group: _Group) -> str:
     return f"{show(first)}-{show(last)}{unit}"
 
 
-def _out_of_range(group: _Group, amount, what: str, code: str, option: int):
+def out_of_range(group: Group, amount, what: str, code: str, option: int):
     if group.measure == "players":
         shown = f"{printed_count(amount)} player{'' if amount == 1 else 's'}"
     else:
@@ -207,11 +213,11 @@ def _out_of_range(group: _Group, amount, what: str, code: str, option: int):
     )
 
 
-def _pick(group: _Group, amount, what: str, code: str, option: int) -> int:
+def pick(group: Group, amount, what: str, code: str, option: int) -> int:
     """Index into ``group.tiers`` of the tier covering ``amount`` (the tier rule), or a QuoteError."""
     i = bisect_left(group.uppers, amount)
     if i == group.stop or (i == 0 and amount < group.lowest):
-        raise _out_of_range(group, amount, what, code, option)
+        raise out_of_range(group, amount, what, code, option)
     return i
 
 
@@ -236,4 +242,4 @@ def find_tier(tiers: Sequence[Tier], amount, *, what: str, code: str, option: in
         raise QuoteError(f"{code} option {option} {group.problem}")
     if group.measure not in BANDED:
         return group.tiers[0]
-    return group.tiers[_pick(group, amount, what, code, option)]
+    return group.tiers[pick(group, amount, what, code, option)]

@@ -7,13 +7,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from .amounts import QuoteError
-
-if TYPE_CHECKING:
-    from .california import _CaliforniaPlan
-    from .scales import _Group
 
 
 @dataclass(frozen=True)
@@ -71,19 +66,16 @@ class Option:
     def interpreted(self, field: str) -> Interpretation | None:
         return next((i for i in self.interpretations if i.field == field), None)
 
-    # Compiled on first use (imported then: those modules build on this one).
-    @cached_property
-    def _groups(self) -> dict[str, _Group]:
-        """The option's tiers grouped by fee kind and compiled for lookups; computed once per Option."""
-        from .scales import _compile_option
 
-        return _compile_option(self)
-
-    @cached_property
-    def _california(self) -> _CaliforniaPlan:
-        from .california import _CaliforniaPlan
-
-        return _CaliforniaPlan(self)
+def kept_on(option: Option, name: str, compute):
+    """``compute(option)``, worked out once per Option and kept on it, as ``functools.cached_property`` keeps a
+    value: in the instance's dict, outside its fields (==, hash, repr and asdict do not see it). The modules that
+    compile an option for lookups (``scales.groups_of``, ``california``'s plan) build on this one, so they keep
+    what they compile here rather than this module importing them."""
+    kept = vars(option)
+    if name not in kept:
+        kept[name] = compute(option)
+    return kept[name]
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,15 @@ from decimal import Decimal
 from typing import Sequence
 
 from .amounts import ZERO, QuoteError, dollars
-from .quotes import Seat, TimeQuote, _line, _wrong_basis
+from .quotes import Seat, TimeQuote, fee_line, wrong_basis
+from .scales import groups_of
 from .schedules import Schedule, Tier
 
 # Marks are listed one by one, so the period is bounded: a week of half-hours is 336 marks.
 LONGEST_TIME_COLLECTION = timedelta(days=7)
 
 
-def _collections(game_started_at, game_ended_at, interval_minutes: int, seats: Sequence[Seat]):
+def collection_marks(game_started_at, game_ended_at, interval_minutes: int, seats: Sequence[Seat]):
     """The collection marks and, per player in order of first appearance, the marks they pay at.
 
     Rule: marks are start + k*interval (k >= 1) up to and including the end; a player pays at mark m iff
@@ -83,7 +84,7 @@ def _collections(game_started_at, game_ended_at, interval_minutes: int, seats: S
     return marks, {player: sorted(ks) for player, ks in paid.items()}
 
 
-def _time_lines(marks, paid, fee: Decimal, tier: Tier | None, fee_kind: str):
+def time_lines(marks, paid, fee: Decimal, tier: Tier | None, fee_kind: str):
     player_fees, lines, total = [], [], ZERO
     for player, ks in paid.items():
         amount = fee * len(ks)
@@ -91,7 +92,7 @@ def _time_lines(marks, paid, fee: Decimal, tier: Tier | None, fee_kind: str):
         player_fees.append((player, amount, len(ks)))
         at = ", ".join(marks[k - 1].strftime("%H:%M") for k in ks)
         note = f"{len(ks)} collection{'s' if len(ks) != 1 else ''} of {dollars(fee)}" + (f" (at {at})" if ks else "")
-        lines.append(_line("player", player, fee_kind, "elapsed_time", len(ks), tier, amount, note))
+        lines.append(fee_line("player", player, fee_kind, "elapsed_time", len(ks), tier, amount, note))
     return tuple(player_fees), total, tuple(lines)
 
 
@@ -101,11 +102,11 @@ def quote_time(schedule: Schedule, option_number: int, *, game_started_at: datet
     option = schedule.option(option_number)
     code, number = schedule.code, option.number
     if option.basis != "time_collection":
-        raise _wrong_basis(schedule.code, option)
+        raise wrong_basis(schedule.code, option)
     minutes = option.interval_minutes
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes <= 0:
         raise QuoteError(f"{code} option {number} does not state a collection interval, so no time fee can be quoted.")
-    groups = option._groups
+    groups = groups_of(option)
     group = groups.get("time")
     if group is None or len(groups) > 1:
         raise QuoteError(
@@ -116,6 +117,6 @@ def quote_time(schedule: Schedule, option_number: int, *, game_started_at: datet
     if group.measure not in ("elapsed_time", "flat"):
         raise QuoteError(f"{code} option {number} measures its time collection fee on {group.measure}, "
                          "which a time collection cannot use.")
-    marks, paid = _collections(game_started_at, game_ended_at, minutes, seats)
-    player_fees, total, lines = _time_lines(marks, paid, group.fees[0], group.tiers[0], "time")
+    marks, paid = collection_marks(game_started_at, game_ended_at, minutes, seats)
+    player_fees, total, lines = time_lines(marks, paid, group.fees[0], group.tiers[0], "time")
     return TimeQuote(player_fees=player_fees, total=total, marks=marks, lines=lines)

@@ -10,8 +10,8 @@ from typing import Sequence
 from cardroom.money import CENT
 
 from .amounts import QuoteError, dollars, money, rake_percent
-from .quotes import FeeLine, Seat, _line
-from .time_collection import _collections, _time_lines
+from .quotes import FeeLine, Seat, fee_line
+from .time_collection import collection_marks, time_lines
 
 _WASHINGTON_KINDS = ("time", "per_hand", "rake")
 
@@ -64,8 +64,8 @@ def quote_washington_hand(fee: WashingtonFee, *, players: int, pot: Decimal | No
         raise QuoteError(f"players must be the whole number of players in the hand (1 or more), not {players!r}.")
     if fee.kind == "per_hand":
         total = fee.amount * players
-        line = _line("player", None, "per_hand", "players", players, None, total,
-                     f"{dollars(fee.amount)} x {players} player{'s' if players != 1 else ''} ({fee.citation})")
+        line = fee_line("player", None, "per_hand", "players", players, None, total,
+                        f"{dollars(fee.amount)} x {players} player{'s' if players != 1 else ''} ({fee.citation})")
         return WashingtonQuote(fee_type="per_hand", total=total, per_player=fee.amount, lines=(line,))
     if pot is None:
         raise QuoteError("A rake is a percentage of the pot; give the pot.")
@@ -75,7 +75,7 @@ def quote_washington_hand(fee: WashingtonFee, *, players: int, pot: Decimal | No
     note = f"{fee.percent.normalize():f}% of {dollars(pot)} = {dollars(share)} (rounded down)"
     if fee.cap is not None:
         note += f", capped at {dollars(fee.cap)}" if share > fee.cap else f", under the {dollars(fee.cap)} cap"
-    line = _line("pot", None, "rake", "pot", pot, None, total, f"{note} ({fee.citation})")
+    line = fee_line("pot", None, "rake", "pot", pot, None, total, f"{note} ({fee.citation})")
     return WashingtonQuote(fee_type="rake", total=total, per_player=None, lines=(line,))
 
 
@@ -86,6 +86,6 @@ def quote_washington_time(fee: WashingtonFee, *, game_started_at: datetime, game
         raise QuoteError(f"fee must be a WashingtonFee, not {fee!r}.")
     if fee.kind != "time":
         raise QuoteError(f"A Washington {fee.kind} fee is charged per hand; quote it with quote_washington_hand.")
-    marks, paid = _collections(game_started_at, game_ended_at, fee.interval_minutes, seats)
-    _, total, lines = _time_lines(marks, paid, fee.amount, None, "time")
+    marks, paid = collection_marks(game_started_at, game_ended_at, fee.interval_minutes, seats)
+    _, total, lines = time_lines(marks, paid, fee.amount, None, "time")
     return WashingtonQuote(fee_type="time", total=total, per_player=fee.amount, lines=lines)

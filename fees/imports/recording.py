@@ -2,7 +2,7 @@
 door): rounds one by one through ``record_round``; collection entries in batches, each row checked once by
 ``check_entries``, the good rows recorded by ``record_checked`` (on a thread of its own on PostgreSQL, while the
 next batch is read) and the bad ones refused with the ledger's reason. A row is recorded whole or refused. At the
-end the table-days it recorded something on are reconciled (``fees.services.reconcile_table_days``, for the
+end the table-days it recorded something on are reconciled (``fees.ledger.services.reconcile_table_days``, for the
 importer), so the variance page shows them without waiting for the nightly run."""
 
 import csv
@@ -21,7 +21,8 @@ from cardroom.access import Scope
 from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.models import Job
 
-from .. import ledger, services
+from .. import ledger
+from ..ledger.services import reconcile_table_days
 from ..models import LedgerConflict, RecordImport
 from .reading import Refused, read_rows
 from .rows import Reader
@@ -265,7 +266,7 @@ def _reconcile(job, user, touched, on_progress):
             on_progress(job)
 
     try:
-        return services.reconcile_table_days(user, touched, on_progress=progress).as_dict()
+        return reconcile_table_days(user, touched, on_progress=progress).as_dict()
     except NotAllowed as refused:
         return {"days": days, "reconciled": 0, "with_variance": 0,
                 "skipped": [f"Not reconciled: {refused} The nightly reconciliation will reconcile them."]}

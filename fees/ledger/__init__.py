@@ -22,7 +22,8 @@ is checked the same way whichever door it came in by.
 The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (writing them), ``rounds``
 (``record_round``), ``compact`` (a round's explanation, fee lines and fees by payer kept compactly and rebuilt:
 ``rebuilt``; the export's fee-line rows) and ``reconciliation`` (``reconcile``). Callers import from
-``fees.ledger`` itself, but for ``compact`` (``fees.ledger.compact``).
+``fees.ledger`` itself, but for ``compact`` (``fees.ledger.compact``) and ``services`` (``fees.ledger.services``:
+reconciling as a person, the scheduler or a job, with the permission asked; it is not gathered here).
 """
 
 from .intake import (

@@ -30,7 +30,7 @@ def _remember(digest, body):
     _bodies[digest] = body
 
 
-# Per schedule version and option as read (the engine's snapshot objects, which fees.quoting keeps while they are
+# Per schedule version and option as read (the engine's snapshot objects, which fees.quotes.quoting keeps while they are
 # current): their tiers as explained, and the digest of the body last seen for them, so that a round does not
 # explain every tier of its option and hash its body again.
 _tiers: dict[int, tuple] = {}

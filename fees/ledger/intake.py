@@ -16,8 +16,8 @@ from cardroom.csv_escaping import FORMULA_STARTS
 from cardroom.exceptions import BadInput
 from cardroom.models import Table
 
-from .. import months
 from ..models import CollectionEntry, LedgerConflict
+from ..months.selectors import closed_for
 from .storage import RETRIES, insert_portable, insert_postgresql, transient
 
 # A batch at this many rows of the documented shape stays well inside the bulk endpoint's body limit
@@ -38,7 +38,7 @@ MOMENT_EXAMPLE = "2026-03-03T02:30:00-08:00"
 MAX_ERRORS = 20  # bad rows a refused batch names (the check stops there)
 
 
-class _RowError(Exception):
+class RowError(Exception):
     def __init__(self, field, message):
         super().__init__(message)
         self.field = field
@@ -75,18 +75,18 @@ def _read(read, value, key, **options):
     try:
         return read(value, **options)
     except values.Invalid as exc:
-        raise _RowError(key, str(exc)) from None
+        raise RowError(key, str(exc)) from None
 
 
 def _text(row, key, *, required, max_length, single_line=True):
     return _read(values.text, row.get(key), key, max_length=max_length, required=required, single_line=single_line)
 
 
-def _identifier(value, key):
+def checked_identifier(value, key):
     """``value`` (a key, reference or player), if no spreadsheet would read it as a formula."""
     if value.startswith(FORMULA_STARTS):
-        raise _RowError(key, f"must not begin with {value[0]!r}: a spreadsheet opening the export would read "
-                             f"{value[:20]!r} as a formula.")
+        raise RowError(key, f"must not begin with {value[0]!r}: a spreadsheet opening the export would read "
+                       f"{value[:20]!r} as a formula.")
     return value
 
 
@@ -94,7 +94,7 @@ def agreed_gaming_day(establishment, moment, stated):
     """The gaming day of ``moment`` in the room's zone; a stated day must be that one."""
     derived = establishment.gaming_day_of(moment)
     if stated is not None and stated != derived:
-        raise _RowError("gaming_day", f"{stated.isoformat()} does not agree with {moment.isoformat()}, which falls "
+        raise RowError("gaming_day", f"{stated.isoformat()} does not agree with {moment.isoformat()}, which falls "
                                       f"in gaming day {derived.isoformat()} at {establishment} "
                                       f"({establishment.time_zone}).")
     return derived
@@ -169,23 +169,23 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
     for index, row in enumerate(rows):
         try:
             if type(row) is not dict:
-                raise _RowError(None, "must be an object.")
+                raise RowError(None, "must be an object.")
             if not row.keys() <= fields:
                 unknown = row.keys() - fields
-                raise _RowError(None, f"has unknown field(s): {', '.join(sorted(map(str, unknown)))}.")
+                raise RowError(None, f"has unknown field(s): {', '.join(sorted(map(str, unknown)))}.")
             get = row.get
             key = get("idempotency_key")
             if not _plain_text(key, 100):
                 key = _text(row, "idempotency_key", required=False, max_length=100)
                 if not key:
                     if batch_key is None:
-                        raise _RowError("idempotency_key", "is required (or give the batch an idempotency_key)."
-                                        if label(index) else "is required (in the body or an Idempotency-Key header).")
+                        raise RowError("idempotency_key", "is required (or give the batch an idempotency_key)."
+                                       if label(index) else "is required (in the body or an Idempotency-Key header).")
                     key = f"{batch_key}:{index}"
-            _identifier(key, "idempotency_key")
+            checked_identifier(key, "idempotency_key")
             if key in seen_keys:
-                raise _RowError("idempotency_key",
-                                f"{key!r} is used twice in this batch (also by row {seen_keys[key]}).")
+                raise RowError("idempotency_key",
+                               f"{key!r} is used twice in this batch (also by row {seen_keys[key]}).")
             seen_keys[key] = index
 
             if get("corrects") is not None or get("corrects_key") is not None:
@@ -193,8 +193,8 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
                 for field in INHERITED:
                     stated = get(field)
                     if stated is not None and stated != _as_stated(original[field]):
-                        raise _RowError(field, f"a correction keeps the corrected entry's {field} "
-                                               f"({_as_stated(original[field])!r}); leave it out or match it.")
+                        raise RowError(field, f"a correction keeps the corrected entry's {field} "
+                                       f"({_as_stated(original[field])!r}); leave it out or match it.")
                 reason = _text(row, "reason", required=True, max_length=500, single_line=False)
                 table_id = original["table"]
                 gaming_day, reference = original["gaming_day"], original["reference"]
@@ -210,44 +210,44 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
                 table_id = get("table")
                 if type(table_id) is not int or table_id not in seats_of:
                     if table_id is None:
-                        raise _RowError("table", "is required.")
+                        raise RowError("table", "is required.")
                     _read(values.identifier, table_id, "table")
-                    raise _RowError("table", f"no table {table_id} among the tables you may record at.")
+                    raise RowError("table", f"no table {table_id} among the tables you may record at.")
                 reference = get("reference")
                 if not _plain_text(reference, 64):
                     reference = _text(row, "reference", required=True, max_length=64)
-                _identifier(reference, "reference")
+                checked_identifier(reference, "reference")
                 if get("collected_at") is None:
-                    raise _RowError("collected_at", "is required.")
+                    raise RowError("collected_at", "is required.")
                 collected_at = _read(moment, row["collected_at"], "collected_at", example=MOMENT_EXAMPLE)
                 value = get("gaming_day")
                 stated_day = None if value is None else _read(day, value, "gaming_day")
                 gaming_day = agreed_gaming_day(establishment_of[table_id], collected_at, stated_day)
                 payer = get("payer")
                 if payer not in payers:
-                    raise _RowError("payer", f"must be one of {', '.join(sorted(payers))}, not {payer!r}.")
+                    raise RowError("payer", f"must be one of {', '.join(sorted(payers))}, not {payer!r}.")
                 seat = get("seat")
                 if seat is not None:
                     _read(values.whole, seat, "seat")
                     if not 1 <= seat <= seats_of[table_id]:
-                        raise _RowError("seat", f"must be a betting position from 1 to {seats_of[table_id]} at "
-                                                f"table {tables[table_id].label}, not {seat}.")
+                        raise RowError("seat", f"must be a betting position from 1 to {seats_of[table_id]} at "
+                                       f"table {tables[table_id].label}, not {seat}.")
                 player = get("player")
                 if player is None or player == "":
                     player = ""
                 elif not _plain_text(player, 64):
                     player = _text(row, "player", required=False, max_length=64)
-                _identifier(player, "player")
+                checked_identifier(player, "player")
                 if payer == "player" and seat is None and not player:
-                    raise _RowError("payer", "a player's payment needs the seat or the player.")
+                    raise RowError("payer", "a player's payment needs the seat or the player.")
                 fee_kind = get("fee_kind")
                 if fee_kind not in fee_kinds:
-                    raise _RowError("fee_kind", f"must be one of {', '.join(sorted(fee_kinds))}, not {fee_kind!r}.")
+                    raise RowError("fee_kind", f"must be one of {', '.join(sorted(fee_kinds))}, not {fee_kind!r}.")
                 reason = _text(row, "reason", required=False, max_length=500, single_line=False)
                 corrects_id = None
             value = get("amount")
             if value is None:
-                raise _RowError("amount", "is required.")
+                raise RowError("amount", "is required.")
             amount = amounts.get(value) if type(value) is str else None
             if amount is None:
                 amount = _read(money, value, "amount")
@@ -256,11 +256,11 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
             currency = currency_of[table_id]
             stated_currency = get("currency")
             if stated_currency is not None and stated_currency != currency:
-                raise _RowError("currency", f"table {tables[table_id].label} collects in {currency}, "
+                raise RowError("currency", f"table {tables[table_id].label} collects in {currency}, "
                                             f"not {stated_currency!r}.")
             append((index, key, establishment_id_of[table_id], table_id, gaming_day, reference, collected_at, payer,
                     seat, player, fee_kind, amount, currency, corrects_id, reason))
-        except _RowError as error:
+        except RowError as error:
             where = label(index)
             field = f"{where}.{error.field}" if where and error.field else (where or error.field or "entry")
             errors[index] = f"{field}: {error.message}"
@@ -277,23 +277,23 @@ def _as_stated(value):
 def _original(row, originals, key, corrected_here, index):
     by_id, by_key = row.get("corrects"), row.get("corrects_key")
     if by_id is not None and by_key is not None:
-        raise _RowError("corrects", "give corrects (an entry id) or corrects_key (its idempotency key), not both.")
+        raise RowError("corrects", "give corrects (an entry id) or corrects_key (its idempotency key), not both.")
     if by_id is not None:
         original = originals.by_id.get(_read(values.identifier, by_id, "corrects"))
         if original is None:
-            raise _RowError("corrects", f"no entry {by_id} that you may correct.")
+            raise RowError("corrects", f"no entry {by_id} that you may correct.")
     else:
         by_key = _read(values.text, by_key, "corrects_key", max_length=100)
         found = originals.by_key.get(by_key, {})
         if not found:
-            raise _RowError("corrects_key", f"no recorded entry with idempotency key {by_key!r} that you may "
+            raise RowError("corrects_key", f"no recorded entry with idempotency key {by_key!r} that you may "
                                             f"correct (record it first).")
         if len(found) > 1:
-            raise _RowError("corrects_key", f"{by_key!r} is the key of entries in {len(found)} establishments; "
+            raise RowError("corrects_key", f"{by_key!r} is the key of entries in {len(found)} establishments; "
                                             "name the entry by its id (corrects).")
         original = next(iter(found.values()))
     if original["id"] in corrected_here:
-        raise _RowError("corrects", f"entry {original['id']} is corrected twice in this batch "
+        raise RowError("corrects", f"entry {original['id']} is corrected twice in this batch "
                                     f"(also by row {corrected_here[original['id']]}).")
     corrected_here[original["id"]] = index
     correction = originals.corrected_by.get(original["id"])
@@ -333,8 +333,8 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
         raise BadInput(str(error), field="entries") from None
     if batch_key is not None:
         try:
-            batch_key = _identifier(values.text(batch_key, max_length=80), "idempotency_key")
-        except (values.Invalid, _RowError) as error:
+            batch_key = checked_identifier(values.text(batch_key, max_length=80), "idempotency_key")
+        except (values.Invalid, RowError) as error:
             raise BadInput(f"The batch idempotency_key {error}", field="idempotency_key") from None
     allowed = writable_tables(scope)
     originals = _Originals(rows, allowed)
@@ -343,7 +343,7 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
     tables = allowed.in_bulk(table_ids)
     cleaned, errors = _check_rows(rows, tables=tables, originals=originals, batch_key=batch_key, label=label,
                                   max_errors=max_errors)
-    if closed := months.closed_for({row[4] for row in cleaned}):  # rows of a closed month are bad rows
+    if closed := closed_for({row[4] for row in cleaned}):  # rows of a closed month are bad rows
         for index, gaming_day in ((row[0], row[4]) for row in cleaned if row[4] in closed):
             errors[index] = f"{label(index) + '.' if label(index) else ''}gaming_day: {closed[gaming_day]}"
         errors = dict(sorted(errors.items()))

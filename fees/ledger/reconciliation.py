@@ -13,9 +13,9 @@ from cardroom.audit import log_actions
 from cardroom.models import Table
 from cardroom.money import CENT
 
-from .. import months
 from ..models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceChange
 from ..models.ledger import effective_on_day_sql
+from ..months.selectors import refuse_closed
 
 VARIANCE = "(h.rounds = 0 OR ABS(h.expected - h.collected) >= 0.005)"
 
@@ -162,10 +162,10 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
 
     With ``table_ids`` every named table gets a report for every day, activity or not; without, only the
     tables and days with rounds or entries do. Each stored reconciliation is logged in the audit log. A day of a
-    closed month is refused (``fees.months.MonthClosed``, a BadInput).
+    closed month is refused (``fees.months.selectors.MonthClosed``, a BadInput).
     """
     day_to = day_to or day_from
-    months.refuse_closed(day_from, day_to)  # its rows are archived: "nothing played" would be wrong
+    refuse_closed(day_from, day_to)  # its rows are archived: "nothing played" would be wrong
     results = compute(day_from, day_to, table_ids)
     if table_ids is not None:
         day = day_from

@@ -11,10 +11,10 @@ from cardroom import values
 from cardroom.exceptions import BadInput
 from cardroom.money import CENT
 
-from .. import months
 from ..models import LedgerConflict, RoundOfPlay, TablePosting
+from ..months.selectors import closed_for
 from . import compact
-from .intake import _identifier, _RowError, agreed_gaming_day
+from .intake import checked_identifier, RowError, agreed_gaming_day
 
 def _cents(amount):
     return f"{Decimal(amount).quantize(CENT)}"
@@ -60,7 +60,7 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     different facts it is a LedgerConflict. A table with no posting at ``played_at``, or facts the engine
     cannot price, is a BadInput.
     """
-    from .. import quoting  # the engine is imported only when a round is priced
+    from ..quotes import quoting  # the engine is imported only when a round is priced
 
     establishment = table.establishment
     if timezone.is_naive(played_at):
@@ -73,11 +73,11 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
     if type(facts) is not dict:
         raise BadInput("facts must be a JSON object: wagers, poker facts or a time-collection period.", field="facts")
     try:
-        _identifier(reference, "reference")
+        checked_identifier(reference, "reference")
         gaming_day = agreed_gaming_day(establishment, played_at, gaming_day)
-    except _RowError as error:
+    except RowError as error:
         raise BadInput(f"{error.field} {error.message}", field=error.field) from None
-    if closed := months.closed_for({gaming_day}):
+    if closed := closed_for({gaming_day}):
         raise BadInput(f"gaming_day {closed[gaming_day]}", field="gaming_day")
     played_at = played_at.astimezone(establishment.zone)  # so that "the day it was played" is the room's day
     existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()

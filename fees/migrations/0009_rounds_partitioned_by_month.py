@@ -1,4 +1,4 @@
-"""Rounds of play partitioned by month of gaming day on PostgreSQL (fees.partitions); nothing changes elsewhere.
+"""Rounds of play partitioned by month of gaming day on PostgreSQL (fees.months.partitions); nothing changes elsewhere.
 
 Django's model is the same: the columns, checks, indexes and foreign keys keep their names; only the primary key
 becomes (id, gaming_day), as PostgreSQL requires the partition key in every unique key of a partitioned table.
@@ -13,7 +13,7 @@ from django.db import migrations
 def partition(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from fees.partitions import partition_table
+    from fees.months.partitions import partition_table
 
     with schema_editor.connection.cursor() as cursor:
         partition_table(cursor, datetime.date.today())
@@ -22,7 +22,7 @@ def partition(apps, schema_editor):
 def unpartition(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from fees.partitions import unpartition_table
+    from fees.months.partitions import unpartition_table
 
     with schema_editor.connection.cursor() as cursor:
         unpartition_table(cursor)

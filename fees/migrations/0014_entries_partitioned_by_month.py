@@ -1,4 +1,4 @@
-"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.partitions), as the rounds are (0009).
+"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.months.partitions), as the rounds are (0009).
 
 PostgreSQL requires the partition key in every unique key and every foreign key target of a partitioned table, so:
 
@@ -9,7 +9,7 @@ PostgreSQL requires the partition key in every unique key and every foreign key 
   entry it corrects, so the rule is the same;
 - ``corrects`` points at (id, gaming day), a key made in SQL on PostgreSQL (Django's field keeps no constraint of
   its own: db_constraint=False), one per partition onto that partition itself, ``<partition>_corrects``
-  (fees.partitions.OWN_KEYS): a correction has its original's day, so its partition. Each partition made later
+  (fees.months.partitions.OWN_KEYS): a correction has its original's day, so its partition. Each partition made later
   gets its own (the month function, reopen_month), and a month detaches and drops with no other month checked,
   which a key on the parent would not allow. It also has the database refuse a correction on another day than
   its original's.
@@ -30,10 +30,10 @@ ENTRIES = "fees_collectionentry"
 def partition(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from fees.partitions import partition_table
+    from fees.months.partitions import partition_table
 
     with schema_editor.connection.cursor() as cursor:
-        # Each partition (DEFAULT and months) gets its corrections' key (fees.partitions.OWN_KEYS), deferred to
+        # Each partition (DEFAULT and months) gets its corrections' key (fees.months.partitions.OWN_KEYS), deferred to
         # commit as Django's own foreign keys are.
         partition_table(cursor, datetime.date.today(), table=ENTRIES)
 
@@ -41,7 +41,7 @@ def partition(apps, schema_editor):
 def unpartition(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from fees.partitions import unpartition_table
+    from fees.months.partitions import unpartition_table
 
     with schema_editor.connection.cursor() as cursor:
         # The partitions' corrections keys go with them; Django's single-column key comes back with the field's

@@ -1,11 +1,11 @@
-"""A closing's seal (fees.months.seal_statement), and the month functions that make no partition for a closed
+"""A closing's seal (fees.months.selectors.seal_statement), and the month functions that make no partition for a closed
 month (issue 32: SECURITY DEFINER was a way to write into one)."""
 
 from django.db import migrations, models
 
 
 def replace_month_functions(apps, schema_editor):
-    from fees import partitions
+    from fees.months import partitions
 
     if schema_editor.connection.vendor != "postgresql":
         return

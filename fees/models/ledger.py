@@ -106,7 +106,7 @@ class CollectionEntry(AppendOnly):
     # A correction keeps the gaming day of the entry it corrects (intake takes it from the original), so the two
     # sit in one partition. On PostgreSQL (the table partitioned by gaming day, fees migration 0014) each partition
     # holds its own key (corrects_id, gaming_day) -> its own (id, gaming_day), `<partition>_corrects`, made in SQL
-    # (fees.partitions.OWN_KEYS): a month then detaches with nothing pointing at it. Django knows nothing of those
+    # (fees.months.partitions.OWN_KEYS): a month then detaches with nothing pointing at it. Django knows nothing of those
     # keys (db_constraint=False), so it never looks for a single-column one.
     corrects = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False,

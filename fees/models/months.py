@@ -20,7 +20,7 @@ class ClosedMonth(models.Model):
     # the rows counted once frozen; the file and its digest once written out (until then the table is still there).
     partitions = models.JSONField(default=list)
     archived = models.BooleanField(default=False, help_text="Every partition written to its file and dropped.")
-    # {"key": fingerprint, "signature": base64}: the installation's key over fees.months.seal_statement, made when
+    # {"key": fingerprint, "signature": base64}: the installation's key over fees.months.selectors.seal_statement, made when
     # the partitions are archived; a reopening restores only files this seal vouches for.
     seal = models.JSONField(default=dict, blank=True)
     closed_by = models.CharField(max_length=150)

@@ -14,7 +14,7 @@ from cardroom.money import format_money
 from .immutability import ImmutableVersionError
 from .options import FeeOption, FeeTier
 
-# What a reading's field is called, and each value it can be read as (``fees.interpretations`` names them too:
+# What a reading's field is called, and each value it can be read as (``fees.schedules.interpretations`` names them too:
 # ``FIELD_LABELS``, ``label``): kept here so that a reading's own words (``Interpretation.__str__``, which the audit
 # log and the inbox show) say them as the pages do.
 FIELD_LABELS = {"basis": "basis", "measure": "what it is measured on", "lower": "lower bound",

@@ -19,7 +19,7 @@ from simple_history.utils import bulk_create_with_history
 from cardroom import generation
 from cardroom.models import Cited
 
-from .. import in_force
+from . import in_force
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .options import MONEY, FeeOption, FeeTier, GuardedQuerySet, OptionQuerySet, TierQuerySet
 from .reviews import Interpretation, VersionReview
@@ -58,7 +58,7 @@ class ScheduleDocument(Cited):
         return self.versions.filter(status=ScheduleVersion.Status.PUBLISHED)
 
     def version_as_of(self, day, known_at=None):
-        """The published version in force on ``day`` (by the rule of ``fees.in_force``): the latest effective date
+        """The published version in force on ``day`` (by the rule of ``fees.models.in_force``): the latest effective date
         on or before it. With ``known_at`` (a moment), the answer the record gave at that moment: versions published
         later (a retroactive change among them) are left out."""
         return in_force.candidates(self.versions.all(), day, known_at).first()
@@ -101,7 +101,7 @@ def _copy_rows(based_on, draft, why):
             tier.pk, tier.option = None, option
     bulk_create_with_history([tier for _, copied in tiers for tier in copied], FeeTier,
                              default_change_reason=why)
-    # How the room reads what the source leaves open carries over, approved as it was (fees.interpretations).
+    # How the room reads what the source leaves open carries over, approved as it was (fees.schedules.interpretations).
     for reading in based_on.interpretations.filter(status=Interpretation.Status.APPROVED).order_by("id"):
         reading.carried_from_id, reading.pk, reading.version = reading.pk, None, draft
         reading._change_reason = why
@@ -115,7 +115,7 @@ class VersionQuerySet(models.QuerySet):
 
     def in_force_for(self, documents, day, known_at=None):
         """``{document id: its published version in force on day}`` for many documents in one query, by the
-        rule of ``fees.in_force``."""
+        rule of ``fees.models.in_force``."""
         found = {}
         for version in (in_force.candidates(self.filter(document_id__in=documents), day, known_at)
                         .order_by("document_id", *in_force.LATEST_FIRST)):
@@ -123,7 +123,7 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-# What the two-person review steps write on a version and no edit does (fees.services, cardroom.review): the ask
+# What the two-person review steps write on a version and no edit does (fees.schedules.services, cardroom.review): the ask
 # sets the publication's reason and retroactive confirmation, every step the status.
 STEP_FIELDS = ("status", "publication_reason", "retroactive", "retroactive_reason", "review_requested_by",
                "review_requested_at", "published_by", "published_at")
@@ -205,9 +205,9 @@ class ScheduleVersion(models.Model):
         return super().delete(*args, **kwargs)
 
     def diff_records(self, labels=False):
-        """The version's options and tiers as ``fees.diff`` records (two queries), for comparing two versions;
+        """The version's options and tiers as ``fees.engine.diff`` records (two queries), for comparing two versions;
         with ``labels``, each tier also carries the display names of its choices, as the pages show them."""
-        from fees import diff
+        from fees.engine import diff
 
         records = []
         for option in self.options.prefetch_related(models.Prefetch("tiers", queryset=FeeTier.objects.order_by("order"))
@@ -280,7 +280,7 @@ class ScheduleVersion(models.Model):
 
     def record_step(self, step, *, user, actor_label, reason, data=None):
         """Save the version as a review step left it and keep the step (who, when, why) and its audit entry: the
-        storage of ``fees.services``' publication steps (``cardroom.review``), the only saves a locked version
+        storage of ``fees.schedules.services``' publication steps (``cardroom.review``), the only saves a locked version
         allows. ``data``: more for the audit entry (an administrator withdrawing for the asker)."""
         from cardroom.audit import log_action
 

@@ -1,7 +1,7 @@
 """What the variance page reads (fees.variance): each table-day's latest reconciliation summed up once (its hands
 short and its hands collected above the schedule), and its short hands counted by the local hour their rounds were played and by who recorded them.
 
-Derived, never edited by hand: ``fees.variance.refresh`` writes them from the reconciliations (append-only) and
+Derived, never edited by hand: ``fees.variance.services.refresh`` writes them from the reconciliations (append-only) and
 the rounds and entries of the short hands, replacing a table-day's rows when a later reconciliation of it
 arrives. Which table-days to look at again it reads from ``VarianceChange``: a row written in the same transaction
 as each reconciliation, so a run committed late (with an id lower than runs summed up already) is never missed.
@@ -60,7 +60,7 @@ class VarianceCell(models.Model):
 
 class VarianceChange(models.Model):
     """A table-day reconciled again since its summary was written: written with the reconciliation (in its
-    transaction, ``fees.ledger.reconcile``), taken away by ``fees.variance.refresh`` once it has looked again."""
+    transaction, ``fees.ledger.reconcile``), taken away by ``fees.variance.services.refresh`` once it has looked again."""
 
     establishment = models.ForeignKey("cardroom.Establishment", on_delete=models.CASCADE, related_name="+",
                                       db_index=False)

@@ -50,7 +50,7 @@ def test_a_version_reaching_back_to_1900_is_refused_at_the_api_and_the_page(api,
 
 
 def test_a_version_before_the_first_dated_one_is_refused(people):
-    from fees.editing import earliest_problem
+    from fees.schedules.editing import earliest_problem
 
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     first = document.versions.get(number=1)

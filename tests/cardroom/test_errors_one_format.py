@@ -23,18 +23,18 @@ pytestmark = pytest.mark.django_db
 APPS = ("cardroom", "fees", "compliance", "signage", "exports", "console", "demo")
 # The project's other ValueErrors: none is a request's input error, so no door answers one with a 400.
 NOT_INPUT_ERRORS = {
-    "cardroom.bundle_read.BadFile": "the offline verifier's (no Django): a bundle's problem, reported as one",
+    "cardroom.bundle.reading.BadFile": "the offline verifier's (no Django): a bundle's problem, reported as one",
     "cardroom.checkpoint.CheckpointError": "the offline verifier's: a checkpoint that does not verify",
     "cardroom.merkle.ProofError": "the offline verifier's: a proof that does not verify",
-    "cardroom.tlog_proofs.Unreadable": "the offline verifier's: a proof it cannot read",
+    "cardroom.tlog.proofs.Unreadable": "the offline verifier's: a proof it cannot read",
     "cardroom.transparency.UnknownChain": "no such chain, size or entry: the API's 404",
     "cardroom.gamemath.paytables.NotComputable": "a paytable the game math cannot read: said on the page, not refused",
     "fees.engine.compact.NotCompactable": "an account that would not rebuild exactly: a bug, never input",
     "signage.render.sign.SignOverflow": "a sign that does not fit: the posting service says what to shorten",
 }
 # BadInputs of their own, each because some code tells it apart (their docstrings say which).
-BAD_INPUT_KINDS = {"cardroom.values.Invalid", "fees.engine.amounts.QuoteError", "fees.months.MonthClosed",
-                   "fees.receipt_format.ReceiptFormatError"}
+BAD_INPUT_KINDS = {"cardroom.values.Invalid", "fees.engine.amounts.QuoteError", "fees.months.selectors.MonthClosed",
+                   "fees.quotes.receipt_format.ReceiptFormatError"}
 
 
 def _subclasses(*bases):

@@ -6,8 +6,8 @@ import datetime
 from django.urls import reverse
 
 from cardroom.inbox import awaiting
-from fees import services
 from fees.models import ScheduleDocument
+from fees.schedules import services
 
 ROOM = "casino-marysville"
 PAI_GOW = "CMV-CA-FEES-PAI-GOW"

@@ -10,8 +10,8 @@ from django.urls import reverse
 from cardroom.exceptions import NotAllowed
 from cardroom.models import Game, Table
 from compliance.tasks import send_daily_digest
-from fees import services
 from fees.models import ScheduleDocument
+from fees.schedules import services
 from signage import postings
 from signage import services as signage_services
 

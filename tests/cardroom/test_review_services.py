@@ -1,4 +1,4 @@
-"""The services of the three two-person reviews (fees.services, signage.services) on the one mechanism
+"""The services of the three two-person reviews (fees.schedules.services, signage.services) on the one mechanism
 (cardroom.review): each refusal raises its one error (wrong person, the same person approving, wrong state, bad
 input), and a draft with readings can be discarded."""
 
@@ -10,9 +10,9 @@ import pytest
 from cardroom import review
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import AuditLogEntry
-from fees import services
-from fees.interpretations import InterpretationConflict
 from fees.models import Interpretation, ScheduleDocument, ScheduleVersion, VersionStateError
+from fees.schedules import services
+from fees.schedules.interpretations import InterpretationConflict
 from signage import services as signage_services
 from signage.models import PrintOverride
 from signage.services import OverrideStateError

@@ -31,9 +31,9 @@ from rest_framework.test import APIClient
 from cardroom import generation, permissions, review
 from cardroom.inbox import awaiting
 from cardroom.models import AuditLogEntry
-from fees import services
 from fees.models import Interpretation, ScheduleDocument, ScheduleVersion, VersionReview
-from fees.reviews import INTERPRETATION, PUBLICATION
+from fees.schedules import services
+from fees.schedules.reviews import INTERPRETATION, PUBLICATION
 
 from tests.conftest import People
 

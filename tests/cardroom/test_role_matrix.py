@@ -28,8 +28,9 @@ from cardroom.models import Game, Job, Table
 from compliance.checking import run_establishment
 from compliance.models import Finding
 from exports import tasks as export_tasks
-from fees import ledger, services
+from fees import ledger
 from fees.models import CollectionEntry, ScheduleDocument, ScheduleVersion
+from fees.schedules import services
 from signage.postings import post_table
 
 pytestmark = pytest.mark.django_db

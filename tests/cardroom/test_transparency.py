@@ -236,9 +236,9 @@ def test_an_inclusion_proof_verifies_offline_and_fails_for_a_changed_entry(api, 
 
     # The entry as the proof carries it, changed: it is no longer the one in the log.
     proof = tlog.parse_proof(text, tlog.INCLUSION)
-    entry = json.loads(tlog._unb64(proof.fields["extra"], "extra"))
+    entry = json.loads(tlog.unb64(proof.fields["extra"], "extra"))
     entry["action"] = "test.innocent"
-    forged = text.replace(proof.fields["extra"], tlog._b64(json.dumps(
+    forged = text.replace(proof.fields["extra"], tlog.b64(json.dumps(
         entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()))
     code, out = check(keys, "entry", save(tmp_path, "forged.tlog-proof", forged))
     assert code == 1 and "is not in the log" in out
@@ -358,8 +358,9 @@ def test_an_export_while_the_chain_disagrees_with_its_checkpoints_is_refused(roo
 def test_the_verifier_needs_no_django(api, room, tmp_path):
     keys = keys_file(api, tmp_path)
     bundle_path = export(room, tmp_path / "b.zip")
-    script = ("import sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
-              "from cardroom.tlog import main; sys.exit(main(sys.argv[1:]))")
+    # As `python -m cardroom.tlog` runs it (its __main__.py), with Django made unimportable.
+    script = ("import runpy, sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
+              "runpy.run_module('cardroom.tlog', run_name='__main__', alter_sys=True)")
     done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "--trust", installation_root(), "export",
                            str(bundle_path)],
                           cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)

@@ -158,7 +158,7 @@ def test_check_compliance_stores_it_too(table):
 
 
 def test_player_dealer_is_ignored_when_pricing(table):
-    from fees import quoting
+    from fees.quotes import quoting
 
     schedule = quoting.schedule_snapshot("GEGA-002888", DAY)
     without = quoting.quote_facts(schedule, 43, {"wagers": WAGERS})

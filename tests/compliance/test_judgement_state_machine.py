@@ -25,8 +25,8 @@ from cardroom.exceptions import StateConflict
 from cardroom.models import ApprovalCondition, Game
 from compliance import checking
 from compliance.judgement import day_words, judge
-from fees import services as fee_services
 from fees.models import FeeOption, Interpretation, ScheduleDocument, ScheduleVersion
+from fees.schedules import services as fee_services
 from signage import services as sign_services
 from signage.models import SignPrint
 from tests.factories import make_draft, make_table, post_as, post_fields

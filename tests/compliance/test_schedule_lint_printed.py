@@ -215,7 +215,7 @@ def test_fee_cliffs_in_cents_and_never_for_player_counts_or_unclear_bases():
 
 def test_fee_cliffs_of_seeded_gega_002888_option_43(db):
     """docs/fees.md's option 43: player fee by each base wager, player-dealer fee by total table action."""
-    from fees import quoting
+    from fees.quotes import quoting
     from fees.models import ScheduleDocument
 
     document = ScheduleDocument.objects.get(code="GEGA-002888")

@@ -21,7 +21,7 @@ from cardroom.models import AuditLogEntry, Game, Table
 from compliance import checking, inbox
 from compliance.findings import acknowledge
 from compliance.models import Finding, ValidationRun
-from fees import diff
+from fees.engine import diff
 from fees.models import FeeTier, ScheduleDocument, ScheduleVersion
 from signage.models import PrintOverride
 from signage.postings import post_table

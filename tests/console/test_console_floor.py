@@ -257,7 +257,7 @@ def _flat(answer):
 
 def test_the_floor_says_every_sign_is_current_then_which_a_reading_or_a_coming_version_touches(client, people,
                                                                                               floor_of, clock):
-    from fees import services
+    from fees.schedules import services
     from fees.models import ScheduleDocument, ScheduleVersion
     from signage import printing
     from tests.publishing import publish
@@ -329,7 +329,7 @@ def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client,
 
 def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridden(client, people, floor_of, clock,
                                                                                   django_assert_max_num_queries):
-    from fees import services
+    from fees.schedules import services
     from fees.models import ScheduleVersion
     from signage import printing, services as signage_services
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from fees.models import FeeOption, FeeTier, ScheduleDocument
-from fees.option_label import option_label
+from fees.schedules.option_label import option_label
 from tests.console.test_console_compliance import GEGA, grid_data, url
 
 pytestmark = pytest.mark.django_db

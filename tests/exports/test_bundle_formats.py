@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from cardroom import bundle, bundle_read, bundle_write, keys, tlog
+from cardroom import bundle, keys, tlog
 from cardroom.audit import chain_name, log_action
+from cardroom.bundle import reading as bundle_read
+from cardroom.bundle import writing as bundle_write
 from cardroom.models import Establishment
 from exports import build, collect
 

@@ -13,7 +13,8 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from cardroom import bundle, bundle_read, keys
+from cardroom import bundle, keys
+from cardroom.bundle import reading as bundle_read
 from exports import build, collect
 from fees.models import CollectionEntry, RoundOfPlay
 

@@ -102,7 +102,7 @@ def test_page_one_sums_the_period_up_with_the_figures_of_the_data(people, scope)
     assert "python -m cardroom.tlog --keys keys.json --trust SHA256:... export bundle.zip" in first
     assert "Keep the installation's fingerprint (SHA256:..., the keys file's root)" in first
     assert "give it with --trust" in first and "NOT CHECKED, never HOLDS" in first
-    assert "cardroom/tlog.py" in first and "/api/v1/audit/keys" in first and "manage.py" not in " ".join(texts)
+    assert "cardroom/tlog/" in first and "/api/v1/audit/keys" in first and "manage.py" not in " ".join(texts)
 
     # Expected and collected, summed from the ledger here, not from the export's rows.
     rounds = RoundOfPlay.objects.filter(table__label="X-1", gaming_day__gte=START)

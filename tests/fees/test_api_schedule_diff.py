@@ -1,12 +1,12 @@
 """GET /api/v1/schedules/{code}/diff?from=N&to=M (issue 13): two versions option by option and tier by tier, by
-the same ``fees.diff`` the compare page uses; bad, missing or unknown numbers a clear 400 / 404."""
+the same ``fees.engine.diff`` the compare page uses; bad, missing or unknown numbers a clear 400 / 404."""
 
 import datetime
 from decimal import Decimal as D
 
 import pytest
 
-from fees import diff
+from fees.engine import diff
 from fees.models import FeeOption, FeeTier
 from tests.factories import make_draft
 
@@ -89,7 +89,7 @@ def test_the_diff_lists_every_changed_tier_with_old_and_new_values(api, people, 
 
 
 def test_the_api_and_the_compare_page_share_one_comparison(api, people, draft):
-    """The answer is ``fees.diff.diff_versions``'s, the function the compare page calls: same counts, same tiers."""
+    """The answer is ``fees.engine.diff.diff_versions``'s, the function the compare page calls: same counts, same tiers."""
     v1 = draft.document.versions.get(number=1)
     expected = diff.diff_versions(v1.diff_records(), draft.diff_records())
     api.force_authenticate(people.compliance)

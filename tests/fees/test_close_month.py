@@ -16,8 +16,10 @@ from cardroom.access import Scope
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import AuditLogEntry
 from exports.verification import check
-from fees import ledger, months, partitions
+from fees import ledger
 from fees.models import ClosedMonth, CollectionEntry, RoundOfPlay
+from fees.months import partitions, selectors
+from fees.months import services as months
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
@@ -186,7 +188,7 @@ def test_a_month_is_closed_verified_refused_and_reopened_as_it_was(people, june,
         with connection.cursor() as cursor:
             cursor.execute(f"INSERT INTO fees_roundofplay ({', '.join(columns)}) SELECT {picked} "
                            f"FROM fees_roundofplay WHERE id = %s", [june["july"].pk])
-    with pytest.raises(months.MonthClosed, match="June 2024 is a closed month"):
+    with pytest.raises(selectors.MonthClosed, match="June 2024 is a closed month"):
         ledger.reconcile(JUNE.replace(day=10), table_ids=[table.pk])
     answer = api.post("/api/v1/ledger/reconciliations/run/", {"table": table.pk, "gaming_day": "2024-06-10"},
                       format="json")

@@ -1,4 +1,4 @@
-"""Editing a draft (issue 34): one rule and one service at every door (``fees.editing``). The API's PATCH and the
+"""Editing a draft (issue 34): one rule and one service at every door (``fees.schedules.editing``). The API's PATCH and the
 admin's form change a draft's fields through ``edit_draft``; a version published or awaiting a second officer is
 changed by nobody, through whichever door, and each door says so alike."""
 
@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from cardroom.exceptions import NotAllowed
 from cardroom.models import AuditLogEntry
-from fees import editing, services
 from fees.models import ImmutableVersionError, ScheduleDocument
+from fees.schedules import editing, services
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.partitions, fees migration 0014): an
+"""Collection entries partitioned by month of gaming day on PostgreSQL (fees.months.partitions, fees migration 0014): an
 entry lands in its month's partition, a day with none in DEFAULT; a key names one entry whatever its day, though
 the database's unique key is per day (fees.ledger.storage), even for two batches at once; a correction points at
 (id, gaming day), which the database holds by a key of each partition onto itself."""
@@ -12,10 +12,11 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from cardroom.access import Scope
-from fees import ledger, partitions
+from fees import ledger
 from fees.ledger import intake, storage
 from fees.models import CollectionEntry, LedgerConflict
-from fees.partitions import ENTRIES
+from fees.months import partitions
+from fees.months.partitions import ENTRIES
 from tests.factories import make_posted_table
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]

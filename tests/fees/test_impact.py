@@ -14,8 +14,8 @@ from django.db import transaction
 from django.urls import reverse
 
 from demo import play as demo_play
-from fees import impact, quoting
 from fees.models import FeeTier, Reconciliation, RoundOfPlay, ScheduleDocument, TablePosting
+from fees.quotes import impact, quoting
 from tests.factories import make_draft
 
 pytestmark = pytest.mark.django_db

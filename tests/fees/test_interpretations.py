@@ -14,8 +14,9 @@ from cardroom.models import AuditLogEntry, Game, Table
 from compliance.facts import document_facts
 from compliance.models import Finding
 from compliance.rules import lint
-from fees import history, quoting, services
 from fees.models import FeeOption, FeeTier, Interpretation, ScheduleDocument, ScheduleVersion
+from fees.quotes import quoting
+from fees.schedules import history, services
 from signage import content, render
 from signage.postings import post_table, read_posting
 

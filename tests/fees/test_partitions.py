@@ -1,4 +1,4 @@
-"""Rounds of play partitioned by month of gaming day on PostgreSQL (fees.partitions, fees migration 0009): a
+"""Rounds of play partitioned by month of gaming day on PostgreSQL (fees.months.partitions, fees migration 0009): a
 round lands in its month's partition, a day with none in DEFAULT, and both are read as before; the daily task
 keeps both ledger tables' months ready ahead, once (the entries' own tests: test_entry_partitions.py)."""
 
@@ -8,9 +8,10 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from fees import ledger, partitions, tasks
+from fees import ledger, tasks
 from fees.models import RoundOfPlay
-from fees.partitions import ENTRIES, ROUNDS
+from fees.months import partitions
+from fees.months.partitions import ENTRIES, ROUNDS
 from tests.factories import make_posted_table
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from fees import quoting
 from fees.engine import QuoteError
 from fees.models import FeeOption
+from fees.quotes import quoting
 
 pytestmark = pytest.mark.django_db
 AS_OF = datetime.date(2026, 11, 21)

@@ -12,10 +12,11 @@ from unittest import mock
 import pytest
 from django.core.management import CommandError, call_command, execute_from_command_line
 
-from fees import engine, ledger, quoting
-from fees import receipt_format as fmt
+from fees import engine, ledger
 from fees.models import ScheduleDocument
-from fees.services import publish_without_review
+from fees.quotes import quoting
+from fees.quotes import receipt_format as fmt
+from fees.schedules.services import publish_without_review
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db

@@ -23,8 +23,10 @@ from compliance.rules.base import Parameter, ParameterSet
 from compliance.rules.variance import OverCollected, rule_collected_above_schedule
 from console.audit_words import describe
 from demo import files as demo_files
-from fees import imports, ledger, services, variance
+from fees import imports, ledger
+from fees.ledger import services
 from fees.models import ClosedMonth, CollectionEntry, Reconciliation, RoundOfPlay
+from fees.variance import selectors as variance
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db

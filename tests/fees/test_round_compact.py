@@ -13,12 +13,12 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from cardroom.models import Game, Table
-from fees import quoting
 from fees.engine import FeeLine, Option, QuoteError, Schedule, Seat, Tier, compact
 from fees.engine.washington import WashingtonFee, quote_washington_hand, quote_washington_time
 from fees.ledger import compact as ledger_compact
 from fees.ledger.rounds import _lines
 from fees.models import RoundOfPlay, RoundPricing, ScheduleVersion, TablePosting
+from fees.quotes import quoting
 from tests.factories import make_posted_table, make_table, store_posting
 
 LA = ZoneInfo("America/Los_Angeles")

@@ -1,7 +1,7 @@
 """A version's history (issue 13): every field old and new down to the tiers, both reasons, both officers.
 
 A draft of GEGA-002888 is started from the seeded v1, one tier's fee and printed fee are changed with a reason, and
-two officers publish it; ``fees.history``, the compliance page and the API all tell that story.
+two officers publish it; ``fees.schedules.history``, the compliance page and the API all tell that story.
 """
 
 import datetime
@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from cardroom import changes
 from cardroom.seed import SEED_ACTOR
-from fees import history, services
 from fees.models import FeeTier, ScheduleDocument
+from fees.schedules import history, services
 from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from cardroom.exceptions import NotAllowed
 from cardroom.models import AuditLogEntry
-from fees import services
 from fees.models import FeeTier, ImmutableVersionError, ScheduleDocument, VersionReview, VersionStateError
+from fees.schedules import services
 from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db
@@ -154,7 +154,7 @@ def test_both_reasons_and_both_people_are_kept(gega, people):
 
 
 def test_the_export_lists_every_changed_tier_as_the_diff_api_does(api, people, retroactive_change):
-    """The audit export's schedule_changes and the diff API give one answer (fees.diff), and both timelines
+    """The audit export's schedule_changes and the diff API give one answer (fees.engine.diff), and both timelines
     show in schedule_versions: the period's end as the record stands now, and as it stood then."""
     from exports.collect import ExportScope, change_rows, version_rows
 

@@ -19,9 +19,12 @@ from compliance.models import RuleParameter
 from compliance.rules.base import CHECK, Parameter, ParameterSet
 from compliance.rules.variance import ShortDays, room_key, rule_short_days_in_a_row
 from exports import collect, report as export_report
-from fees import ledger, services, variance
+from fees import ledger
+from fees.ledger import services
 from fees.models import Reconciliation
-from fees.variance_stats import c_chart, p_chart, runs_in_a_row, shift_of
+from fees.variance import selectors as variance
+from fees.variance import services as summaries
+from fees.variance.stats import c_chart, p_chart, runs_in_a_row, shift_of
 from tests import signs
 from tests.factories import make_posted_table
 
@@ -209,7 +212,7 @@ def test_a_reconciliation_committed_late_with_a_low_id_is_still_summed(people, r
     found = variance.report(room_, FIRST, june_6)
     assert (found.total.hands_short, found.total.amount_short, found.total.hands) == (10, Decimal("16.00"), 21)
     assert rows_of(found, "day")[june_6.isoformat()].hands_short == 1
-    assert variance.refresh(room_) == 0  # nothing changed since: nothing looked at again
+    assert summaries.refresh(room_) == 0  # nothing changed since: nothing looked at again
 
 
 def test_without_history_the_period_itself_is_the_centre_line(room):

@@ -9,7 +9,7 @@ from cardroom.models import AuditLogEntry
 from cardroom.models.audit import AppendOnlyError
 from cardroom.seed import SEED_ACTOR
 from fees.models import FeeOption, FeeTier, ImmutableVersionError, ScheduleDocument, VersionStateError
-from fees.services import publish_without_review
+from fees.schedules.services import publish_without_review
 
 pytestmark = pytest.mark.django_db
 

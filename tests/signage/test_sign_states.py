@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from fees import services
 from fees.models import ScheduleDocument, ScheduleVersion
+from fees.schedules import services
 from signage import printing
 from signage.models import SignPrint
 from tests.factories import make_table, post_as

@@ -3,7 +3,7 @@
 Scoped as the API: the establishment must be one of the user's compliance establishments (else 404); its
 schedules are its own and its jurisdiction's shared ones; drafts are seen and changed by those who may edit
 the schedule (``fees.view_drafts``, ``fees.edit_schedule``: cardroom.permissions). Every change goes through the
-services the API uses: ``fees.services`` (drafts, publishing), ``fees.editing`` (tiers),
+services the API uses: ``fees.schedules.services`` (drafts, publishing), ``fees.schedules.editing`` (tiers),
 ``compliance.findings.acknowledge``, ``compliance.checking.run_establishment`` / ``run_schedule``,
 ``signage.services.request_override`` (and a second officer's ``approve_override`` / ``refuse_override``, or the
 request withdrawn).

@@ -10,9 +10,9 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from cardroom import permissions, values
-from fees import drafts as fees_drafts
-from fees import services
-from fees.in_force import among as in_force  # the version in force among versions in hand (for the pages)
+from fees.schedules import selectors as fees_drafts
+from fees.schedules import services
+from fees.models.in_force import among as in_force  # the version in force among versions in hand (for the pages)
 from fees.models import ScheduleDocument
 
 from ...access import compliance_establishments, establishment_or_404
@@ -46,7 +46,7 @@ def schedule_documents(scope, establishment):
 
 
 def visible_versions(scope, document, versions):
-    """A document's versions as the API shows them: drafts only to those who may see them (fees.drafts)."""
+    """A document's versions as the API shows them: drafts only to those who may see them (fees.schedules.selectors)."""
     return fees_drafts.visible_versions(scope.user, document, versions)
 
 

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from cardroom import permissions
 from cardroom.exceptions import BadInput
-from fees import diff
+from fees.engine import diff
 from fees.models import FeeOption, FeeTier, ScheduleVersion
-from fees.option_label import option_label
+from fees.schedules.option_label import option_label
 
 from ...access import page
 from .base import (document_or_404, in_force, number_from, render_page, room_or_404, schedule_documents,

@@ -1,14 +1,14 @@
 """Changing a schedule's drafts: starting one from a version, editing an option's tiers, discarding one (through
-fees.services and fees.editing, as the API)."""
+fees.schedules.services and fees.schedules.editing, as the API)."""
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 
 from cardroom.exceptions import BadInput, StateConflict
-from fees import editing, services
 from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
 from fees.models import FeeOption
+from fees.schedules import editing, services
 
 from ...access import page
 from .base import editable_version, number_from, published_refusal, render_page, room_or_404

@@ -7,8 +7,8 @@ from cardroom import permissions
 from cardroom.inbox import awaiting
 from compliance import inbox
 from compliance.models import ValidationRun
-from fees import drafts as fees_drafts
 from fees.models import ScheduleVersion
+from fees.schedules import selectors as fees_drafts
 
 from ...access import compliance_establishments, page
 from .base import SECTION, last_seen, render_page, room_or_404, schedule_documents

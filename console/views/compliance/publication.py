@@ -1,5 +1,5 @@
 """Publishing a draft, two-person: what it would change and raise, the request, and a second officer's approval
-or refusal (or the request withdrawn), through fees.services."""
+or refusal (or the request withdrawn), through fees.schedules.services."""
 
 from django.contrib import messages
 from django.shortcuts import redirect
@@ -10,10 +10,11 @@ from cardroom.exceptions import BadInput, StateConflict
 from cardroom.forms import show_error
 from cardroom.models import Table
 from compliance import checking
-from fees import diff, services
+from fees.engine import diff
 from fees.forms import PublishForm
 from fees.models import ScheduleVersion
-from fees.reviews import PUBLICATION
+from fees.schedules import services
+from fees.schedules.reviews import PUBLICATION
 
 from ...access import page
 from .base import editable_version, in_force, published_refusal, render_page, room_or_404
@@ -92,7 +93,7 @@ PUBLICATION_STEPS = {  # step on a version awaiting a second officer: (service, 
 
 
 def _review_step(request, version, step, data):
-    """Take one step of the two-person publication (``fees.services``); returns the message to show."""
+    """Take one step of the two-person publication (``fees.schedules.services``); returns the message to show."""
     user, label = request.user, f"{version.document.code} version {version.number}"
     if step not in PUBLICATION_STEPS:  # asking (again, from a page out of date: the service says it awaits)
         services.request_publication(

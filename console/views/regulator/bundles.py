@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from cardroom import checkpoint, transparency
 from cardroom.api.jobs import visible_jobs
-from cardroom.bundle_verify import shown
+from cardroom.bundle.verification import shown
 from cardroom.exceptions import BadInput
 from cardroom.forms import show_error
 from cardroom.models import Job

@@ -204,7 +204,7 @@ class Command(BaseCommand):
     def post_house_banked_tables(self, tables):
         """Post the WA One for the Money tables (DEMO_HOUSE_BANKED) through the same service as the API; each
         posting is validated as it is saved."""
-        from fees import house_banked
+        from fees.postings import house_banked
         from signage.postings import post_table
 
         for table in tables.order_by("label"):
@@ -241,12 +241,12 @@ class Command(BaseCommand):
                                       user=User.objects.get(username=officer))
 
     def record_interpretation(self, User):
-        """How the demo room reads one value its Pai Gow schedule leaves open (fees.interpretations): the
+        """How the demo room reads one value its Pai Gow schedule leaves open (fees.schedules.interpretations): the
         player-dealer column of CMV-CA-FEES-PAI-GOW option 1 stops at a closed '$101-200' row (row 7, a column whose
         basis is not stated either), read as open above $100. Proposed by compliance, approved by compliance-2, so
         table 8's sign shows the reading and says it is one. The answer it cites is made up for the demo. Table 8
         still cannot be quoted: what the column is measured on is not read."""
-        from fees import interpretations, services
+        from fees.schedules import interpretations, services
         from fees.models import ScheduleVersion
 
         version = ScheduleVersion.objects.get(document__code="CMV-CA-FEES-PAI-GOW", number=1)

@@ -1,6 +1,6 @@
 from cardroom.management.base import BaseCommand
 
-from ... import months
+from ...months.services import close, read_month
 
 
 class Command(BaseCommand):
@@ -21,7 +21,6 @@ class Command(BaseCommand):
                                  "LEDGER_ARCHIVE_DIR/<YYYY-MM>, var/archive/<YYYY-MM> unless set).")
 
     def handle(self, *args, month, establishments, archive_dir, **options):
-        closed = months.close(months.read_month(month), establishments, archive_dir=archive_dir,
-                              say=self.stdout.write)
+        closed = close(read_month(month), establishments, archive_dir=archive_dir, say=self.stdout.write)
         rows = ", ".join(f"{part['partition']} {part['rows']:,} rows" for part in closed.partitions)
         self.stdout.write(self.style.SUCCESS(f"{month} closed: {rows}; archive in {closed.archive_dir}."))

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from cardroom.management.base import BaseCommand
-from fees import quoting
+from fees.quotes import quoting
 
 
 def wager(text):

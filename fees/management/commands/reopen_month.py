@@ -1,6 +1,6 @@
 from cardroom.management.base import BaseCommand
 
-from ... import months
+from ...months.services import read_month, reopen
 
 
 class Command(BaseCommand):
@@ -16,4 +16,4 @@ class Command(BaseCommand):
                             help="Where the partition files are, if they moved since the month was closed.")
 
     def handle(self, *args, month, archive_dir, **options):
-        months.reopen(months.read_month(month), archive_dir=archive_dir, say=self.stdout.write)
+        reopen(read_month(month), archive_dir=archive_dir, say=self.stdout.write)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from fees import receipt_format, receipts
+from fees.quotes import receipt_format, receipts
 
 # Exit codes: 0 the receipt holds, 1 it does not, 2 the file is not a receipt that can be read.
 HOLDS, DOES_NOT_HOLD, UNREADABLE = 0, 1, 2

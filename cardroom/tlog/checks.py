@@ -5,11 +5,12 @@ import json
 import zipfile
 from dataclasses import dataclass, field
 
-from . import chain as hashchain
-from . import bundle, bundle_read, checkpoint, merkle
-from .bundle_verify import members
-from .tlog_keys import _moment, _sha256
-from .tlog_proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, _unb64, parse_proof
+from .. import chain as hashchain
+from .. import bundle, checkpoint, merkle
+from ..bundle import reading as bundle_read
+from ..bundle.verification import members
+from .keys import read_moment, sha256
+from .proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, unb64, parse_proof
 
 @dataclass
 class Result:
@@ -53,7 +54,7 @@ def entry_from_row(row):
         data = row["data"]
         entry = {
             "chain": row["chain"], "sequence": int(row["sequence"]),
-            "created_at": _moment(row["created_at"]),
+            "created_at": read_moment(row["created_at"]),
             "actor_id": _number_or_none(row.get("actor_id")),
             "actor_label": row.get("actor_label", row.get("actor")),
             "action": row["action"], "object_type": row["object_type"], "object_id": row["object_id"],
@@ -84,11 +85,11 @@ def check_entry(keyring, proof_text, row=None):
     if row is not None:
         entry = entry_from_row(row)
         entry_bytes = hashchain.canonical(entry)
-        if row.get("entry_hash") and row["entry_hash"] != _sha256(entry_bytes).hex():
-            result.fails(f"the entry's content hashes to {_sha256(entry_bytes).hex()[:16]}…, not to the "
+        if row.get("entry_hash") and row["entry_hash"] != sha256(entry_bytes).hex():
+            result.fails(f"the entry's content hashes to {sha256(entry_bytes).hex()[:16]}…, not to the "
                          f"entry_hash it carries ({row['entry_hash'][:16]}…): it was changed.")
     elif "extra" in proof.fields:
-        entry_bytes = _unb64(proof.fields["extra"], "the proof's extra line")
+        entry_bytes = unb64(proof.fields["extra"], "the proof's extra line")
         try:
             entry = json.loads(entry_bytes)
         except ValueError:
@@ -104,7 +105,7 @@ def check_entry(keyring, proof_text, row=None):
         result.fails(f"the entry belongs to chain {chain}, the checkpoint to the log {origin}.")
     if sequence != index + 1:
         result.fails(f"the entry says it is at position {sequence}; the proof is for position {index + 1}.")
-    if merkle.verify_inclusion(_sha256(entry_bytes), index, size, proof.hashes, root):
+    if merkle.verify_inclusion(sha256(entry_bytes), index, size, proof.hashes, root):
         result.holds(f"entry {sequence} of {chain} ({entry.get('action')}, {entry.get('created_at')}) is in the "
                      f"log of {size} entries with that root.")
     else:
@@ -220,7 +221,7 @@ def validity_problem(key, generated_at):
     """Why a bundle whose manifest says it was made at ``generated_at`` cannot have been signed by ``key`` (a
     trusted key) then; None when it was made while the key was in use."""
     try:
-        moment = _moment(generated_at) if isinstance(generated_at, str) or generated_at is None else None
+        moment = read_moment(generated_at) if isinstance(generated_at, str) or generated_at is None else None
     except Unreadable:
         moment = None
     if key.valid_at(moment):
@@ -337,7 +338,7 @@ def _check_rows(result, chain, size, root, rows, proof):
     leaves, previous = [], None
     for row in rows:
         entry_bytes = hashchain.canonical(entry_from_row(row))
-        leaf = _sha256(entry_bytes)
+        leaf = sha256(entry_bytes)
         if leaf.hex() != row["entry_hash"]:
             result.fails(f"{chain}: the row at position {row['sequence']} was changed (its content does not hash to "
                          "its entry_hash).")

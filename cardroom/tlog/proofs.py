@@ -18,11 +18,11 @@ class Unreadable(ValueError):
 # -- the text formats ------------------------------------------------------------------------------------------------
 
 
-def _b64(value: bytes) -> str:
+def b64(value: bytes) -> str:
     return base64.b64encode(value).decode()
 
 
-def _unb64(text, what):
+def unb64(text, what):
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -30,12 +30,12 @@ def _unb64(text, what):
 
 
 def _proof_text(header, fields, hashes, note):
-    lines = [header, *(f"{name} {value}" for name, value in fields), *(_b64(h) for h in hashes)]
+    lines = [header, *(f"{name} {value}" for name, value in fields), *(b64(h) for h in hashes)]
     return "\n".join(lines) + "\n\n" + note
 
 
 def inclusion_text(index, path, note, entry_bytes=None):
-    fields = ([("extra", _b64(entry_bytes))] if entry_bytes is not None else []) + [("index", index)]
+    fields = ([("extra", b64(entry_bytes))] if entry_bytes is not None else []) + [("index", index)]
     return _proof_text(INCLUSION, fields, path, note)
 
 
@@ -76,7 +76,7 @@ def parse_proof(text, kind):
         if space and not hashes and name.isalpha():
             fields[name] = value
         else:
-            digest = _unb64(line, "a proof hash")
+            digest = unb64(line, "a proof hash")
             if len(digest) != 32:
                 raise Unreadable("a proof hash is not 32 bytes.")
             hashes.append(digest)

@@ -18,7 +18,8 @@ Closing, step by step (each logged in the audit log of every establishment named
 ``reopen`` undoes whichever of these steps were taken: a dropped partition is read back from its file (hashed as
 it is read, against the digest in the closing's seal, which the installation's key signed when it archived the
 month), a detached one attached again, and the CHECKs go. Partitions are PostgreSQL's, so none of
-this runs on SQLite; ``closed_for`` (the ledger's writes refuse a closed month) runs everywhere.
+this runs on SQLite; ``fees.months.selectors.closed_for`` (the ledger's writes refuse a closed month) runs
+everywhere.
 
 The month's partitions hold every establishment's rows of that month: a month is closed for all of them at once,
 and every one with rows in it must be named.
@@ -32,8 +33,6 @@ import os
 import zlib
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
-
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
@@ -43,17 +42,14 @@ from cardroom.audit import log_actions
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Establishment
 
+from ..models import ClosedMonth
 from . import partitions
-from .models import ClosedMonth
+from .selectors import seal_problem, seal_statement
 
 # The bundle's kind holding each partitioned table's rows: the bundles must hold every row archived.
 KIND_OF = {"fees_roundofplay": "rounds", "fees_collectionentry": "ledger_entries"}
 CLOSE_LABEL = "close_month (command line)"
 REOPEN_LABEL = "reopen_month (command line)"
-
-
-class MonthClosed(BadInput):
-    """A write into (or a reconciliation of) a closed month: nothing was changed."""
 
 
 # What exports a room's signed bundle of a month: the exports app's, registered from its AppConfig.ready (it
@@ -67,35 +63,6 @@ def register_export(export):
     global _export
     _export = export
     return export
-
-
-# -- what the ledger asks ---------------------------------------------------------------------------------------
-
-def refusal(day):
-    return (f"{day.isoformat()} falls in {day:%B %Y}, a closed month: its rounds and entries are archived and "
-            f"read-only. An operator attaches it again with `manage.py reopen_month --month {day:%Y-%m}`.")
-
-
-def closed_for(days):
-    """``{day: why it is refused}`` for each of ``days`` in a closed month (empty when none is): one query,
-    asked afresh each time (a month is closed and reopened by another process)."""
-    firsts = {day.replace(day=1) for day in days}
-    if not firsts:
-        return {}
-    closed = set(ClosedMonth.objects.filter(month__in=firsts, reopened_at__isnull=True)
-                 .values_list("month", flat=True))
-    return {day: refusal(day) for day in days if day.replace(day=1) in closed} if closed else {}
-
-
-def refuse_closed(day_from, day_to):
-    """Raise MonthClosed if a day from ``day_from`` to ``day_to`` is in a closed month (its rows are not here:
-    a reconciliation would find nothing and say so wrongly)."""
-    closed = (ClosedMonth.objects.filter(month__gte=day_from.replace(day=1), month__lte=day_to,
-                                         reopened_at__isnull=True).order_by("month").first())
-    if closed is not None:
-        raise MonthClosed(f"{closed.month:%B %Y} is a closed month: its rounds and entries are archived, so "
-                          f"there is nothing here to reconcile; its audit bundle holds them. An operator attaches "
-                          f"it again with `manage.py reopen_month --month {closed.month:%Y-%m}`.")
 
 
 # -- reading the command's arguments ----------------------------------------------------------------------------
@@ -369,7 +336,7 @@ def _detach(closed):
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as in _freeze
         for part in closed.partitions:
             # No key of the table's refers to it: the corrections' key is each partition's own, onto itself
-            # (fees.partitions.OWN_KEYS), and leaves with it; the other months are not checked.
+            # (fees.months.partitions.OWN_KEYS), and leaves with it; the other months are not checked.
             cursor.execute(f"ALTER TABLE {_q(part['table'])} DETACH PARTITION {_q(part['partition'])}")
         _log("ledger.month_detached", _named(closed), closed, month=f"{closed.month:%Y-%m}",
              partitions=[p["partition"] for p in closed.partitions])
@@ -400,44 +367,11 @@ def _archive(closed, directory, say):
     say(f"4/4 archived and dropped: {', '.join(p['file'] for p in parts)} in {directory}.")
 
 
-# -- the seal: what a reopening may restore ---------------------------------------------------------------------
-
-SEAL = "cardroom/closed-month@v1"
-
-
-def seal_statement(closed):
-    """The bytes the installation's key signs when a month's partitions are archived: which closing, and for each
-    file its table, columns, rows and SHA-256, and each bundle's digest. A reopening restores only files that match
-    a statement so signed, so whoever may write the closing record (or the files) cannot slip other rows back in."""
-    lines = [SEAL, f"month {closed.month:%Y-%m}", f"closing {closed.pk} {closed.closed_at.isoformat()}"]
-    lines += [f"partition {p['partition']} of {p['table']} file {p['file']} rows {p['rows']} sha256 {p['sha256']} "
-              f"columns {','.join(p['columns'])}" for p in closed.partitions if p.get("file")]
-    lines += [f"bundle {b['establishment']} file {b['file']} sha256 {b['sha256']}" for b in closed.bundles]
-    return ("\n".join(lines) + "\n").encode()
-
+# -- the seal: what a reopening may restore (its statement: fees.months.selectors.seal_statement) -------------
 
 def _seal(closed):
     private, key = transparency.current_key()
     return {"key": key.fingerprint, "signature": base64.b64encode(private.sign(seal_statement(closed))).decode()}
-
-
-def seal_problem(closed):
-    """Why the closing record is not as the installation sealed it (None when it is): no seal, a key the
-    installation does not trust (``transparency.trusted_keys``, rooted in its configuration), or a signature that
-    does not cover the record as it now reads."""
-    seal = closed.seal if isinstance(closed.seal, dict) else {}
-    if not seal.get("signature"):
-        return (f"the closing record of {closed.month:%B %Y} carries no seal (it was closed before closings were "
-                f"sealed, or the seal was removed)")
-    key = transparency.trusted_keys().by_fingerprint(seal.get("key"))
-    if key is None:
-        return f"its seal names the key {seal.get('key')!r}, which this installation does not trust"
-    try:
-        key.public_key.verify(base64.b64decode(seal["signature"], validate=True), seal_statement(closed))
-    except (InvalidSignature, ValueError, TypeError):
-        return (f"the closing record of {closed.month:%B %Y} is not as it was sealed when the month was closed: "
-                f"its files, digests, rows or columns were changed since")
-    return None
 
 
 # -- reopening --------------------------------------------------------------------------------------------------

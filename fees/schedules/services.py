@@ -4,20 +4,16 @@ the pages, the admin, commands).
 Each takes who acts (``actor``), the target and input already read; checks a named permission
 (``cardroom.permissions``); locks (in ``cardroom.review``'s order: document, version, reading); changes; writes the
 audit entry; and raises only ``BadInput``, ``NotAllowed`` or ``StateConflict`` (subclasses of them). The two-person
-steps go through the one review mechanism (``cardroom.review``, workflows in ``fees.reviews``).
+steps go through the one review mechanism (``cardroom.review``, workflows in ``fees.schedules.reviews``).
 
 - drafts: ``start_draft``, ``discard_draft``;
 - publication: ``request_publication``, then a second officer's ``approve_publication`` or ``refuse_publication``,
   or the asker's ``withdraw_publication`` (an administrator's too);
 - interpretations: ``propose_interpretation``, then ``approve_interpretation`` / ``refuse_interpretation``, or
-  ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired);
-- reconciliation: ``reconcile`` (a person, on demand, or ``SYSTEM``: the scheduler's nightly run);
-  ``reconcile_table_days`` (the table-days an import or a batch of entries touched, when it ends; a room's period,
-  as the job ``fees.reconciling`` runs from the variance page).
-"""
+  ``withdraw_interpretation`` (a proposal taken back, or an approved reading retired).
 
-from collections import defaultdict
-from dataclasses import dataclass, field
+Reconciling the ledger is the ledger's (``fees.ledger.services``).
+"""
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -25,16 +21,13 @@ from django.utils import timezone
 from cardroom import changes, generation, notify, permissions, review
 from cardroom.audit import log_action
 from cardroom.exceptions import BadInput, NotAllowed
-from cardroom.permissions import SYSTEM
-from cardroom.models import Table
 
+from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
 from . import interpretations as readings
-from . import ledger, months
 from .editing import earliest_problem, retroactive_problem
-from .models import Interpretation, Reconciliation, ScheduleVersion, VersionReview, VersionStateError
 from .reviews import INTERPRETATION, PUBLICATION
 
-EDIT, APPROVE, LEDGER = "fees.edit_schedule", "fees.approve_schedule", "fees.record_ledger"
+EDIT, APPROVE = "fees.edit_schedule", "fees.approve_schedule"
 
 
 def _version_locked(version):
@@ -278,65 +271,3 @@ def withdraw_interpretation(actor, reading, *, reason):
     if for_asker:
         notify.withdrawn("interpretation", reading, actor, reason)
     return reading
-
-
-# -- reconciliation ---------------------------------------------------------------------------------------------------
-# Each run stores new rows (a day reconciled again keeps the earlier result), so nothing is locked; the rows and their
-# audit entries ("ledger.reconcile") are written together by ``fees.ledger.reconcile``.
-
-
-def reconcile(actor, day_from, day_to=None, *, table_ids=None):
-    """Reconcile tables over gaming days (every named table gets a report for every day; without ``table_ids``,
-    the tables with activity): a person, on demand, for tables of establishments where they hold
-    ``fees.record_ledger`` (else nothing is reconciled); ``SYSTEM``, the scheduler's nightly run (its audit entries
-    name "reconciliation (nightly)"). Returns the stored reconciliations."""
-    if day_to is not None and day_to < day_from:
-        raise BadInput(f"day_to ({day_to}) comes before day_from ({day_from}).", field="day_to")
-    if actor is SYSTEM:
-        return ledger.reconcile(day_from, day_to, table_ids=table_ids, trigger=Reconciliation.Trigger.NIGHTLY)
-    wanted = set(table_ids) if table_ids is not None else ledger.tables_with_activity(day_from, day_to)
-    tables = Table.objects.select_related("establishment").in_bulk(wanted)
-    if missing := sorted(wanted - set(tables)):
-        raise BadInput(f"table: no table {', '.join(map(str, missing))}.", field="table")
-    if not tables:
-        permissions.require(actor, LEDGER)  # nothing to reconcile: still only for those who may
-    for establishment in {t.establishment_id: t.establishment for t in tables.values()}.values():
-        permissions.require(actor, LEDGER, establishment)
-    return ledger.reconcile(day_from, day_to, table_ids=table_ids, user=actor,
-                            trigger=Reconciliation.Trigger.ON_DEMAND)
-
-
-@dataclass
-class Reconciled:
-    """What ``reconcile_table_days`` did: the reconciliations stored, and a sentence for each day it skipped."""
-
-    stored: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
-    days: int = 0
-
-    @property
-    def with_variance(self):
-        return sum(1 for r in self.stored if r.status == Reconciliation.Status.VARIANCE)
-
-    def as_dict(self):
-        return {"days": self.days, "reconciled": len(self.stored), "with_variance": self.with_variance,
-                "skipped": list(self.skipped)}
-
-
-def reconcile_table_days(actor, table_days, *, on_progress=None):
-    """Reconcile each (table id, gaming day) of ``table_days``: what an import or a batch of entries touched, or a
-    period's play. A day at a time, its tables together, through ``reconcile`` (so ``actor`` is asked for
-    ``fees.record_ledger`` at each room, as there). A day of a closed month is skipped and said, not an error for
-    the other days: its rows are archived. ``on_progress(done, total)`` after each day."""
-    by_day = defaultdict(set)
-    for table_id, day in table_days:
-        by_day[day].add(table_id)
-    result = Reconciled(days=len(by_day))
-    for done, day in enumerate(sorted(by_day), 1):
-        try:
-            result.stored += reconcile(actor, day, table_ids=sorted(by_day[day]))
-        except months.MonthClosed:
-            result.skipped.append(f"Not reconciled: {months.refusal(day)}")
-        if on_progress is not None:
-            on_progress(done, len(by_day))
-    return result

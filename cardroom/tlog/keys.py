@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from . import checkpoint
-from .tlog_proofs import Unreadable, _b64, _unb64
+from .. import checkpoint
+from .proofs import Unreadable, b64, unb64
 
 @dataclass(frozen=True)
 class Key:
@@ -23,7 +23,7 @@ class Key:
 
     @property
     def fingerprint(self):
-        return "SHA256:" + _sha256(checkpoint._raw(self.public_key)).hex()
+        return "SHA256:" + sha256(checkpoint.raw_public_key(self.public_key)).hex()
 
     @property
     def id(self):
@@ -47,9 +47,9 @@ ENDORSEMENT = "cardroom/signing-key@v1"
 
 def endorsement_statement(name, public_key, valid_from, endorsed_by):
     """The bytes the key in use signs to endorse the key that replaces it from ``valid_from`` on."""
-    raw = checkpoint._raw(public_key)
+    raw = checkpoint.raw_public_key(public_key)
     moment = valid_from.astimezone(datetime.timezone.utc).isoformat(timespec="microseconds")
-    return (f"{ENDORSEMENT}\nname {name}\nkey SHA256:{_sha256(raw).hex()}\npublic_key {_b64(raw)}\n"
+    return (f"{ENDORSEMENT}\nname {name}\nkey SHA256:{sha256(raw).hex()}\npublic_key {b64(raw)}\n"
             f"valid_from {moment}\nendorsed_by {endorsed_by}\n").encode()
 
 
@@ -65,11 +65,11 @@ def _endorsed(key, by):
     return by.valid_from is None or by.valid_from < key.valid_from
 
 
-def _sha256(data):
+def sha256(data):
     return hashlib.sha256(data).digest()
 
 
-def _moment(text):
+def read_moment(text):
     if text in (None, ""):
         return None
     try:
@@ -114,9 +114,9 @@ class Keyring:
                 if not isinstance(endorsement, dict):
                     raise Unreadable("a key's 'endorsement' is an object with 'by' and 'signature'.")
                 signature = endorsement.get("signature")
-                keys.append(Key(name, public, _moment(item.get("valid_from")), _moment(item.get("valid_until")),
-                                endorsement.get("by"),
-                                _unb64(signature, "an endorsement") if isinstance(signature, str) else None))
+                keys.append(Key(name, public, read_moment(item.get("valid_from")),
+                                read_moment(item.get("valid_until")), endorsement.get("by"),
+                                unb64(signature, "an endorsement") if isinstance(signature, str) else None))
         else:
             keys = [Key(*_verifier_key(line)) for line in text.splitlines() if line.strip()]
             roots = tuple(k.fingerprint for k in keys)

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from cardroom import permissions
 
-from .models import ScheduleVersion
+from ..models import ScheduleVersion
 
 
 def sees_drafts(user, document=None):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from cryptography.exceptions import InvalidSignature
 
-from .bundle_format import (
+from .format import (
     CHUNK,
     DIRECTORY_BYTES_PER_MEMBER,
     FORMATS,

@@ -2,7 +2,7 @@
 
 A receipt says what was computed, from what, by which engine, under which schedule version (with the hash of
 that version's content). ``replay`` recomputes it all from the database with the current engine and says
-whether it still holds. The canonical form and hashes are fees/receipt_format.py (no Django).
+whether it still holds. The canonical form and hashes are fees/quotes/receipt_format.py (no Django).
 """
 
 import datetime
@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from cardroom import values
 
-from . import engine, quoting
+from .. import engine
+from ..models import CollectionEntry, RoundOfPlay, ScheduleVersion
+from . import quoting
 from . import receipt_format as fmt
-from .models import CollectionEntry, RoundOfPlay, ScheduleVersion
 
 # What a quote response repeats of its request or its schedule: the receipt keeps those under inputs and
 # schedule, so its outputs are the amounts alone.

@@ -1,4 +1,4 @@
-"""Recorded rounds priced again under another schedule version: the arithmetic of ``fees.impact``. Plain Python.
+"""Recorded rounds priced again under another schedule version: the arithmetic of ``fees.quotes.impact``. Plain Python.
 
 The input is the rounds already grouped (``Played``: rounds alike at one table and gaming day, priced under the
 same version and option, with the same facts), the engine view of the version asked about (``draft``, usually a
@@ -13,7 +13,7 @@ draft) and the engine views of the versions the rounds were priced under. For ea
 Each distinct (option, facts) is priced once, however many rounds share it.
 
 **Tier edges.** Every tier whose bounds, fee or what it measures differ between a version the rounds were priced
-under and ``draft`` (``fees.diff``: tiers are matched by what they are, not by position) is an edge. A fee line
+under and ``draft`` (``fees.engine.diff``: tiers are matched by what they are, not by position) is an edge. A fee line
 of a round is *in* an edge when the tier that priced it, under either version, is one of the edge's two tiers; an
 edge counts the rounds with a line in it. The line's difference (new fee minus old) is put down to one edge: the
 draft tier's edge where that tier changed (a band that grew took the line in), else the old tier's. What no edge
@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Hashable, Iterable
 
-from . import diff
-from .engine import QuoteError, Schedule
+from ..engine import QuoteError, Schedule, diff
 
 ZERO = Decimal("0.00")
 # A tier change that moves money; one only to the text printed, or a note, does not.
@@ -87,8 +86,8 @@ class Edge:
 
     priced_under: int
     option: int
-    status: str  # changed, added or removed (fees.diff)
-    before: dict | None  # the tier as priced under (fees.diff.tier_record); None when added
+    status: str  # changed, added or removed (fees.engine.diff)
+    before: dict | None  # the tier as priced under (fees.engine.diff.tier_record); None when added
     after: dict | None  # the draft's tier; None when removed
     fields: tuple[str, ...]  # what differs, as a person names it
     rounds: int = 0

@@ -4,9 +4,9 @@ The source stays exactly as printed (a published version never changes). Where i
 is unstated, a closed top, a column with no heading) a compliance officer records how it is read: one field of one
 option (its basis) or of one tier (measure, lower, upper, fee_kind, payer, taken), the value it is read as, the
 reading in words, its date and its citation (the Bureau's answer, say). It takes effect once a second officer
-approves it; the engine (``fees.quoting.snapshot``), validation and signs then use the reading and say it is one.
+approves it; the engine (``fees.quotes.quoting.snapshot``), validation and signs then use the reading and say it is one.
 
-The steps are services (``fees.services``), on the one two-person mechanism (``cardroom.review``):
+The steps are services (``fees.schedules.services``), on the one two-person mechanism (``cardroom.review``):
 
 - ``propose_interpretation``: anyone who may edit the schedule (``fees.edit_schedule``), on any version, published
   ones included (the printed data does not change: that is the point); one live (proposed or approved) reading per
@@ -33,9 +33,9 @@ from cardroom.audit import log_action
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import Source
 
-from . import engine
-from .models import FeeOption, FeeTier, Interpretation
-from .models import reviews
+from .. import engine
+from ..models import FeeOption, FeeTier, Interpretation
+from ..models import reviews
 
 STATEMENT_MAX = 2000
 REASON_MAX = 2000

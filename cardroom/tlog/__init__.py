@@ -16,7 +16,7 @@ altered a bundle can write a keys file naming their own key): without ``--trust`
 against it but never says HOLDS.
 
 Each prints what it checked, one line per finding (names and texts from the inputs with their control and format
-characters escaped: ``cardroom.bundle_verify.shown``), then its verdict, and exits with it (``EXIT``): 0 HOLDS, 1
+characters escaped: ``cardroom.bundle.verification.shown``), then its verdict, and exits with it (``EXIT``): 0 HOLDS, 1
 DOES NOT HOLD, 2 UNREADABLE (an input cannot be read), 3 NOT CHECKED (everything held, but against the keys file's
 own root: no ``--trust`` given). The formats:
 
@@ -30,16 +30,17 @@ own root: no ``--trust`` given). The formats:
   ``end <index>``, the heads of the subtrees outside the run (``cardroom.merkle.range_proof``), a blank line and
   the checkpoint: with the export's audit rows of positions start + 1 to end, it gives back the checkpoint's root.
 
-The parts: ``cardroom.tlog_proofs`` (the text formats), ``cardroom.tlog_keys`` (the keys file and the keyring) and
-``cardroom.tlog_checks`` (the checks); this module is the command line and gathers them under one name.
+The parts: ``cardroom.tlog.proofs`` (the text formats), ``cardroom.tlog.keys`` (the keys file and the keyring) and
+``cardroom.tlog.checks`` (the checks); this module is the command line (``__main__.py`` runs it for ``python -m
+cardroom.tlog``) and gathers them under one name.
 """
 
 import argparse
 import json
 import sys
 
-from .bundle_verify import shown
-from .tlog_checks import (
+from ..bundle.verification import shown
+from .checks import (
     Result,
     check_checkpoint,
     check_consistency,
@@ -49,16 +50,16 @@ from .tlog_checks import (
     entry_from_row,
     validity_problem,
 )
-from .tlog_keys import ENDORSEMENT, Key, Keyring, endorsement_statement
-from .tlog_proofs import (
+from .keys import ENDORSEMENT, Key, Keyring, endorsement_statement
+from .proofs import (
     CONSISTENCY,
     INCLUSION,
     ORIGIN_PREFIX,
     RANGE,
     Proof,
     Unreadable,
-    _b64,  # noqa: F401 - tests build proofs with them
-    _unb64,  # noqa: F401
+    b64,  # noqa: F401 - tests build proofs with them
+    unb64,  # noqa: F401
     consistency_text,
     inclusion_text,
     parse_proof,
@@ -178,7 +179,3 @@ def main(argv=None):
 def _say(line, stream=None):
     """One line of output; what it quotes from the inputs (names, texts) cannot break it or turn it around."""
     print(shown(line), file=stream or sys.stdout)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

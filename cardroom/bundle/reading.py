@@ -12,7 +12,7 @@ import csv
 import io
 import json
 
-from .csv_escaping import unescape  # a text cell that began with a formula character or ' was written with a '
+from ..csv_escaping import unescape  # a text cell that began with a formula character or ' was written with a '
 
 
 class BadFile(ValueError):

@@ -1,5 +1,5 @@
 """Where the money goes missing: expected against collected over a period, by table, gaming day, shift and
-recorder, with how unusual each group is against the room's own history (``fees.variance_stats``).
+recorder, with how unusual each group is against the room's own history (``fees.variance.stats``).
 
 Read from the stored reconciliations, not the rounds:
 
@@ -20,47 +20,23 @@ nightly validation run (the rule's facts) keeps it current.
 """
 
 import datetime
-import functools
-import operator
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Sum
 
 from cardroom.models import Table
 from cardroom.ordering import natural
 
-from .models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceCell, VarianceChange, VarianceDay
-from .variance_stats import BASELINE_DAYS, DEFAULT_SHIFTS, Judgement, c_chart, p_chart, shift_of
+from ..models import Reconciliation, RoundOfPlay, VarianceCell, VarianceDay
+from .hands import ZERO, day_terms, short_hands, with_rounds
+from .services import refresh
+from .stats import BASELINE_DAYS, DEFAULT_SHIFTS, Judgement, c_chart, p_chart, shift_of
 
-SHORT = ("under_collected", "not_collected")
-OVER = "over_collected"
 GROUPS = ("table", "day", "shift", "recorder")
-ZERO = Decimal("0.00")
 UNKNOWN = "unknown"  # the key of short hands whose round (shift) or recorder is not known
-LOOKUP_HANDS = 2_000  # short hands per query when reading their rounds and entries
-REFRESH_CHUNK = 2_000  # reconciliations summed up per transaction
-
-
-@dataclass
-class ShortHand:
-    table_id: int
-    day: datetime.date
-    reference: str
-    status: str
-    expected: Decimal
-    collected: Decimal
-    played_at: datetime.datetime | None = None
-    round_id: int | None = None
-    recorder_id: int | None = None
-    entries: list = field(default_factory=list)  # filled for the drill-down only
-
-    @property
-    def short(self):
-        return self.expected - self.collected
 
 
 @dataclass
@@ -87,144 +63,6 @@ class Report:
     total: Row
     shifts: tuple
     groups: dict  # group name -> [Row]
-
-
-# -- reading the reconciliations and the short hands' rounds and entries -----------------------------------------
-
-
-def _short_hands(rows):
-    """The short hands of reconciliation rows (table_id, gaming_day, variances)."""
-    return [ShortHand(table_id, day, v["reference"], v["status"], Decimal(v["expected"]), Decimal(v["collected"]))
-            for table_id, day, variances in rows for v in variances if v["status"] in SHORT]
-
-
-def _lookups(hands):
-    """Q objects matching these hands' rounds (or entries), a day's tables and references per term (a superset the
-    caller narrows down), LOOKUP_HANDS hands a query, read through the (gaming day, table, reference) indexes."""
-    by_day = defaultdict(lambda: (set(), set()))
-    for hand in hands:
-        tables, references = by_day[hand.day]
-        tables.add(hand.table_id)
-        references.add(hand.reference)
-    terms, size = [], 0
-    for day in sorted(by_day):
-        tables, references = by_day[day]
-        terms.append(Q(gaming_day=day, table_id__in=sorted(tables), reference__in=sorted(references)))
-        size += len(references)
-        if size >= LOOKUP_HANDS:
-            yield functools.reduce(operator.or_, terms)
-            terms, size = [], 0
-    if terms:
-        yield functools.reduce(operator.or_, terms)
-
-
-def with_rounds(hands, *, entries=False):
-    """Fill in each hand's round (when played, by whom) and the recorder of its collection; with ``entries``,
-    every entry of the hand (corrected ones too, each marked ``effective`` or not) for the drill-down."""
-    by_key = {(h.table_id, h.day, h.reference): h for h in hands}
-    for q in _lookups(hands):
-        for table_id, day, reference, played_at, round_id, recorder in RoundOfPlay.objects.filter(q).values_list(
-                "table_id", "gaming_day", "reference", "played_at", "id", "recorded_by_id"):
-            if hand := by_key.get((table_id, day, reference)):
-                hand.played_at, hand.round_id, hand.recorder_id = played_at, round_id, recorder
-        if entries:
-            for entry in CollectionEntry.objects.filter(q).order_by("id").select_related("recorded_by"):
-                if hand := by_key.get((entry.table_id, entry.gaming_day, entry.reference)):
-                    hand.entries.append(entry)
-            continue
-        seen = set()
-        for key in CollectionEntry.objects.filter(q).effective().order_by("id").values_list(
-                "table_id", "gaming_day", "reference", "recorded_by_id"):
-            if key[:3] in by_key and key[:3] not in seen:  # the first effective entry: who recorded the collection
-                seen.add(key[:3])
-                by_key[key[:3]].recorder_id = key[3]
-    if entries:
-        for hand in hands:
-            corrected = {e.corrects_id for e in hand.entries if e.corrects_id}
-            for entry in hand.entries:
-                entry.effective = entry.pk not in corrected
-            effective = [e for e in hand.entries if e.effective]
-            if effective:
-                hand.recorder_id = effective[0].recorded_by_id
-    return hands
-
-
-# -- the summaries -----------------------------------------------------------------------------------------------
-
-
-def _day_terms(keys):
-    """Q objects matching these (table id, gaming day) pairs, a superset the caller narrows down, a few hundred
-    days a query, read through the (gaming day, table) indexes."""
-    by_day = defaultdict(set)
-    for table_id, day in keys:
-        by_day[day].add(table_id)
-    days = sorted(by_day)
-    for start in range(0, len(days), 200):
-        yield functools.reduce(operator.or_, (Q(gaming_day=day, table_id__in=sorted(by_day[day]))
-                                              for day in days[start:start + 200]))
-
-
-def refresh(establishment):
-    """Sum up again the room's table-days reconciled since they were last summed up (``VarianceChange``, written
-    in each reconciliation's transaction: whatever order runs commit in, none is missed): each table-day's latest
-    reconciliation replaces what an earlier one wrote. Returns how many table-days were (re)written."""
-    marks = list(VarianceChange.objects.filter(establishment=establishment).values_list("pk", "table_id",
-                                                                                         "gaming_day"))
-    if not marks:
-        return 0
-    changed = {(table_id, day) for _, table_id, day in marks}
-    latest, existing = {}, {}
-    for q in _day_terms(changed):
-        for table_id, day, run in Reconciliation.objects.filter(q).order_by().values("table_id", "gaming_day") \
-                .annotate(run=Max("id")).values_list("table_id", "gaming_day", "run"):
-            if (table_id, day) in changed:
-                latest[(table_id, day)] = run
-        for pk, table_id, day, run in VarianceDay.objects.filter(q, establishment=establishment).values_list(
-                "pk", "table_id", "gaming_day", "reconciliation_id"):
-            existing[(table_id, day)] = (pk, run)
-    wanted = sorted(run for key, run in latest.items() if run != existing.get(key, (None, None))[1])
-    for start in range(0, len(wanted), REFRESH_CHUNK):
-        _sum_up(establishment, wanted[start:start + REFRESH_CHUNK], existing)
-    # Only the marks read: one a run committed meanwhile wrote stays for the next look.
-    pks = [pk for pk, _, _ in marks]
-    for start in range(0, len(pks), REFRESH_CHUNK):
-        VarianceChange.objects.filter(pk__in=pks[start:start + REFRESH_CHUNK]).delete()
-    return len(wanted)
-
-
-def _sum_up(establishment, run_ids, existing):
-    rows = list(Reconciliation.objects.filter(id__in=run_ids).values_list(
-        "id", "table_id", "gaming_day", "expected_total", "collected_total", "hands", "variances"))
-    hands = with_rounds(_short_hands([(t, d, v) for _, t, d, _, _, _, v in rows]))
-    by_day = defaultdict(list)
-    for hand in hands:
-        by_day[(hand.table_id, hand.day)].append(hand)
-    zone = establishment.zone
-    days, cells = [], []
-    for run, table_id, day, expected, collected, n_hands, variances in rows:
-        short = by_day[(table_id, day)]
-        over = [Decimal(v["collected"]) - Decimal(v["expected"]) for v in variances if v["status"] == OVER]
-        summary = VarianceDay(establishment=establishment, table_id=table_id, gaming_day=day, reconciliation_id=run,
-                              expected_total=expected, collected_total=collected, hands=n_hands,
-                              hands_short=len(short), amount_short=sum((h.short for h in short), ZERO),
-                              hands_over=len(over), amount_over=sum(over, ZERO))
-        days.append(summary)
-        grouped = defaultdict(lambda: [0, ZERO])
-        for hand in short:
-            cell = grouped[(hand.played_at.astimezone(zone).hour if hand.played_at else -1, hand.recorder_id)]
-            cell[0] += 1
-            cell[1] += hand.short
-        cells += [VarianceCell(day=summary, establishment=establishment, gaming_day=day, hour=hour,
-                               recorder_id=recorder, hands_short=n, amount_short=amount)
-                  for (hour, recorder), (n, amount) in grouped.items()]
-    stale = [existing[(t, d)][0] for _, t, d, *_ in rows if (t, d) in existing]
-    try:
-        with transaction.atomic():
-            VarianceDay.objects.filter(pk__in=stale).delete()
-            VarianceDay.objects.bulk_create(days, batch_size=1000)
-            VarianceCell.objects.bulk_create(cells, batch_size=1000)
-    except IntegrityError:
-        pass  # another look summed these table-days up at the same moment: the same rows are there
 
 
 # -- the report --------------------------------------------------------------------------------------------------
@@ -368,7 +206,7 @@ def hands_behind(establishment, first, last, group, key, shifts=DEFAULT_SHIFTS, 
         runs.append(run)
         taken += short
     rows = Reconciliation.objects.filter(id__in=runs).values_list("table_id", "gaming_day", "variances")
-    hands = [h for h in with_rounds(_short_hands(rows), entries=True)
+    hands = [h for h in with_rounds(short_hands(rows), entries=True)
              if group_key(h, group, establishment.zone, shifts) == key]
     labels = dict(Table.objects.filter(pk__in={h.table_id for h in hands}).values_list("pk", "label"))
     hands.sort(key=lambda h: (h.day, natural(labels.get(h.table_id, "")),
@@ -428,7 +266,7 @@ def over_days(establishment, first, last):
         return []
     labels = dict(Table.objects.filter(establishment=establishment).values_list("pk", "label"))
     priced = defaultdict(set)
-    for q in _day_terms({(table_id, day) for table_id, day, _, _ in found}):
+    for q in day_terms({(table_id, day) for table_id, day, _, _ in found}):
         for table_id, day, code, version in RoundOfPlay.objects.filter(q).order_by().values_list(
                 "table_id", "gaming_day", "schedule_code", "schedule_version").distinct():
             if code:

@@ -23,12 +23,12 @@ Checking: ``verify(path, public_key)`` returns a ``Verification`` (ok, problems,
 state and the signature's for a page to show); it never raises on a malformed or tampered bundle, every problem
 is a sentence naming the file concerned.
 
-The parts: ``cardroom.bundle_format`` (names, sizes, keys, canonical JSON, the formats), ``cardroom.bundle_write``
-(writing), ``cardroom.bundle_verify`` (checking, with its limits) and ``cardroom.bundle_read`` (a format-2 CSV file
-read back as columns.json types it); this module gathers the first three under one name.
+The parts: ``.format`` (names, sizes, keys, canonical JSON, the formats), ``.writing`` (writing),
+``.verification`` (checking, with its limits) and ``.reading`` (a format-2 CSV file read back as columns.json
+types it); this package gathers the first three under one name.
 """
 
-from .bundle_format import (
+from .format import (
     CHUNK,
     COMPRESS_LEVEL,
     DIRECTORY_BYTES_PER_MEMBER,
@@ -52,8 +52,8 @@ from .bundle_format import (
     public_key_pem,
     public_key_raw,
 )
-from .bundle_verify import Limits, Verification, directory_problem, verify
-from .bundle_write import BundleWriter, check_name
+from .verification import Limits, Verification, directory_problem, verify
+from .writing import BundleWriter, check_name
 
 __all__ = [
     "CHUNK", "COMPRESS_LEVEL", "DIRECTORY_BYTES_PER_MEMBER", "FORMAT", "FORMAT_1", "FORMAT_2", "FORMATS", "MANIFEST",

@@ -56,7 +56,7 @@ def plain(value):
     if isinstance(value, (set, frozenset)):
         return sorted((plain(item) for item in value), key=canonical_json)
     # Refuse rather than guess: a hash must never depend on a repr().
-    raise TypeError(f"{type(value).__name__} has no canonical JSON form; teach fees.receipt_format.plain about it.")
+    raise TypeError(f"{type(value).__name__} has no canonical JSON form; teach fees.quotes.receipt_format.plain about it.")
 
 
 def canonical_json(value) -> bytes:

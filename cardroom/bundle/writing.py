@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .bundle_format import COMPRESS_LEVEL, FORMAT, MANIFEST, RESERVED, SIGNATURE, canonical_json
+from .format import COMPRESS_LEVEL, FORMAT, MANIFEST, RESERVED, SIGNATURE, canonical_json
 
 
 def check_name(name) -> str:

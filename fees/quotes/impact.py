@@ -3,7 +3,7 @@ period, against what the versions in force expected, per table and gaming day, a
 and, for a retroactive version, the reconciliations and postings publishing it would change. Nothing is saved.
 
 - ``impact(version, establishment, start, end)``: every round of the version's schedule recorded at the
-  establishment on those gaming days, priced again under ``version`` (``fees.repricing`` does the arithmetic).
+  establishment on those gaming days, priced again under ``version`` (``fees.quotes.repricing`` does the arithmetic).
   "Expected" is what each round's stored ``expected_total`` says: what the version in force when it was played
   expected. The version is applied to every round of the period, as if it had been in force throughout.
 - ``reach(version, establishment)``: for a version not yet published whose effective date is before today, the
@@ -22,8 +22,8 @@ from cardroom.exceptions import BadInput
 from cardroom.models import Table
 from cardroom.ordering import natural
 
+from ..models import Reconciliation, RoundOfPlay, ScheduleVersion, TablePosting
 from . import quoting, repricing
-from .models import Reconciliation, RoundOfPlay, ScheduleVersion, TablePosting
 
 MAX_DAYS = 92  # a quarter: a period is read at once, so it is bounded
 DEFAULT_DAYS = 31

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from cardroom import generation, values
 
-from . import engine, in_force, interpretations
-from .engine import QuoteError
-from .models import ScheduleDocument, ScheduleVersion
+from .. import engine
+from ..engine import QuoteError
+from ..models import ScheduleDocument, ScheduleVersion, in_force
+from ..schedules import interpretations
 
 
 def _engine_view(version):
@@ -35,7 +36,7 @@ def _engine_view(version):
 
 def snapshot(version, memory=None):
     """The immutable engine view of one version, as read: the values approved interpretations read replace the
-    printed ones, and the Option or Tier carries the interpretation (``fees.interpretations``).
+    printed ones, and the Option or Tier carries the interpretation (``fees.schedules.interpretations``).
 
     A published version's is remembered in the process for the current generation (``cardroom.generation``: an
     interpretation approved or withdrawn draws a new one); a draft's is read each time.
@@ -50,7 +51,7 @@ def snapshot(version, memory=None):
 
 
 class Published(NamedTuple):
-    """A published version of a document, as ``fees.in_force.among`` reads it, and where its document belongs."""
+    """A published version of a document, as ``fees.models.in_force.among`` reads it, and where its document belongs."""
 
     id: int
     number: int
@@ -79,7 +80,7 @@ def schedule_snapshot(code, as_of, scope=None, known_at=None, memory=None):
     """The engine view of schedule ``code`` as of ``as_of`` (as the record stood at ``known_at``, if given); with a
     ``scope``, only if that user may see it.
 
-    On every quote's hot path: which version is in force is decided in Python (``fees.in_force.among``) over the
+    On every quote's hot path: which version is in force is decided in Python (``fees.models.in_force.among``) over the
     document's published versions, remembered with their snapshots for the current generation, so a quote of a
     schedule already read costs the one read of the generation number (``memory``, when the caller has read it).
     """

@@ -7,7 +7,7 @@ beginning until a later one takes over; of two taking effect on the same day, th
 
 It is needed in two forms, both kept here: ``candidates``, a query (``ScheduleDocument.version_as_of``,
 ``ScheduleVersion.objects.in_force_for``); and ``among``, over versions already in hand (the compliance pages,
-and every quote: ``fees.quoting`` keeps a document's published versions in memory).
+and every quote: ``fees.quotes.quoting`` keeps a document's published versions in memory).
 """
 
 import datetime

@@ -23,9 +23,9 @@ from django.db import models
 
 from cardroom.values import CENT
 
-from . import diff
+from ..engine import diff
+from ..models import FeeOption, FeeTier, Interpretation, ScheduleVersion, VersionReview
 from .editing import RENUMBER_FROM
-from .models import FeeOption, FeeTier, Interpretation, ScheduleVersion, VersionReview
 
 VERSION_FIELDS = ("status", "effective_from", "reason", "publication_reason", "retroactive", "retroactive_reason",
                   "provisions", "based_on", "created_by", "published_by", "published_at", "review_requested_by",

@@ -1,13 +1,13 @@
 """The schedules' two-person reviews on the one mechanism (``cardroom.review``): a version's publication and an
-interpretation, as workflows (used by ``fees.services``) and as kinds the inbox lists and the emails announce
+interpretation, as workflows (used by ``fees.schedules.services``) and as kinds the inbox lists and the emails announce
 (registered in ``FeesConfig.ready``)."""
 
 from django.urls import reverse
 
 from cardroom import inbox, permissions, review
 
+from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
 from .interpretations import InterpretationConflict
-from .models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
 
 Status = ScheduleVersion.Status
 

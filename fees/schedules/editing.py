@@ -1,5 +1,5 @@
 """Editing a draft's content, through the same audited paths at every door (drafts and their publication are
-``fees.services``).
+``fees.schedules.services``).
 
 - ``may_edit``: the rule every door follows: a version's content (its dates, reason, provisions, options and
   tiers) is changed only while it is a draft, by those who may edit its schedule (the admin shows the rest
@@ -7,7 +7,7 @@
 - ``edit_draft``: a draft's own fields changed (the API's PATCH, the admin's form), through ``cardroom.changes``;
 - ``save_tiers``: one option's tiers saved from a grid, each row through ``cardroom.changes`` with the reason
   (as the admin's inline rows), so every change reaches the history and the hash-chained audit log;
-- ``retroactive_problem``: whether a version may be confirmed as retroactive (``fees.services.request_publication``
+- ``retroactive_problem``: whether a version may be confirmed as retroactive (``fees.schedules.services.request_publication``
   asks, for every door; the publish form asks it too, to say so beside the field).
 """
 
@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from cardroom import changes, permissions
 
-from .models import FeeTier, ImmutableVersionError
+from ..models import FeeTier, ImmutableVersionError
 
 EDIT = "fees.edit_schedule"
 # A draft's own fields a door may change (its options and tiers are rows of their own).
@@ -86,7 +86,7 @@ def earliest_problem(document, effective_from, version=None, today=None):
     if effective_from is None:
         return None
     # The first version in the record's timeline: one whose source states no date is in force from the beginning
-    # (fees.in_force), and then no version bounds the date; a later, dated one never does.
+    # (fees.models.in_force), and then no version bounds the date; a later, dated one never does.
     published = document.versions.filter(status="published").exclude(pk=getattr(version, "pk", None))
     first = (None if published.filter(effective_from__isnull=True).exists() else
              published.order_by("effective_from").values_list("effective_from", "number").first())
@@ -109,7 +109,7 @@ def earliest_problem(document, effective_from, version=None, today=None):
 def retroactive_problem(effective_from, retroactive, today):
     """Why ``retroactive`` cannot be confirmed (None when it can): only a version dated before ``today`` reaches
     back, and a flag kept on any other would tell whoever reads its history something that did not happen. Every
-    door's request for publication asks here (``fees.services.request_publication``)."""
+    door's request for publication asks here (``fees.schedules.services.request_publication``)."""
     if not retroactive or (effective_from is not None and effective_from < today):
         return None
     when = "with no effective date" if effective_from is None else (
