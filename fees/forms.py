@@ -13,7 +13,8 @@ from fees.engine.bands import band_edges, is_banded
 
 from .models import FeeTier
 from .schedules.editing import earliest_problem, retroactive_problem
-from .schedules.option_label import KINDS, bounds_text
+from .engine.amounts import FEE_KIND_NAMES
+from .schedules.option_label import bounds_text
 
 # The most rows one grid may send: far above any printed option, and checked before a single row's form is built,
 # so an absurd count is answered at once.
@@ -88,7 +89,7 @@ def band_problems(rows, currency):
         ordered, edges = band_edges(rows)
         if ordered is None:  # two bands end at the same amount: they overlap
             edges = [("overlap", a, b, None) for a, b in zip(rows, rows[1:]) if a.upper == b.upper]
-        name = KINDS.get(kind, kind)
+        name = FEE_KIND_NAMES.get(kind, kind)
 
         def bounds(r):
             return bounds_text(r.lower, r.upper, r.measure, currency)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from cardroom import forms as strict_forms
 from cardroom.exceptions import BadInput
-from fees.engine import diff
+from fees.engine.amounts import FEE_KIND_NAMES
 from fees.quotes import impact as figures
 
 from ..access import page
@@ -67,7 +67,7 @@ def impact(request, establishment, code, number, scope):
     for row in rows:
         row["difference_text"] = signed(row["figures"].difference, currency)
     totals = report.figures.totals
-    edges = [{"edge": edge, "kind": diff.KIND_NAMES.get(edge.fee_kind, edge.fee_kind),
+    edges = [{"edge": edge, "kind": FEE_KIND_NAMES.get(edge.fee_kind, edge.fee_kind),
               "difference_text": signed(edge.difference, currency)} for edge in report.figures.edges]
     reach = figures.reach(version, establishment, today)
     return render_page(request, "impact.html", establishment, context | {

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from cardroom.money import CENT
 
-from .amounts import ZERO, QuoteError
+from .amounts import FEE_KIND_NAMES, ZERO, QuoteError
 from .quotes import HOW_TO_QUOTE, CaliforniaQuote, FeeLine, Wager, fee_line, new_instance, wrong_basis
-from .scales import KIND_NAMES, Group, groups_of, line_for, out_of_range
+from .scales import Group, groups_of, line_for, out_of_range
 from .schedules import kept_on
 
 if TYPE_CHECKING:  # for the annotations only
@@ -51,7 +51,7 @@ class _CaliforniaPlan:
         problem = None
         others = sorted(set(groups) - {"player", "player_dealer"})
         if others:
-            names = ", ".join(KIND_NAMES.get(k, k) for k in others)
+            names = ", ".join(FEE_KIND_NAMES.get(k, k) for k in others)
             problem = f"prints {names} tiers, which a California game quote has no use for."
         for group, allowed in ((self.player, _PLAYER_MEASURES), (self.dealer_group, _PLAYER_DEALER_MEASURES)):
             if problem is None and group is not None:

@@ -16,6 +16,8 @@ import difflib
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .amounts import FEE_KIND_NAMES
+
 OPTION_FIELDS = (
     "label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low",
     "table_limit_high", "betting_structure", "blind_small", "blind_big", "smallest_game_low", "smallest_game_high",
@@ -168,12 +170,10 @@ class VersionDiff:
         return [line for option in self.changed for line in option.lines()]
 
 
-KIND_NAMES = {"player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
-              "jackpot": "jackpot fee", "designated_table": "designated table fee", "time": "time collection"}
 
 
 def _kind(row) -> str:
-    return KIND_NAMES.get(row.get("fee_kind"), str(row.get("fee_kind") or "fee"))
+    return FEE_KIND_NAMES.get(row.get("fee_kind"), str(row.get("fee_kind") or "fee"))
 
 
 def _bounds(row) -> str:

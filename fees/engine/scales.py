@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from cardroom.money import CENT
 
-from .amounts import QuoteError, and_list, dollars, money, printed_count
+from .amounts import FEE_KIND_NAMES, QuoteError, and_list, dollars, money, printed_count
 from .bands import BANDED, UNCLEAR
 from .quotes import FeeLine, new_instance
 from .schedules import kept_on
@@ -19,14 +19,6 @@ if TYPE_CHECKING:
 
 _BELOW_EVERYTHING = Decimal("-Infinity")
 _NO_FLOOR_CENTS = float("-inf")
-KIND_NAMES = {
-    "player": "player fee",
-    "player_dealer": "player-dealer fee",
-    "collection": "collection fee",
-    "jackpot": "jackpot fee",
-    "designated_table": "designated table fee",
-    "time": "time collection fee",
-}
 
 
 class Group:
@@ -60,7 +52,7 @@ class Group:
 
     @property
     def name(self) -> str:
-        return KIND_NAMES.get(self.kind, f"{self.kind} fee")
+        return FEE_KIND_NAMES.get(self.kind, f"{self.kind} fee")
 
     def _set_fees(self, tiers, fees):
         self.tiers = tuple(tiers)
@@ -90,7 +82,7 @@ def _compile_group(kind: str, printed: Sequence[Tier]) -> Group:
     measures = sorted({t.measure for t in printed})
     if len(measures) > 1:
         return Group(kind, measures[0], tuple(printed), (
-            f"prints {KIND_NAMES.get(kind, kind)} tiers measured in more than one way "
+            f"prints {FEE_KIND_NAMES.get(kind, kind)} tiers measured in more than one way "
             f"({', '.join(measures)}); the schedule data needs correcting before it can be quoted."
         ))
     measure = measures[0]

@@ -8,6 +8,7 @@ fees. A label gives, for each fee kind, what it is measured on and its first and
 from decimal import Decimal
 
 from cardroom.money import format_money
+from fees.engine.amounts import FEE_KIND_NAMES
 
 # Short names of what a fee is measured on (fees.models.FeeTier.Measure), for a one-line label.
 MEASURES = {
@@ -15,8 +16,6 @@ MEASURES = {
     "players": "players", "elapsed_time": "each interval", "flat": "flat", "wager_unspecified": "wager",
     "unstated": "unstated basis",
 }
-KINDS = {"player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
-         "jackpot": "jackpot fee", "designated_table": "designated table fee", "time": "time collection"}
 
 
 def money(amount: Decimal, currency: str = "USD") -> str:
@@ -62,7 +61,7 @@ def option_label(number: int, tiers, currency: str = "USD") -> str:
             if all(t.fee == 0 for t in rows):
                 continue  # "$0": no fee of this kind, nothing that tells options apart
             fees = " or ".join(money(t.fee, currency) for t in rows)
-            parts.append(f"{KINDS.get(kind, kind)} {fees}")
+            parts.append(f"{FEE_KIND_NAMES.get(kind, kind)} {fees}")
             continue
         cells = [f"{bounds_text(t.lower, t.upper, t.measure, currency)} {money(t.fee, currency)}"
                  for t in (rows[0], rows[-1])] if len(rows) > 1 else [
