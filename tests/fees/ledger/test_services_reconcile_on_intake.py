@@ -30,7 +30,7 @@ from fees.variance import selectors as variance
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
-from tests.fees.test_variance import FULL, LA, PAYERS, ROUND  # noqa: E402  (the variance tests' round and fees)
+from tests.fees.variance.test_variance import FULL, LA, PAYERS, ROUND  # noqa: E402 (the variance tests' round and fees)
 DAY_1, DAY_2 = datetime.date(2026, 6, 1), datetime.date(2026, 6, 2)
 PAGE = "/compliance/casino-marysville/variance/"
 REGULATOR_PAGE = "/regulator/casino-marysville/variance/"

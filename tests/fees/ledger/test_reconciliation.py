@@ -242,7 +242,7 @@ def worker(seeded):
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "cardroom", "worker", "--pool=solo", "-Q", queue,
          "--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "warning"],
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
         env={**os.environ, "DATABASE_URL": test_db_url, "CONN_MAX_AGE": "0"},
     )
     try:

@@ -261,7 +261,7 @@ def test_rounds_under_one_version_and_option_share_one_pricing(api, people):
 
 @pytest.mark.django_db
 def test_an_option_read_through_an_approved_interpretation_rebuilds_exactly(api, people):
-    from tests.fees.test_interpretations import approve_all, propose_all
+    from tests.fees.schedules.test_interpretations import approve_all, propose_all
 
     version = ScheduleVersion.objects.select_related("document").get(document__code="CMV-CA-FEES-PAI-GOW", number=1)
     table = Table.objects.create(establishment=people.marysville, label="PG-1", seats=7,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fees.engine import QuoteError, Seat, Wager, WashingtonFee, find_tier, money, quote_california, quote_poker, \
     quote_time, quote_washington_hand, quote_washington_time
-from tests.fees.test_engine import (
+from tests.fees.engine.test_engine import (
     CMV_FEES_BLACKJACK, CMV_PLAYER_WAGER, CMV_POKER_HOLDEM, CMV_TABLE_ACTION, GEGA_000697, GEGA_000700,
     GEGA_000702, GEGA_002888,
 )

@@ -1,6 +1,6 @@
 """Rounds of play partitioned by month of gaming day on PostgreSQL (fees.months.partitions, fees migration 0009): a
 round lands in its month's partition, a day with none in DEFAULT, and both are read as before; the daily task
-keeps both ledger tables' months ready ahead, once (the entries' own tests: test_entry_partitions.py)."""
+keeps both ledger tables' months ready ahead, once (the entries' own tests: test_partitions_entries.py)."""
 
 import datetime
 
