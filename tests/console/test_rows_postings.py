@@ -6,7 +6,7 @@ import re
 import pytest
 
 from signage.models import PrintOverride
-from tests.console.test_console_compliance import floor, officer, url  # noqa: F401 (fixtures)
+from tests.console.views.compliance.test_compliance import floor, officer, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 

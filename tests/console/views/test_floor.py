@@ -102,7 +102,7 @@ def test_a_moment_is_answered_as_the_record_stood_then_with_a_later_change_one_c
     table showed (the version then in force, as the record stood), says a later change applies to that moment, and
     shows it as the record stands now one click away."""
     from fees.models import ScheduleDocument
-    from tests.fees.test_two_timelines import raise_option_1
+    from tests.fees.schedules.test_services_two_timelines import raise_option_1
     from tests.publishing import publish
 
     gega = ScheduleDocument.objects.get(code="GEGA-002888")

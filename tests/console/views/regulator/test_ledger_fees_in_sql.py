@@ -15,7 +15,7 @@ from exports import collect
 from exports.collect.scope import ExportScope
 from fees.ledger import reconcile
 from fees.models import CollectionEntry, Reconciliation
-from tests.console.test_console_regulator import DAY, LA, page_of, played, post
+from tests.console.views.regulator.test_regulator import DAY, LA, page_of, played, post
 
 pytestmark = pytest.mark.django_db
 NEXT = DAY + datetime.timedelta(days=1)

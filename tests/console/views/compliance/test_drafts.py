@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from fees.models import FeeOption, FeeTier, ScheduleDocument
 from fees.schedules.option_label import option_label
-from tests.console.test_console_compliance import GEGA, grid_data, url
+from tests.console.views.compliance.test_compliance import GEGA, grid_data, url
 
 pytestmark = pytest.mark.django_db
 

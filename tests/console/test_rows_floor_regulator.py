@@ -9,7 +9,7 @@ import time_machine
 from cardroom.access import Scope
 from signage import services
 from signage.postings import post_table, read_posting
-from tests.console.test_console_floor import LA, floor_of  # noqa: F401 (fixture)
+from tests.console.views.test_floor import LA, floor_of  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 REASON = 'Print <b>now</b> & "ask" \'later\''
