@@ -314,7 +314,7 @@ def test_approval_lint():
     tables = [TableFacts("room", "card_room", "CA", "7", "g3", "G3"), TableFacts("room", "card_room", "CA", "8", "g1", "G1")]
     found = {(f.rule, f.severity, f.subject.get("approval") or f.subject.get("table")) for f in lint_approvals(approvals, tables, day)}
     # Conditions are met per establishment: no finding on the approval itself, an error on the table offering
-    # the game where its prerequisite is not recorded as met (tests/cardroom/test_approval_conditions.py).
+    # the game where its prerequisite is not recorded as met (tests/cardroom/test_conditions_approvals.py).
     assert not any(r == "approval.conditions_outstanding" and t == "a1" for r, _, t in found)
     assert ("approval.conditions_outstanding", ERROR, "8") in found
     assert ("approval.expiring", WARNING, "a1") in found

@@ -15,7 +15,7 @@ from compliance.rules.base import RuleParameters, UndeclaredParameter
 from compliance.rules.postings import GameFacts, PostingFacts, rule_wa_fees, rule_wa_max_single_wager
 from compliance.rules.words import parameter_name, rule_title
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = (ROOT / "docs" / "compliance.md").read_text()
 SEEDED = {parameter["key"] for path in (ROOT / "seed" / "rules").glob("*.yaml")
           for parameter in yaml.safe_load(path.read_text()).get("parameters", [])}

@@ -22,7 +22,7 @@ from compliance.rules.lint import (
 from compliance.rules.printed import PrintedBounds, bounds_disagree, read_amount, read_bounds
 from fees.engine import Option, Tier
 
-SEEDS = sorted((Path(__file__).resolve().parents[2] / "seed" / "schedules").glob("*.yaml"))
+SEEDS = sorted((Path(__file__).resolve().parents[3] / "seed" / "schedules").glob("*.yaml"))
 
 
 def _decimal(value):

@@ -7,7 +7,7 @@ from compliance.rules.words import parameter_name, rule_title, with_article
 
 
 def test_a_rule_and_a_parameter_read_as_words():
-    """The words are the rule's own (tests/compliance/test_rule_registry.py); a code or key no rule has, as words."""
+    """The words are the rule's own (tests/compliance/rules/test_base.py); a code or key no rule has, as words."""
     assert rule_title("ca.collection_rates") == "Number of collection rates (California)"
     assert rule_title("wa.no_such_rule") == "No such rule"
     assert parameter_name("max_collection_rates") == "the most collection rates allowed"
