@@ -28,7 +28,7 @@ from exports import build, collect
 
 from tests.cardroom.test_audit_chain import tamper
 from tests.cardroom.test_transparency import installation_root
-from tests.exports.test_exports import month  # noqa: F401  (the fixture)
+from tests.exports.test_build import month  # noqa: F401  (the fixture)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 V1 = FIXTURES / "bundle-v1.zip"

@@ -1,5 +1,5 @@
 """Audit exports of an establishment over a month: what the bundle holds matches the data, it verifies, and
-the export is logged (issue 6). The bundle format itself is tested in test_export_bundle.py."""
+the export is logged (issue 6). The bundle format itself is tested in tests/cardroom/bundle/test_verification.py."""
 
 import csv
 import datetime

@@ -18,8 +18,8 @@ from cardroom.bundle import reading as bundle_read
 from exports import build, collect
 from fees.models import CollectionEntry, RoundOfPlay
 
-from tests.exports.test_export_streaming import _Zip
-from tests.exports.test_exports import month  # noqa: F401  (the fixture)
+from tests.exports.test_build_streaming import _Zip
+from tests.exports.test_build import month  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 ENTRIES = "/api/v1/ledger/entries/"

@@ -14,7 +14,7 @@ from exports import build, collect
 from fees.models import ScheduleDocument
 from signage.postings import post_table
 
-from tests.exports.test_exports import LA, ROUND, month  # noqa: F401  (the fixture)
+from tests.exports.test_build import LA, ROUND, month  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
