@@ -12,7 +12,7 @@ answers for that record. Objects are duck-typed (``establishment_id``, ``jurisdi
 Which rows may I see, change, approve: the same names answer it (``rows(scope, name, queryset)``, as pretix's
 ``get_events_with_permission``). A place-based predicate is written once, as the Places where a user holds it
 (``on_places``), and answers both for one object and, as one filter, for every row of a model; a door never writes
-``qs if scope.is_admin else qs.filter(...)`` itself. tests/cardroom/test_permission_registry.py holds the two halves
+``qs if scope.is_admin else qs.filter(...)`` itself. tests/project/test_permission_registry.py holds the two halves
 to the same answer.
 
 Names read ``app.verb_noun``; docs/architecture.md lists them with who holds them and the doors that ask.

@@ -56,7 +56,7 @@ class Transition:
     """One row of the table: ``step`` from ``source`` leads to ``target``; ``who``: the roles that may take it (any
     one of them); ``authors``: taking it makes its taker one who may not approve the request (asking does: the
     workflow reads who through ``asker``; deciding and withdrawing do not, so they are never counted as edits, and
-    tests/cardroom/test_review_state_machine.py's model reads this column); ``optional``: only in a workflow that names it in ``Workflow.allows``; ``refusal``: the
+    tests/project/test_review_state_machine.py's model reads this column); ``optional``: only in a workflow that names it in ``Workflow.allows``; ``refusal``: the
     sentence for someone the roles do not admit ({what}: the thing, {asker}: who asked)."""
 
     step: str

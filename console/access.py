@@ -31,7 +31,7 @@ def roles_of(scope):
 def requires(name):
     """Decorate a page that needs the named permission (held anywhere; the view asks again for the record it
     shows): it receives the request's Scope as ``scope``. The view's ``permission_name`` says which, for the test
-    that walks every address (tests/cardroom/test_permission_registry.py)."""
+    that walks every address (tests/project/test_permission_registry.py)."""
     def decorate(view):
         @wraps(view)
         def wrapped(request, *args, **kwargs):

@@ -8,7 +8,7 @@ again for the record itself)::
 keyed by viewset action (``list``, ``retrieve``, ``create``, a custom ``@action``'s name) or, for a plain APIView,
 by HTTP method in lower case (``"signage:post"``: one action's one method), with ``"*"`` for the rest.
 ``NamedPermission("exports.verify_bundle")`` in ``permission_classes`` names one for the whole view instead. Anonymous requests get DRF's 401; a refusal is a 403
-with the permission's own sentence. tests/cardroom/test_permission_registry.py fails on a view that declares nothing.
+with the permission's own sentence. tests/project/test_permission_registry.py fails on a view that declares nothing.
 """
 
 from rest_framework import exceptions
@@ -39,7 +39,7 @@ class NamedPermission(BasePermission):
         action = getattr(view, "action", None) or request.method.lower()
         if request.method == "OPTIONS" or action == "metadata":
             return READ
-        # Undeclared: signed in, as before (tests/cardroom/test_permission_registry.py finds it).
+        # Undeclared: signed in, as before (tests/project/test_permission_registry.py finds it).
         return permission_name(view, action, request.method.lower()) or READ
 
     def has_permission(self, request, view):

@@ -3,9 +3,9 @@
 No seeded game is baccarat. It is here because its figures are published to the last combination (the
 number of ordered six-card sequences of an eight-deck shoe won by Banker, by Player and tied), so exact
 agreement with them shows that drawing without replacement from a multi-deck shoe is counted right
-(tests/cardroom/test_game_math.py). Standard drawing rules (the "tableau"): a natural 8 or 9 in either hand stands both;
-Player draws on 0-5; if Player stood, Banker draws on 0-5; if Player drew a third card worth t, Banker draws on
-0-2, on 3 unless t is 8, on 4 if t is 2-7, on 5 if t is 4-7, on 6 if t is 6-7, and stands on 7. Tens and faces
+(tests/cardroom/gamemath/test_gamemath.py). Standard drawing rules (the "tableau"): a natural 8 or 9 in either hand
+stands both; Player draws on 0-5; if Player stood, Banker draws on 0-5; if Player drew a third card worth t, Banker
+draws on 0-2, on 3 unless t is 8, on 4 if t is 2-7, on 5 if t is 4-7, on 6 if t is 6-7, and stands on 7. Tens and faces
 count 0. Banker pays 0.95 to 1 (5% commission), Player 1 to 1, Tie 8 to 1; Banker and Player push on a tie.
 
 Counts are of ordered sequences of six cards (the cards not drawn are still counted), as the published tables

@@ -6,8 +6,8 @@ Two families of paytables are read here:
   mini royal flush, three of a kind (and, in a multi-deck shoe, suited three of a kind: three identical cards),
   straight, flush, one pair. Straights are three consecutive ranks; the ace plays high (Q-K-A) **and** low
   (A-2-3), never around the corner (K-A-2), as in Three Card Poker and in the published 21+3 analyses this
-  module reproduces (tests/cardroom/test_game_math.py). A flush is three cards of one suit whatever their ranks, so in a
-  multi-deck shoe a suited pair (two identical cards and a third of the same suit) is a flush, and three
+  module reproduces (tests/cardroom/gamemath/test_gamemath.py). A flush is three cards of one suit whatever their ranks,
+  so in a multi-deck shoe a suited pair (two identical cards and a third of the same suit) is a flush, and three
   identical cards are both three of a kind and a flush.
 * **Perfect Match** hands, which depend on which card is the player's: the player's card and the dealer's two
   cards are suited three of a kind (all three identical), three of a kind (all one rank), the player's card

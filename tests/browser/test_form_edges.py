@@ -1,6 +1,6 @@
 """Edges never break, in a real browser (issue 25): a few representative forms given a local time the room's clocks
 skip, another room's id in the query, a period beyond the end of the range and a choice the page did not offer;
-each page comes back with the message, and nothing is queued or recorded. tests/console/test_form_edges.py covers
+each page comes back with the message, and nothing is queued or recorded. tests/project/test_form_edges.py covers
 every form's fields with the test client."""
 
 from cardroom.models import Job, Table

@@ -106,7 +106,7 @@ def busy_day(reseed, people, api):
     from fees.models import CollectionEntry, RoundOfPlay, ScheduleDocument
     from signage.postings import post_table
 
-    from tests.exports.test_exports import ROUND
+    from tests.exports.test_build import ROUND
 
     table = Table.objects.create(establishment=people.marysville, label="BUSY-1", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))

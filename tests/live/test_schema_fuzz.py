@@ -14,7 +14,8 @@ The fuzzer writes whatever the schema lets it (ledger entries, postings, prints,
 discarded) into the live database, so conftest.py runs this module after every other live test. It
 authenticates with tokens only and generates no credentials of its own (ignored_auth, which sends made-up HTTP
 Basic passwords, is left out: failed logins would lock 127.0.0.1 through the throttle). That every operation
-refuses a request without valid credentials is tests/cardroom/test_role_matrix.py's and test_api_authentication.py's.
+refuses a request without valid credentials is tests/project/test_role_matrix.py's and
+tests/cardroom/test_authentication_api.py's.
 """
 
 import os
