@@ -3,7 +3,6 @@ import os
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.db import connection
 
 from . import factories, template_database
 
@@ -106,11 +105,25 @@ def reseed(django_db_blocker):
 
     (Loading it again at the end would not help: pytest-django's flush is torn down after this fixture.)
     """
+    if template_database.named():
+        return  # every transactional test ended by making the database the template's copy again (below)
     with django_db_blocker.unblock():
-        if template_database.named() and connection.vendor == "sqlite":
-            template_database.restore()  # the seed data and the people, copied back in a moment
-        else:
-            call_command("load_seed_data", verbosity=0)
+        call_command("load_seed_data", verbosity=0)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def transactional_tests_end_on_the_template():
+    """Under bin/test a transactional test ends with the test database made the template's copy again, instead of
+    Django's flush and a reload of the seed data (tests/template_database.py)."""
+    from django.test import TransactionTestCase
+
+    if not template_database.named():
+        yield
+        return
+    flush = TransactionTestCase._fixture_teardown
+    TransactionTestCase._fixture_teardown = lambda self: template_database.reset()
+    yield
+    TransactionTestCase._fixture_teardown = flush
 
 
 class People:
