@@ -46,7 +46,7 @@ def _editable(user, version):
 
 
 @transaction.atomic
-def edit_draft(user, version, fields, *, why):
+def edit_draft(user, *, version, fields, why):
     """Change a draft's ``DRAFT_FIELDS`` to ``fields`` ({name: value}, read by the door's form or serializer),
     the change logged with ``why``. Returns the version."""
     _editable(user, version)
@@ -56,7 +56,7 @@ def edit_draft(user, version, fields, *, why):
 
 
 @transaction.atomic
-def save_tiers(option, formset, *, user, reason):
+def save_tiers(user, *, option, formset, reason):
     """Save a valid ``fees.forms.tier_formset`` of a draft's option. Returns (changed, added, removed)."""
     _editable(user, option.owning_version())
     rows = formset.save(commit=False)

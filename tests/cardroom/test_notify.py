@@ -34,7 +34,7 @@ def draft_of(code, people):
 
 
 def ask(user, draft, reason):
-    return services.request_publication(user, draft, reason=reason, effective_from=draft.effective_from)
+    return services.request_publication(user, version=draft, reason=reason, effective_from=draft.effective_from)
 
 
 def test_a_request_emails_the_second_officer_naming_what_with_a_link(mailed, mailoutbox,
@@ -54,7 +54,7 @@ def test_approving_emails_the_author_once(mailed, mailoutbox, django_capture_on_
     draft = draft_of(PAI_GOW, mailed)
     ask(mailed.compliance, draft, "New rates from January")  # not committed: no mail
     with django_capture_on_commit_callbacks(execute=True):
-        services.approve_publication(mailed.compliance_2, draft, reason="Checked against the letter")
+        services.approve_publication(mailed.compliance_2, version=draft, reason="Checked against the letter")
     assert [m.to for m in mailoutbox] == [["t-compliance@example.test"]]
     assert mailoutbox[0].subject.startswith("Approved:") and "Checked against the letter" in mailoutbox[0].body
 
@@ -69,7 +69,7 @@ def test_a_step_rolled_back_or_refused_sends_nothing(mailed, mailoutbox, django_
     draft.refresh_from_db()
     ask(mailed.compliance, draft, "New rates from January")
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(NotAllowed):
-        services.approve_publication(mailed.compliance, draft, reason="I approve my own")  # the author: refused
+        services.approve_publication(mailed.compliance, version=draft, reason="I approve my own")  # the author: refused
     assert mailoutbox == []
 
 
@@ -82,7 +82,7 @@ def test_a_shared_schedule_asks_the_administrators_and_those_without_an_address_
     mailed.admin.email = ""
     mailed.admin.save(update_fields=["email"])
     with django_capture_on_commit_callbacks(execute=True):
-        services.withdraw_publication(mailed.compliance, draft, reason="Wrong date")
+        services.withdraw_publication(mailed.compliance, version=draft, reason="Wrong date")
         draft.refresh_from_db()
         ask(mailed.compliance, draft, "The Bureau's new table")
     assert len(mailoutbox) == 1
@@ -91,12 +91,12 @@ def test_a_shared_schedule_asks_the_administrators_and_those_without_an_address_
 def test_refusing_an_interpretation_emails_who_proposed_it(mailed, mailoutbox, django_capture_on_commit_callbacks):
     version = ScheduleDocument.objects.get(code=PAI_GOW).versions.get(number=1)
     with django_capture_on_commit_callbacks(execute=True):
-        reading = services.propose_interpretation(mailed.compliance, version, 1, 1, "measure", "player_wager",
-                                                  "Each player's total base wager.", datetime.date(2026, 1, 5),
-                                                  "Bureau answer")
+        reading = services.propose_interpretation(mailed.compliance, version=version, option=1, tier=1, field="measure",
+                                                  value="player_wager", statement="Each player's total base wager.",
+                                                  decided_on=datetime.date(2026, 1, 5), citation="Bureau answer")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     with django_capture_on_commit_callbacks(execute=True):
-        services.refuse_interpretation(mailed.compliance_2, reading, reason="The letter says otherwise.")
+        services.refuse_interpretation(mailed.compliance_2, reading=reading, reason="The letter says otherwise.")
     assert mailoutbox[1].to == ["t-compliance@example.test"] and mailoutbox[1].subject.startswith("Refused:")
 
 

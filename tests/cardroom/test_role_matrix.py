@@ -232,7 +232,7 @@ class World:
         document = ScheduleDocument.objects.get(code="GEGA-002888")
         draft = document.new_draft(based_on=document.versions.get(number=self["published"]), reason="Matrix draft",
                                    effective_from=datetime.date(2027, 6, 1), user=self.people.compliance_2)
-        services.request_publication(self.people.compliance_2, draft, reason="Matrix request",
+        services.request_publication(self.people.compliance_2, version=draft, reason="Matrix request",
                                      effective_from=draft.effective_from)
         return draft.number
 
@@ -240,14 +240,15 @@ class World:
         """A reading of CMV-CA-FEES-PAI-GOW v1 proposed by t-compliance-2 (so every column may be the second person)."""
         version = ScheduleVersion.objects.get(document__code="CMV-CA-FEES-PAI-GOW", number=1)
         return services.propose_interpretation(
-            self.people.compliance_2, version, 1, 6, "measure", "total_table_action",
-            "Matrix: the player-dealer column is by total table action.", "2026-11-01", "Matrix: a Bureau answer").pk
+            self.people.compliance_2, version=version, option=1, tier=6, field="measure", value="total_table_action",
+            statement="Matrix: the player-dealer column is by total table action.", decided_on="2026-11-01",
+            citation="Matrix: a Bureau answer").pk
 
     def make_reading_approved(self):
         from fees.models import Interpretation
 
         services.approve_interpretation(self.people.compliance,
-                                        Interpretation.objects.get(pk=self["reading_proposed"]),
+                                        reading=Interpretation.objects.get(pk=self["reading_proposed"]),
                                         reason="Matrix: approved.")
         return self["reading_proposed"]
 

@@ -32,7 +32,7 @@ def test_a_regulator_cannot_queue_a_batch_of_signs(people):
 def test_a_floor_supervisor_cannot_save_a_drafts_tiers(people, draft):
     option = draft.options.order_by("number").first()
     with pytest.raises(NotAllowed, match="responsible for this schedule"):
-        editing.save_tiers(option, None, user=people.floor, reason="Not mine to change.")
+        editing.save_tiers(people.floor, option=option, formset=None, reason="Not mine to change.")
 
 
 def test_a_regulator_cannot_record_collections(people):
@@ -109,8 +109,9 @@ def test_a_validation_run_by_the_installation_has_no_starter_and_is_logged(peopl
 
 def test_the_admin_deletes_a_draft_with_readings_by_discarding_it(client, people, draft):
     reading = fee_services.propose_interpretation(
-        people.compliance, draft, 1, 1, "taken", "before_deal", "Taken before the cards are dealt.",
-        datetime.date(2026, 10, 15), "Test: a Bureau answer")
+        people.compliance, version=draft, option=1, tier=1, field="taken", value="before_deal",
+        statement="Taken before the cards are dealt.", decided_on=datetime.date(2026, 10, 15),
+        citation="Test: a Bureau answer")
     client.force_login(people.admin)
     address = reverse("admin:fees_scheduleversion_delete", args=[draft.pk])
     page = client.get(address).content.decode()

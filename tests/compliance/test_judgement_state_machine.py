@@ -146,12 +146,13 @@ class Judged(RuleBasedStateMachine):
         version = ScheduleDocument.objects.get(code=GEGA).version_as_of(self.now.date())
         live = Interpretation.objects.filter(version=version, status=Interpretation.Status.APPROVED).first()
         if live is not None:
-            fee_services.withdraw_interpretation(self.people.compliance, live, reason="Read as printed again.")
+            fee_services.withdraw_interpretation(self.people.compliance, reading=live, reason="Read as printed again.")
         else:
             reading = fee_services.propose_interpretation(
-                self.people.compliance, version, 1, 1, "taken", "before_deal",
-                "The fee is taken before the deal.", datetime.date(2027, 3, 1), "Bureau letter of 1 March 2027")
-            fee_services.approve_interpretation(self.people.admin, reading, reason="Agreed with the Bureau.")
+                self.people.compliance, version=version, option=1, tier=1, field="taken", value="before_deal",
+                statement="The fee is taken before the deal.", decided_on=datetime.date(2027, 3, 1),
+                citation="Bureau letter of 1 March 2027")
+            fee_services.approve_interpretation(self.people.admin, reading=reading, reason="Agreed with the Bureau.")
         self.check(self.ca)
 
     # -- every door agrees -------------------------------------------------------------------------------------------

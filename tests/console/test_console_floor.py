@@ -273,10 +273,10 @@ def test_the_floor_says_every_sign_is_current_then_which_a_reading_or_a_coming_v
     # 3 March 05:00: a reading of GEGA-002888 v1 option 1 approved (an administrator: a shared schedule).
     clock(datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA))
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
-                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
-                                              "Test: Bureau answer")
-    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    reading = services.propose_interpretation(people.compliance, version=version, option=1, tier=1, field="taken",
+                                              value="before_deal", statement="Taken before the cards are dealt.",
+                                              decided_on=datetime.date(2027, 3, 1), citation="Test: Bureau answer")
+    services.approve_interpretation(people.admin, reading=reading, reason="Agreed with the Bureau.")
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=version, user=people.compliance, reason="Bureau letter: new rates",
                                effective_from=datetime.date(2027, 3, 10))
@@ -360,11 +360,11 @@ def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridde
 
     more(["30"], "20000")
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
-                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
-                                              "Test: Bureau answer")
+    reading = services.propose_interpretation(people.compliance, version=version, option=1, tier=1, field="taken",
+                                              value="before_deal", statement="Taken before the cards are dealt.",
+                                              decided_on=datetime.date(2027, 3, 1), citation="Test: Bureau answer")
     at()
-    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    services.approve_interpretation(people.admin, reading=reading, reason="Agreed with the Bureau.")
     client.force_login(people.floor)
     client.get("/floor/casino-marysville/")  # warm caches (content types, sessions)
     with django_assert_max_num_queries(40) as few:

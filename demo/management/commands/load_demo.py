@@ -254,10 +254,11 @@ class Command(BaseCommand):
                                           status__in=interpretations.LIVE).exists():
             return
         reading = services.propose_interpretation(
-            User.objects.get(username="compliance"), version, 1, 7, "upper", "",
-            "The player-dealer fee of the $101-200 row applies to any amount above $100; no higher player-dealer fee "
-            "is charged.", DEMO_INTERPRETATION_DECIDED_ON, "Demo: Bureau answer (fictional, for the demo)")
-        services.approve_interpretation(User.objects.get(username="compliance-2"), reading,
+            User.objects.get(username="compliance"), version=version, option=1, tier=7, field="upper", value="",
+            statement="The player-dealer fee of the $101-200 row applies to any amount above $100; no higher "
+            "player-dealer fee is charged.", decided_on=DEMO_INTERPRETATION_DECIDED_ON,
+            citation="Demo: Bureau answer (fictional, for the demo)")
+        services.approve_interpretation(User.objects.get(username="compliance-2"), reading=reading,
                                         reason="Demo: read against the (fictional) Bureau answer.")
 
     @staticmethod
