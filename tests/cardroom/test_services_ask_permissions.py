@@ -72,18 +72,18 @@ def test_printing_a_sign_in_an_unknown_layout_is_bad_input(people, posting):
 def test_a_regulator_cannot_reconcile_and_another_room_cannot_either(people, table):
     day = datetime.date(2026, 3, 2)
     with pytest.raises(NotAllowed, match="record collections, rounds and reconciliations"):
-        ledger_services.reconcile(people.regulator_ca, day, table_ids=[table.pk])
+        ledger_services.reconcile(people.regulator_ca, day_from=day, table_ids=[table.pk])
     with pytest.raises(NotAllowed, match="of the table's establishment"):
-        ledger_services.reconcile(people.compliance_wa, day, table_ids=[table.pk])
+        ledger_services.reconcile(people.compliance_wa, day_from=day, table_ids=[table.pk])
     with pytest.raises(BadInput, match=r"^day_to \(2026-03-01\) comes before day_from \(2026-03-02\)\.$"):
-        ledger_services.reconcile(people.floor, day, datetime.date(2026, 3, 1), table_ids=[table.pk])
+        ledger_services.reconcile(people.floor, day_from=day, day_to=datetime.date(2026, 3, 1), table_ids=[table.pk])
     assert not Reconciliation.objects.exists()
-    (stored,) = ledger_services.reconcile(people.floor, day, table_ids=[table.pk])
+    (stored,) = ledger_services.reconcile(people.floor, day_from=day, table_ids=[table.pk])
     assert (stored.run_by, stored.trigger, stored.status) == (people.floor, "on_demand", "balanced")
 
 
 def test_the_nightly_reconciliation_is_the_schedulers_and_says_so(people, table):
-    (stored,) = ledger_services.reconcile(SYSTEM, datetime.date(2026, 3, 2), table_ids=[table.pk])
+    (stored,) = ledger_services.reconcile(SYSTEM, day_from=datetime.date(2026, 3, 2), table_ids=[table.pk])
     entry = AuditLogEntry.objects.get(action="ledger.reconcile", object_id=str(stored.pk))
     assert (stored.run_by, stored.trigger, entry.actor, entry.actor_label) == (None, "nightly", None,
                                                                                "reconciliation (nightly)")
