@@ -42,7 +42,7 @@ def _logged(run, user, trigger, **where):
 
 
 @transaction.atomic
-def run_establishment(actor, establishment, *, as_of=None, trigger=ON_DEMAND):
+def run_establishment(actor, *, establishment, as_of=None, trigger=ON_DEMAND):
     """Validate an establishment's postings in force and its approvals as of ``as_of`` (today)."""
     user = _person(actor, RUN, establishment)
     run = checking.run_establishment(establishment, as_of=as_of, user=user, trigger=trigger)
@@ -50,7 +50,7 @@ def run_establishment(actor, establishment, *, as_of=None, trigger=ON_DEMAND):
 
 
 @transaction.atomic
-def run_schedule(actor, version, *, as_of=None, trigger=ON_DEMAND):
+def run_schedule(actor, *, version, as_of=None, trigger=ON_DEMAND):
     """Lint one schedule version and compare it with every other published version."""
     document = version.document
     user = _person(actor, RUN, document)

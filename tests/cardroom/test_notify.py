@@ -105,12 +105,13 @@ def test_a_print_override_asked_for_emails_the_rooms_other_officer(mailed, mailo
     time_machine.move_to(datetime.datetime(2026, 2, 27, 8, tzinfo=LA), tick=False)
     table = Table.objects.create(establishment=mailed.marysville, label="T-10", seats=6,
                                  game=Game.objects.get(slug="no-bust-21st-century-blackjack"))
-    posting, _ = postings.post_table({
+    posting, _ = postings.post_table(None, fields={
         "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="CMV-CA-TABLE-ACTION"),
         "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 6,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
     with django_capture_on_commit_callbacks(execute=True):
-        signage_services.request_override(mailed.compliance, posting, reason="The Bureau is reviewing the option")
+        signage_services.request_override(mailed.compliance, posting=posting,
+                                          reason="The Bureau is reviewing the option")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     assert "T-10" in mailoutbox[0].subject and f"/postings/{posting.pk}/override/" in mailoutbox[0].body
 
@@ -122,7 +123,7 @@ def test_the_daily_digest_tells_each_officer_of_the_room_its_new_errors_and_expi
     time_machine.move_to(datetime.datetime(2026, 2, 27, 8, tzinfo=LA), tick=False)
     table = Table.objects.create(establishment=mailed.marysville, label="T-10", seats=6,
                                  game=Game.objects.get(slug="no-bust-21st-century-blackjack"))
-    postings.post_table({
+    postings.post_table(None, fields={
         "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="CMV-CA-TABLE-ACTION"),
         "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 6,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")

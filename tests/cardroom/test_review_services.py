@@ -226,42 +226,44 @@ WHY = "The Bureau is reviewing the option; print meanwhile."
 
 def test_asking_for_an_override_refuses_the_wrong_person_bad_input_and_asking_twice(people, broken):
     with raises(NotAllowed):
-        signage_services.request_override(people.floor, broken, reason=WHY)
+        signage_services.request_override(people.floor, posting=broken, reason=WHY)
     with raises(NotAllowed):
-        signage_services.request_override(people.compliance_wa, broken, reason=WHY)
+        signage_services.request_override(people.compliance_wa, posting=broken, reason=WHY)
     with raises(BadInput, match=r"reason must say why the sign may be printed .*10 characters"):
-        signage_services.request_override(people.compliance, broken, reason="Print it")
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.request_override(people.compliance, posting=broken, reason="Print it")
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(OverrideStateError, match="already awaits a second compliance officer"):
-        signage_services.request_override(people.compliance_2, broken, reason=WHY)
+        signage_services.request_override(people.compliance_2, posting=broken, reason=WHY)
 
 
 def test_answering_an_override_needs_a_second_person_and_a_request(people, broken):
     with raises(OverrideStateError, match="awaits a second officer: one must be asked for first"):
-        signage_services.approve_override(people.compliance_2, broken, reason="Nothing was asked for")
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.approve_override(people.compliance_2, posting=broken, reason="Nothing was asked for")
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(NotAllowed, match="Approving the print override of table 7's posting .* needs a second person"):
-        signage_services.approve_override(people.compliance, broken, reason="Approving my own request.")
+        signage_services.approve_override(people.compliance, posting=broken, reason="Approving my own request.")
     with raises(NotAllowed, match="Refusing the print override"):
-        signage_services.refuse_override(people.compliance, broken, reason="Refusing my own request.")
+        signage_services.refuse_override(people.compliance, posting=broken, reason="Refusing my own request.")
     with raises(NotAllowed):
-        signage_services.approve_override(people.floor, broken, reason="Not mine to approve.")
-    approved = signage_services.approve_override(people.compliance_2, broken, reason="The Bureau's letter covers it.")
+        signage_services.approve_override(people.floor, posting=broken, reason="Not mine to approve.")
+    approved = signage_services.approve_override(people.compliance_2, posting=broken,
+                                                 reason="The Bureau's letter covers it.")
     assert (approved.status, approved.decided_by) == ("approved", people.compliance_2)
     with raises(OverrideStateError, match="already has an approved override"):
-        signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.request_override(people.compliance, posting=broken, reason=WHY)
 
 
 def test_an_override_asked_for_may_be_withdrawn_and_asked_again(people, broken):
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(NotAllowed):
-        signage_services.withdraw_override(people.floor, broken, reason="Not mine to withdraw.")
-    withdrawn = signage_services.withdraw_override(people.compliance, broken, reason="The Bureau answered: no need.")
+        signage_services.withdraw_override(people.floor, posting=broken, reason="Not mine to withdraw.")
+    withdrawn = signage_services.withdraw_override(people.compliance, posting=broken,
+                                                   reason="The Bureau answered: no need.")
     assert (withdrawn.status, withdrawn.decided_by) == (PrintOverride.Status.WITHDRAWN, people.compliance)
     assert AuditLogEntry.objects.filter(action="signage.print_override_withdrawn").exists()
     with raises(OverrideStateError, match="No override of posting"):
-        signage_services.withdraw_override(people.compliance, broken, reason="Nothing awaits now.")
-    signage_services.request_override(people.compliance_2, broken, reason=WHY)
+        signage_services.withdraw_override(people.compliance, posting=broken, reason="Nothing awaits now.")
+    signage_services.request_override(people.compliance_2, posting=broken, reason=WHY)
 
 
 def test_every_refusal_is_one_of_the_three_errors():
@@ -309,7 +311,7 @@ def test_the_asker_withdraws_an_override_from_its_page(client, people, broken):
     from django.urls import reverse
 
     address = reverse("console:compliance-override", args=["casino-marysville", broken.pk])
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     client.force_login(people.compliance)
     assert 'value="withdraw"' in client.get(address).content.decode()
     done = client.post(address, {"step": "withdraw", "reason": "The Bureau answered: no need."})

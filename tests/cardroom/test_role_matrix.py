@@ -183,7 +183,7 @@ class World:
         return table.pk
 
     def make_posting(self):
-        posting, _ = post_table({
+        posting, _ = post_table(None, fields={
             "table": Table.objects.get(pk=self["table"]), "game": Game.objects.get(slug="face-up-pai-gow-poker"),
             "schedule": ScheduleDocument.objects.get(code="GEGA-002888"), "option_number": 1, "min_wager": 5,
             "max_wager": 500, "seats": 6, "effective_from": timezone.now() - datetime.timedelta(hours=1),
@@ -194,7 +194,7 @@ class World:
         """A posting with an error finding (a maximum above California's $10,000), so it needs an override."""
         table = Table.objects.create(establishment=self.people.marysville, label="MX-2", seats=6,
                                      game=Game.objects.get(slug="face-up-pai-gow-poker"))
-        posting, run = post_table({
+        posting, run = post_table(None, fields={
             "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
             "option_number": 1, "min_wager": 5, "max_wager": 20000, "seats": 6,
             "effective_from": timezone.now() - datetime.timedelta(hours=1),
@@ -208,7 +208,7 @@ class World:
 
         posting = TablePosting.objects.get(pk=self["broken_posting"])
         asker = self.people.compliance_2
-        signage_services.request_override(asker, posting, reason="Matrix: asked by a second officer.")
+        signage_services.request_override(asker, posting=posting, reason="Matrix: asked by a second officer.")
         return posting.pk
 
     def make_posted_table(self):
@@ -269,12 +269,12 @@ class World:
         return Finding.objects.filter(establishment=self.people.marysville, acknowledged_at=None).first().pk
 
     def make_condition_met(self):
-        from cardroom.conditions import record_met
+        from cardroom.conditions import record_condition_met
         from cardroom.models import ApprovalCondition
 
         condition = ApprovalCondition.objects.get(approval__key=CONDITION_MET["approval"], order=1)
-        return record_met(condition, self.people.marysville, met_on="2026-11-01", evidence="Matrix evidence",
-                          user=self.people.compliance).pk
+        return record_condition_met(self.people.compliance, condition=condition, establishment=self.people.marysville,
+                                    met_on="2026-11-01", evidence="Matrix evidence").pk
 
     def make_export(self):
         with self.capture(execute=True):

@@ -26,7 +26,7 @@ from signage.models import SignPrint
 
 def test_a_regulator_cannot_queue_a_batch_of_signs(people):
     with pytest.raises(NotAllowed, match="Only floor supervisors and compliance officers"):
-        sign_tasks.start_batch(people.marysville, layout="letter", tables=None, user=people.regulator_ca)
+        sign_tasks.start_batch(people.regulator_ca, establishment=people.marysville, layout="letter", tables=None)
 
 
 def test_a_floor_supervisor_cannot_save_a_drafts_tiers(people, draft):
@@ -42,7 +42,7 @@ def test_a_regulator_cannot_record_collections(people):
 
 def test_a_floor_supervisor_cannot_check_a_bundle(people):
     with pytest.raises(NotAllowed, match="regulators, compliance officers"):
-        export_tasks.start_check(None, user=people.floor)
+        export_tasks.start_check(people.floor, upload=None)
 
 
 # -- printing a sign, reconciling, validation runs: each service refuses the wrong person itself ------------------
@@ -58,15 +58,16 @@ def posting(people):
 def test_a_regulator_cannot_print_a_sign_and_nothing_is_recorded(people, posting):
     with pytest.raises(NotAllowed, match="^Only floor supervisors and compliance officers of the table's "
                                          "establishment print signs"):
-        sign_services.print_sign(people.regulator_ca, posting, "letter", channel=SignPrint.Channel.API)
+        sign_services.print_sign(people.regulator_ca, posting=posting, layout="letter", channel=SignPrint.Channel.API)
     with pytest.raises(NotAllowed, match="print signs"):  # another room's officer, in a bulk print
-        sign_services.print_signs(people.compliance_wa, [posting], "tent", channel=SignPrint.Channel.ADMIN)
+        sign_services.print_signs(people.compliance_wa, postings=[posting], layout="tent",
+                                  channel=SignPrint.Channel.ADMIN)
     assert not SignPrint.objects.exists() and not AuditLogEntry.objects.filter(action="signage.print").exists()
 
 
 def test_printing_a_sign_in_an_unknown_layout_is_bad_input(people, posting):
     with pytest.raises(BadInput, match="^layout must be one of letter, tent, not 'poster'.$"):
-        sign_services.print_sign(people.floor, posting, "poster", channel=SignPrint.Channel.API)
+        sign_services.print_sign(people.floor, posting=posting, layout="poster", channel=SignPrint.Channel.API)
 
 
 def test_a_regulator_cannot_reconcile_and_another_room_cannot_either(people, table):
@@ -91,16 +92,16 @@ def test_the_nightly_reconciliation_is_the_schedulers_and_says_so(people, table)
 
 def test_validation_runs_refuse_who_may_not_start_them(people, draft):
     with pytest.raises(NotAllowed, match=r"^Only a compliance officer of this establishment may start a run\.$"):
-        compliance_services.run_establishment(people.floor, people.marysville)
+        compliance_services.run_establishment(people.floor, establishment=people.marysville)
     with pytest.raises(NotAllowed, match=r"^Only compliance officers may start a run\.$"):
-        compliance_services.run_schedule(people.floor, draft.document.versions.get(number=1))
+        compliance_services.run_schedule(people.floor, version=draft.document.versions.get(number=1))
     with pytest.raises(NotAllowed, match=r"^Only an administrator may validate everything\.$"):
         compliance_services.run_everything(people.compliance)
     assert not ValidationRun.objects.exists()
 
 
 def test_a_validation_run_by_the_installation_has_no_starter_and_is_logged(people):
-    run = compliance_services.run_establishment(SYSTEM, people.marysville)
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville)
     entry = AuditLogEntry.objects.get(action="compliance.run")
     assert (run.started_by, run.trigger, entry.actor_label, entry.establishment) == (
         None, "on_demand", "validation (on_demand)", people.marysville)

@@ -31,8 +31,8 @@ def floor_of(people, clock):
                 "max_wager": limits[1], "effective_from": MARCH_1.isoformat()}
         if label == "7":
             data["bonus_limits"] = [{"bet": "Fortune Bonus Bet", "minimum": "1", "maximum": "25"}]
-        post_table(read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)),
-                   user=people.floor)
+        post_table(people.floor,
+                   fields=read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)))
     clock(datetime.datetime(2027, 3, 3, 4, 0, tzinfo=LA))
     return tables
 
@@ -75,7 +75,7 @@ def test_the_floor_page_costs_the_same_queries_for_more_tables(client, people, f
         table = Table.objects.create(establishment=people.marysville, label=str(n), seats=7, game=game)
         data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
                 "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
-        post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+        post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=now))
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get("/floor/casino-marysville/")
 
@@ -300,8 +300,8 @@ def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client,
 
     data = {"table": floor_of["12"].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
             "max_wager": "20000", "effective_from": datetime.datetime(2027, 3, 3, 4, 1, tzinfo=LA).isoformat()}
-    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
-        2027, 3, 3, 4, 0, tzinfo=LA)), user=people.floor)
+    posting, run = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
+        2027, 3, 3, 4, 0, tzinfo=LA)))
     assert run.errors
     client.force_login(people.floor)
     clock_to = datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA)
@@ -349,10 +349,12 @@ def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridde
             table = Table.objects.create(establishment=people.marysville, label=label, seats=7, game=game)
             data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
                     "max_wager": maximum, "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
-            posting, _ = post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+            posting, _ = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=now))
             if maximum == "20000":
-                signage_services.request_override(people.compliance, posting, reason="The Bureau is reviewing it.")
-                signage_services.approve_override(people.compliance_2, posting, reason="Findings read; print it.")
+                signage_services.request_override(people.compliance, posting=posting,
+                                                  reason="The Bureau is reviewing it.")
+                signage_services.approve_override(people.compliance_2, posting=posting,
+                                                  reason="Findings read; print it.")
         at()  # the postings take effect
         now = at()
         printing.print_signs(printing.postings_in_force(Table.objects.filter(label__in=labels), now).values(),

@@ -72,8 +72,8 @@ def post_pai_gow(people, label="PG-1"):
     start = datetime.datetime.now(LA).replace(microsecond=0) + datetime.timedelta(minutes=5)
     data = {"table": table.pk, "schedule": "CMV-CA-FEES-PAI-GOW", "option": 1, "min_wager": "10", "max_wager": "100",
             "effective_from": start.isoformat()}
-    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=start - datetime.timedelta(minutes=1)),
-                              user=people.floor)
+    posting, run = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor),
+                                                                now=start - datetime.timedelta(minutes=1)))
     return posting, run
 
 

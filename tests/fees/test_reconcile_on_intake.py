@@ -222,7 +222,7 @@ def test_hands_collected_above_the_schedule_are_an_error_finding_and_shown_apart
                               scope=Scope(people.floor), user=people.floor)
     services.reconcile(SYSTEM, day_from=DAY_1)
     schedule = RoundOfPlay.objects.filter(table=table).values_list("schedule_code", "schedule_version").first()
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=DAY_2)
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville, as_of=DAY_2)
     found = run.findings.get(rule="ledger.collected_above_schedule")
     assert found.severity == "error" and found.table == table
     assert found.subject == {"type": "table", "table": "O-1", "establishment": "casino-marysville",

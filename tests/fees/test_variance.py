@@ -289,7 +289,7 @@ def test_only_the_room_s_officers_and_its_jurisdiction_s_regulators_see_it(clien
 
 
 def variance_findings(people, day):
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=day)
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville, as_of=day)
     return sorted((f.subject_type, f.subject.get("table") or f.subject.get("recorder"), f.severity)
                   for f in run.findings.filter(rule="ledger.short_days_in_a_row"))
 
@@ -298,7 +298,8 @@ def test_a_table_and_a_recorder_short_three_days_in_a_row_are_a_warning_not_befo
     assert variance_findings(people, datetime.date(2026, 6, 2)) == []
     assert variance_findings(people, datetime.date(2026, 6, 3)) == [
         ("recorder", "t-floor", "warning"), ("table", "V-1", "warning")]
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=datetime.date(2026, 6, 4))
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville,
+                                                as_of=datetime.date(2026, 6, 4))
     found = run.findings.get(rule="ledger.short_days_in_a_row", subject_type="table")
     assert found.table == room[0] and found.subject["from"] == "2026-06-01"
     assert "on 4 days it was played in a row, 2026-06-01 to 2026-06-04" in found.message
