@@ -59,7 +59,7 @@ def print_signs(actor, *, postings, layout, channel, preview=False):
 # -- print overrides --------------------------------------------------------------------------------------------------
 
 
-def _lock_posting(actor, posting):
+def _lock_posting(actor, *, posting):
     permissions.require(actor, OVERRIDE_PRINT, posting.table.establishment)
     TablePosting.objects.select_for_update().filter(pk=posting.pk).first()
 
@@ -81,7 +81,7 @@ def _what(posting):
 @transaction.atomic
 def request_override(actor, *, posting, reason):
     """Ask that a posting with error findings be printed anyway; it prints once a second officer approves."""
-    _lock_posting(actor, posting)
+    _lock_posting(actor, posting=posting)
     reason = review.read_reason(reason, minimum=REASON_MINIMUM,
                                 saying="why the sign may be printed despite its errors")
     errors = error_findings(posting)
@@ -110,7 +110,7 @@ def request_override(actor, *, posting, reason):
 
 def _decide(actor, posting, step, reason, saying):
     """Take ``step`` on the override awaiting a second officer: locked, checked, and kept with who, when and why."""
-    _lock_posting(actor, posting)
+    _lock_posting(actor, posting=posting)
     reason = review.read_reason(reason, minimum=REASON_MINIMUM, saying=saying)
     asked = _waiting(posting)
     asked.status = OVERRIDE.step(asked, step, user=actor, what=_what(posting))

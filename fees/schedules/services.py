@@ -214,7 +214,7 @@ def _reading_locked(reading):
     return Interpretation.objects.select_for_update().select_related("version__document").get(pk=reading.pk)
 
 
-def _answer(actor, reading, step, reason):
+def _answer(actor, *, reading, step, reason):
     """A second officer's answer to a proposed reading: the reading, locked, and its new status."""
     permissions.require(actor, APPROVE, reading.version.document)
     reading = _reading_locked(reading)
@@ -230,7 +230,7 @@ def _answered(reading, actor, status, reason):
 @transaction.atomic
 def approve_interpretation(actor, *, reading, reason):
     """A second officer approves a proposed reading: from now on the engine, validation and signs use it."""
-    reading, status, reason = _answer(actor, reading, review.APPROVE, reason)
+    reading, status, reason = _answer(actor, reading=reading, step=review.APPROVE, reason=reason)
     try:
         printed = readings.printed_value(reading.version, reading.option_number, reading.tier_order, reading.field)
     except BadInput as error:  # a draft's row removed since it was proposed
@@ -247,7 +247,7 @@ def approve_interpretation(actor, *, reading, reason):
 @transaction.atomic
 def refuse_interpretation(actor, *, reading, reason):
     """A second officer refuses a proposed reading, with the reason; the field may be proposed again."""
-    reading, status, reason = _answer(actor, reading, review.REFUSE, reason)
+    reading, status, reason = _answer(actor, reading=reading, step=review.REFUSE, reason=reason)
     _answered(reading, actor, status, reason)
     readings.save(reading, actor, f"Interpretation refused: {reason}")
     readings.log(reading, "refused", actor, reason=reason)
