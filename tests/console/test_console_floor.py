@@ -307,10 +307,10 @@ def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client,
     clock_to = datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA)
     import time_machine
     with time_machine.travel(clock_to, tick=False):
-        services.request_override(people.compliance, posting, reason="The Bureau is reviewing the maximum.")
+        services.request_override(people.compliance, posting=posting, reason="The Bureau is reviewing the maximum.")
         page = _flat(client.get("/floor/casino-marysville/"))
         assert "override" not in page  # asked for, not yet approved: it prints under none
-        services.approve_override(people.compliance_2, posting, reason="Findings read; print meanwhile.")
+        services.approve_override(people.compliance_2, posting=posting, reason="Findings read; print meanwhile.")
         said = ("Prints under an override approved by t-compliance-2 on 2027-03-03 05:00 PST: "
                 "“The Bureau is reviewing the maximum.”")
         assert said in _flat(client.get("/floor/casino-marysville/"))

@@ -31,9 +31,9 @@ def edits(monkeypatch):
     """The doors' calls of ``edit_draft``: (who, version number, fields)."""
     calls, edit = [], editing.edit_draft
 
-    def spied(user, version, fields, *, why):
+    def spied(user, *, version, fields, why):
         calls.append((user.username, version.number, dict(fields)))
-        return edit(user, version, fields, why=why)
+        return edit(user, version=version, fields=fields, why=why)
 
     monkeypatch.setattr(editing, "edit_draft", spied)
     return calls
