@@ -90,7 +90,8 @@ def main():
             with open(path, "rb") as binary:
                 received, wall_1, cpu_1 = timed("receive (check, hash, header)", imports.receive, officer, room,
                                                 File(binary, name="bench.csv"))
-            imports.save_mapping(officer, room, imports.guess_mapping(received.header), received.header)
+            imports.save_mapping(officer, establishment=room, mapping=imports.guess_mapping(received.header),
+                                 header=received.header)
             job, wall_2, cpu_2 = timed("start and run the job", imports.start, officer, received,
                                        profile=PROFILE and attempt == "first import")
             received.refresh_from_db()

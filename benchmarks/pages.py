@@ -120,7 +120,7 @@ def room(n):
              .order_by("-id").first())
     if batch is None:
         started = time.perf_counter()
-        batch = start_batch(place, layout="letter", tables=None, user=floor)
+        batch = start_batch(floor, establishment=place, layout="letter", tables=None)
         print(f"  bench-{n}: the whole floor printed, job {batch.status} ({time.perf_counter() - started:.0f} s)")
     return place, floor, officer, batch
 
@@ -134,9 +134,9 @@ def add_table(place, i, games, gega, officer, posted_from):
     table, created = Table.objects.get_or_create(establishment=place, label=str(i + 1),
                                                  defaults={"seats": 7, "game": games[i % len(games)]})
     if created:
-        posting, run = post_table({"table": table, "game": table.game, "schedule": gega,
-                                   "option_number": OPTIONS[i % len(OPTIONS)], "min_wager": 5,
-                                   "max_wager": 500, "seats": 7, "effective_from": posted_from},
+        posting, run = post_table(None, fields={"table": table, "game": table.game, "schedule": gega,
+                                                "option_number": OPTIONS[i % len(OPTIONS)], "min_wager": 5,
+                                                "max_wager": 500, "seats": 7, "effective_from": posted_from},
                                   actor_label="benchmark")
         if run.errors:  # the games are not approved in this room: printed after review, as an officer would
             PrintOverride.objects.create(posting=posting, requested_by=officer, reason="benchmark",

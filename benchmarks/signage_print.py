@@ -51,9 +51,9 @@ def floor(n):
                                                      defaults={"seats": 7, "game": games[i % len(games)]})
         if created:
             option = 1 + i % 49  # every option in turn, the longest tier tables (39-49) included
-            posting, run = post_table({"table": table, "game": table.game, "schedule": gega,
-                                       "option_number": option, "min_wager": 5, "max_wager": 500, "seats": 7,
-                                       "effective_from": start}, actor_label="benchmark")
+            posting, run = post_table(None, fields={"table": table, "game": table.game, "schedule": gega,
+                                                    "option_number": option, "min_wager": 5, "max_wager": 500,
+                                                    "seats": 7, "effective_from": start}, actor_label="benchmark")
             if run.errors:  # e.g. a closed top below 7 x $500: print anyway, as an officer would after review
                 PrintOverride.objects.create(posting=posting, requested_by=officer, reason="benchmark",
                                              status=PrintOverride.Status.APPROVED, decided_by=officer,

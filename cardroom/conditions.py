@@ -96,7 +96,7 @@ def _locked(condition):
 
 
 @transaction.atomic
-def record_met(condition, establishment, *, met_on, evidence, user, note="", corrects=None, reason=""):
+def record_condition_met(user, *, condition, establishment, met_on, evidence, note="", corrects=None, reason=""):
     """Record that ``establishment`` met ``condition`` on ``met_on`` (a date or YYYY-MM-DD), with the reference of
     the evidence. Where a record stands already, this must correct it: ``corrects`` names it (its id) and
     ``reason`` says why; after a withdrawal, a new record needs neither.
@@ -156,7 +156,7 @@ def record_met(condition, establishment, *, met_on, evidence, user, note="", cor
 
 
 @transaction.atomic
-def withdraw(record, *, reason, user):
+def withdraw_condition_met(user, *, record, reason):
     """Say, with a reason, that the condition is not met at the record's establishment after all (the record was
     wrong, or the approval it relied on was withdrawn). Raises BadInput (no reason) or
     ConditionConflict (the record is not the one standing, or is a withdrawal itself), or NotAllowed."""

@@ -27,9 +27,9 @@ def of(user):
 
 
 @transaction.atomic
-def issue(request):
-    """A new token for the requesting person, replacing the one they had; its key is shown to them once."""
-    user = request.user
+def issue(user):
+    """A new token for ``user`` (the person signed in, making their own), replacing the one they had; its key is
+    shown to them once."""
     if (second_factor.required(user) or second_factor.has_device(user)) and not second_factor.passed(user):
         raise NotAllowed("A token is made only in a session that passed your second factor: sign in again.")
     old = of(user)
@@ -39,9 +39,9 @@ def issue(request):
 
 
 @transaction.atomic
-def revoke(request):
-    """Revoke the requesting person's token: every client using it is refused from the next request on."""
-    token = of(request.user)
+def revoke(user):
+    """Revoke ``user``'s own token: every client using it is refused from the next request on."""
+    token = of(user)
     if token is not None:
-        changes.delete(token, user=request.user, reason="revoked on the account page")
+        changes.delete(token, user=user, reason="revoked on the account page")
     return token

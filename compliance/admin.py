@@ -73,6 +73,6 @@ class FindingAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            findings.acknowledge(obj, user=request.user, reason=obj.acknowledgement_reason)
+            findings.acknowledge(request.user, finding=obj, reason=obj.acknowledgement_reason)
         except (BadInput, StateConflict) as error:
             messages.error(request, f"Not acknowledged: {error}")

@@ -131,7 +131,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
             establishment = qs.by_key(key)
             if establishment is None:
                 raise exceptions.ValidationError({"establishment": f"Unknown establishment {key!r}."})
-            run = services.run_establishment(request.user, establishment, as_of=as_of)
+            run = services.run_establishment(request.user, establishment=establishment, as_of=as_of)
         elif values.get("schedule"):
             version = ScheduleVersion.objects.filter(
                 document__code=values["schedule"], status=ScheduleVersion.Status.PUBLISHED,
@@ -139,7 +139,7 @@ class RunViewSet(ScopedReadOnlyViewSet):
             ).filter(scope.placed_q("document__")).order_by("-number").first()
             if version is None:
                 raise exceptions.ValidationError({"schedule": f"Unknown published schedule {values['schedule']!r}."})
-            run = services.run_schedule(request.user, version, as_of=as_of)
+            run = services.run_schedule(request.user, version=version, as_of=as_of)
         elif values.get("everything"):
             run = services.run_everything(request.user, as_of=as_of)
         else:
@@ -171,7 +171,7 @@ class FindingViewSet(ScopedReadOnlyViewSet):
         """Say, with a reason, how a finding was handled (compliance officers). A second time answers 409."""
         data = AcknowledgeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        finding = findings.acknowledge(self.get_object(), user=request.user, reason=data.validated_data["reason"])
+        finding = findings.acknowledge(request.user, finding=self.get_object(), reason=data.validated_data["reason"])
         return Response(FindingSerializer(finding).data)
 
 

@@ -19,7 +19,7 @@ class AlreadyAcknowledged(StateConflict):
 
 
 @transaction.atomic
-def acknowledge(finding, *, user, reason, scope=None):
+def acknowledge(user, *, finding, reason, scope=None):
     """Raises NotAllowed (``compliance.acknowledge_finding``: compliance officers of the finding's establishment, or
     of its jurisdiction for a jurisdiction-wide one), BadInput (a missing or bad reason, naming ``reason``) or
     AlreadyAcknowledged. ``scope`` is not read (the registry asks): it stays for old callers until they drop it."""

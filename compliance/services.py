@@ -26,11 +26,11 @@ ON_DEMAND, NIGHTLY = ValidationRun.Trigger.ON_DEMAND, ValidationRun.Trigger.NIGH
 
 
 
-def _person(actor, name, obj=None):
+def _person(actor, *, permission, obj=None):
     """The person who starts the run (None for ``SYSTEM``), once allowed to."""
     if actor is SYSTEM:
         return None
-    permissions.require(actor, name, obj)
+    permissions.require(actor, permission, obj)
     return actor
 
 
@@ -42,18 +42,18 @@ def _logged(run, user, trigger, **where):
 
 
 @transaction.atomic
-def run_establishment(actor, establishment, *, as_of=None, trigger=ON_DEMAND):
+def run_establishment(actor, *, establishment, as_of=None, trigger=ON_DEMAND):
     """Validate an establishment's postings in force and its approvals as of ``as_of`` (today)."""
-    user = _person(actor, RUN, establishment)
+    user = _person(actor, permission=RUN, obj=establishment)
     run = checking.run_establishment(establishment, as_of=as_of, user=user, trigger=trigger)
     return _logged(run, user, trigger, establishment=establishment)
 
 
 @transaction.atomic
-def run_schedule(actor, version, *, as_of=None, trigger=ON_DEMAND):
+def run_schedule(actor, *, version, as_of=None, trigger=ON_DEMAND):
     """Lint one schedule version and compare it with every other published version."""
     document = version.document
-    user = _person(actor, RUN, document)
+    user = _person(actor, permission=RUN, obj=document)
     run = checking.run_schedule(version, as_of=as_of, user=user, trigger=trigger)
     return _logged(run, user, trigger, establishment=document.establishment, jurisdiction=document.jurisdiction)
 
@@ -61,6 +61,6 @@ def run_schedule(actor, version, *, as_of=None, trigger=ON_DEMAND):
 @transaction.atomic
 def run_everything(actor, *, as_of=None, trigger=ON_DEMAND):
     """Validate every posting, approval and published schedule version as of ``as_of`` (today)."""
-    user = _person(actor, EVERYTHING)
+    user = _person(actor, permission=EVERYTHING)
     run = checking.run_everything(as_of=as_of, user=user, trigger=trigger)
     return _logged(run, user, trigger)

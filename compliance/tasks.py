@@ -34,7 +34,7 @@ def validate_establishment(establishment_id, user_id=None):
     from cardroom.models import Establishment
 
     user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
-    run = services.run_establishment(user or SYSTEM, Establishment.objects.get(pk=establishment_id))
+    run = services.run_establishment(user or SYSTEM, establishment=Establishment.objects.get(pk=establishment_id))
     return {"run": run.pk, "errors": run.errors, "warnings": run.warnings, "infos": run.infos}
 
 

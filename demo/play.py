@@ -154,7 +154,7 @@ def record_month(establishment, *, recorder, corrector, first_day=MONTH_START, d
     ).values_list("gaming_day", flat=True))
     for day in sorted(played):
         if day not in reconciled:
-            stored = ledger_services.reconcile(SYSTEM, day, table_ids=sorted(played[day]))
+            stored = ledger_services.reconcile(SYSTEM, day_from=day, table_ids=sorted(played[day]))
             result.reconciliations_created += len(stored)
     return result
 

@@ -29,5 +29,5 @@ class ExportView(APIView):
         follow it at ``/api/v1/jobs/{uuid}/`` and download the bundle from its ``download`` link."""
         scope = scope_of(request)
         export_scope = read_request(request.data, scope=scope)
-        job = start_export(export_scope, user=request.user)
+        job = start_export(request.user, export_scope=export_scope)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

@@ -34,7 +34,7 @@ def export_to_file(data, output, *, say):
         else:
             say(f"  {job.percent:3d}%  {job.done}/{job.total} files  {job.stage}")
 
-    job = start_export(export_scope, user=SYSTEM, label=LABEL, follow=follow)
+    job = start_export(SYSTEM, export_scope=export_scope, label=LABEL, follow=follow)
     if job.status != Job.Status.DONE:
         raise StateConflict(f"The export failed: {job.error}")
     with job.file.open("rb") as source, open(output, "wb") as target:

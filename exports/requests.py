@@ -69,7 +69,7 @@ def read_request(data, *, scope, today=None):
     return ExportScope(establishments=establishments, start=start, end=end, jurisdiction=jurisdiction)
 
 
-def start_export(export_scope, *, user, label=None, follow=None):
+def start_export(user, *, export_scope, label=None, follow=None):
     """Queue the export job of an ExportScope read by ``read_request``, asked for by ``user``: the request's (API
     and pages alike), or ``SYSTEM`` named by ``label`` (``exports.installation``: the ``export_audit`` command, a
     month closed). Returns the job as it stands once queued (already done when jobs run in-process); given a

@@ -73,7 +73,7 @@ def export_audit(job_id):
 
 # --- checking an uploaded bundle (exports.verification) ----------------------------------------------------------
 
-def start_check(upload, public_key=None, *, user, kept=()):
+def start_check(user, *, upload, public_key=None, kept=()):
     """Keep the upload as the file of a bundle_verify job, queue its check (``verify_bundle``, which removes the
     file) and return the job as it stands (already done when jobs run in-process)."""
     from cardroom import bundle, permissions

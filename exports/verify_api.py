@@ -88,5 +88,5 @@ class VerifyView(APIView):
             raise exceptions.ValidationError(
                 {"bundle": "Upload the bundle (zip) as the multipart form field 'bundle'."}
             )
-        job = tasks.start_check(upload, _public_key_of(request), user=request.user)
+        job = tasks.start_check(request.user, upload=upload, public_key=_public_key_of(request))
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)

@@ -172,7 +172,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
     def save_model(self, request, obj, form, change):
         """A draft's fields are changed as through the API (``fees.schedules.editing.edit_draft``)."""
         given = {name: form.cleaned_data[name] for name in editing.DRAFT_FIELDS if name in form.cleaned_data}
-        editing.edit_draft(request.user, obj, given, why=self.reason(request, form))
+        editing.edit_draft(request.user, version=obj, fields=given, why=self.reason(request, form))
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and editable(request, obj)
@@ -210,7 +210,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
         """A draft is discarded as at every door (``fees.schedules.services.discard_draft``); a refusal (a conflict: it
         changed since the page was shown) rolls the admin's transaction back."""
         try:
-            services.discard_draft(request.user, obj)
+            services.discard_draft(request.user, version=obj)
         except (NotAllowed, StateConflict) as exc:
             raise PermissionDenied(str(exc)) from None
 
@@ -229,12 +229,12 @@ class ScheduleVersionAdmin(AuditedAdmin):
             reason = form.cleaned_data["reason"]
             try:
                 if asking:
-                    services.request_publication(request.user, version, reason=reason,
+                    services.request_publication(request.user, version=version, reason=reason,
                                                  effective_from=version.effective_from,
                                                  retroactive=version.retroactive,
                                                  retroactive_reason=version.retroactive_reason)
                 else:
-                    services.approve_publication(request.user, version, reason=reason)
+                    services.approve_publication(request.user, version=version, reason=reason)
             except (BadInput, StateConflict) as exc:
                 messages.error(request, str(exc))
             except NotAllowed as exc:
@@ -252,7 +252,7 @@ class ScheduleVersionAdmin(AuditedAdmin):
         form = NewDraftForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
-                draft = services.start_draft(request.user, version, **form.cleaned_data)
+                draft = services.start_draft(request.user, based_on=version, **form.cleaned_data)
             except StateConflict as exc:
                 messages.error(request, str(exc))
                 return redirect("admin:fees_scheduleversion_change", version.pk)

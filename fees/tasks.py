@@ -26,7 +26,7 @@ def reconcile_table_day(table_id, gaming_day, user_id=None):
     which refuses anyone else, no one included); returns the stored reconciliation's id."""
     user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     day = datetime.date.fromisoformat(gaming_day)
-    (reconciliation,) = services.reconcile(user, day, table_ids=[table_id])
+    (reconciliation,) = services.reconcile(user, day_from=day, table_ids=[table_id])
     return reconciliation.pk
 
 
@@ -38,7 +38,7 @@ def reconcile_table_days(table_days, user_id):
     user = get_user_model().objects.filter(pk=user_id).first()
     pairs = [(int(table_id), datetime.date.fromisoformat(day)) for table_id, day in table_days]
     try:
-        return services.reconcile_table_days(user, pairs).as_dict()
+        return services.reconcile_table_days(user, table_days=pairs).as_dict()
     except (BadInput, NotAllowed) as error:  # the entries stand; the nightly run reconciles what is left
         return {"days": len({day for _, day in pairs}), "reconciled": 0, "with_variance": 0,
                 "skipped": [f"Not reconciled: {error}"]}
@@ -49,7 +49,7 @@ def reconcile_previous_gaming_day(gaming_day=None):
     """Nightly: reconcile every table with rounds or entries on the previous gaming day (or ``gaming_day``), as the
     scheduler (``fees.ledger.services.reconcile`` as ``SYSTEM``: no person acts)."""
     day = datetime.date.fromisoformat(gaming_day) if gaming_day else ledger.previous_gaming_day()
-    stored = services.reconcile(SYSTEM, day)
+    stored = services.reconcile(SYSTEM, day_from=day)
     return {
         "gaming_day": day.isoformat(),
         "reconciled": len(stored),

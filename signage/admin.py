@@ -237,7 +237,7 @@ class TablePostingAdmin(ReadOnlyAdmin):
         form = PostingForm(request.POST or None, scope=scope_of(request))
         if request.method == "POST" and form.is_valid():
             try:
-                posting, run = post_table(form.cleaned_data["fields"], user=request.user)
+                posting, run = post_table(request.user, fields=form.cleaned_data["fields"])
             except BadInput as error:  # found as it is saved, e.g. notes too long for the sign
                 strict.show_error(form, error)
             else:
@@ -270,8 +270,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
         if layout not in signs.LAYOUTS:
             raise PermissionDenied
         try:
-            rendered, _ = services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.ADMIN,
-                                              preview=preview)
+            rendered, _ = services.print_sign(request.user, posting=posting, layout=layout,
+                                              channel=SignPrint.Channel.ADMIN, preview=preview)
         except (NotAllowed, StateConflict) as error:
             messages.error(request, str(error))
             return redirect("admin:fees_tableposting_change", posting.pk)
@@ -290,7 +290,7 @@ class TablePostingAdmin(ReadOnlyAdmin):
             try:
                 if service is None:
                     raise BadInput("step must be request, approve, refuse or withdraw.")
-                service(request.user, posting, reason=form.cleaned_data["reason"])
+                service(request.user, posting=posting, reason=form.cleaned_data["reason"])
             except (BadInput, StateConflict, NotAllowed) as error:
                 messages.error(request, str(error))
             else:
@@ -322,8 +322,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
             establishment = form.cleaned_data["establishment"]
             chosen = [t.pk for t in form.cleaned_data["tables"]] or None  # none chosen: every active table
             try:
-                job = tasks.start_batch(establishment, layout=form.cleaned_data["layout"], tables=chosen,
-                                        user=request.user)
+                job = tasks.start_batch(request.user, establishment=establishment, layout=form.cleaned_data["layout"],
+                                        tables=chosen)
             except BadInput as refused:  # another room's tables: named, never the whole floor
                 strict.show_error(form, refused)
             else:
@@ -344,7 +344,8 @@ class TablePostingAdmin(ReadOnlyAdmin):
     def _print_many(self, request, queryset, layout):
         postings = queryset.order_by("table__establishment", "table__label").select_related("table__establishment")
         try:
-            rendered, _ = services.print_signs(request.user, postings, layout, channel=SignPrint.Channel.ADMIN)
+            rendered, _ = services.print_signs(request.user, postings=postings, layout=layout,
+                                               channel=SignPrint.Channel.ADMIN)
         except (NotAllowed, StateConflict) as error:
             self.message_user(request, str(error), messages.ERROR)
             return None

@@ -198,7 +198,8 @@ def layout_param(request):
 def sign_response(request, posting):
     """``posting``'s sign: a GET never changes anything, so it answers a preview; a POST prints (and records)."""
     layout, preview = layout_param(request), request.method == "GET"
-    rendered, _ = services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.API, preview=preview)
+    rendered, _ = services.print_sign(request.user, posting=posting, layout=layout, channel=SignPrint.Channel.API,
+                                      preview=preview)
     name = printing.filename(posting.table.establishment, [posting.table], layout)
     return pdf_response(rendered.pdf, ("preview-" if preview else "") + name)
 
@@ -256,14 +257,15 @@ class PostingViewSet(ScopedReadOnlyViewSet):
         """Post a table. It is validated as it is saved; the findings come back in ``validation``."""
         scope = scope_of(request)  # signage.post_table held: asked by the view; the table's own, by read_posting
         fields = read_posting(request.data, scope=scope, now=timezone.now())
-        posting, _ = post_table(fields, user=request.user)
+        posting, _ = post_table(request.user, fields=fields)
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data,
                         status=status.HTTP_201_CREATED)
 
     def _override_step(self, request, step, status_code=status.HTTP_200_OK):
         posting = self.get_object()
         body = values.obj(request.data, allowed=("reason",), required=("reason",))
-        step(request.user, posting, reason=body["reason"])  # BadInput, NotAllowed, StateConflict: cardroom.api.errors
+        # BadInput, NotAllowed, StateConflict: cardroom.api.errors
+        step(request.user, posting=posting, reason=body["reason"])
         return Response(self.get_serializer(self.get_queryset().get(pk=posting.pk)).data, status=status_code)
 
     @extend_schema(request=OverrideReasonSerializer, responses={201: PostingSerializer})
@@ -367,7 +369,7 @@ class BatchView(APIView):
         layout = data.get("layout") or "letter"
         if layout not in render.LAYOUTS:
             raise exceptions.ValidationError({"layout": f"must be one of {', '.join(render.LAYOUTS)}, not {layout!r}."})
-        job = tasks.start_batch(establishment, layout=layout, tables=tables, user=request.user)
+        job = tasks.start_batch(request.user, establishment=establishment, layout=layout, tables=tables)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

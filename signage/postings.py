@@ -211,7 +211,7 @@ def _schedule_option(document, raw, effective_from):
 
 
 @transaction.atomic
-def post_table(fields, *, user=None, actor_label=""):
+def post_table(user, *, fields, actor_label=""):
     """Save a posting read by ``read_posting`` (or built by trusted code), validate it, and log it."""
     fields = dict(fields)
     limits = fields.pop("bonus_limits", [])

@@ -37,13 +37,13 @@ REASON_MINIMUM = 10
 # -- printing ---------------------------------------------------------------------------------------------------------
 
 
-def print_sign(actor, posting, layout, *, channel, preview=False):
+def print_sign(actor, *, posting, layout, channel, preview=False):
     """Print ``posting``'s sign in ``layout`` (recorded), or with ``preview`` a watermarked preview (nothing
     recorded); returns (render.Rendered, [SignPrint])."""
-    return print_signs(actor, [posting], layout, channel=channel, preview=preview)
+    return print_signs(actor, postings=[posting], layout=layout, channel=channel, preview=preview)
 
 
-def print_signs(actor, postings, layout, *, channel, preview=False):
+def print_signs(actor, *, postings, layout, channel, preview=False):
     """Print the signs of ``postings`` into one PDF, each recorded; refused whole when ``actor`` may not print one of
     them, blocked whole (``PrintBlocked``) when one needs an override it lacks."""
     if layout not in render.LAYOUTS:
@@ -59,7 +59,7 @@ def print_signs(actor, postings, layout, *, channel, preview=False):
 # -- print overrides --------------------------------------------------------------------------------------------------
 
 
-def _lock_posting(actor, posting):
+def _lock_posting(actor, *, posting):
     permissions.require(actor, OVERRIDE_PRINT, posting.table.establishment)
     TablePosting.objects.select_for_update().filter(pk=posting.pk).first()
 
@@ -79,9 +79,9 @@ def _what(posting):
 
 
 @transaction.atomic
-def request_override(actor, posting, *, reason):
+def request_override(actor, *, posting, reason):
     """Ask that a posting with error findings be printed anyway; it prints once a second officer approves."""
-    _lock_posting(actor, posting)
+    _lock_posting(actor, posting=posting)
     reason = review.read_reason(reason, minimum=REASON_MINIMUM,
                                 saying="why the sign may be printed despite its errors")
     errors = error_findings(posting)
@@ -110,7 +110,7 @@ def request_override(actor, posting, *, reason):
 
 def _decide(actor, posting, step, reason, saying):
     """Take ``step`` on the override awaiting a second officer: locked, checked, and kept with who, when and why."""
-    _lock_posting(actor, posting)
+    _lock_posting(actor, posting=posting)
     reason = review.read_reason(reason, minimum=REASON_MINIMUM, saying=saying)
     asked = _waiting(posting)
     asked.status = OVERRIDE.step(asked, step, user=actor, what=_what(posting))
@@ -127,7 +127,7 @@ def _log(action, actor, posting, asked, **more):
 
 
 @transaction.atomic
-def approve_override(actor, posting, *, reason):
+def approve_override(actor, *, posting, reason):
     """A second officer approves the override asked for: the sign may then be printed."""
     asked = _decide(actor, posting, review.APPROVE, reason, "why the override is approved")
     _log("signage.print_override", actor, posting, asked)
@@ -136,7 +136,7 @@ def approve_override(actor, posting, *, reason):
 
 
 @transaction.atomic
-def refuse_override(actor, posting, *, reason):
+def refuse_override(actor, *, posting, reason):
     """A second officer refuses the override asked for: the sign stays blocked (another may be asked for)."""
     asked = _decide(actor, posting, review.REFUSE, reason, "why the override is refused")
     _log("signage.print_override_refused", actor, posting, asked)
@@ -145,7 +145,7 @@ def refuse_override(actor, posting, *, reason):
 
 
 @transaction.atomic
-def withdraw_override(actor, posting, *, reason):
+def withdraw_override(actor, *, posting, reason):
     """Take back the override asked for while it awaits a second officer: whoever asked for it, or an administrator
     (the audit entry says for whom, and they are told). The sign stays blocked, and another may be asked for."""
     asked = _decide(actor, posting, review.WITHDRAW, reason, "why the override is withdrawn")

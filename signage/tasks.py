@@ -93,7 +93,7 @@ def chosen_tables(establishment, tables):
     return sorted(known)
 
 
-def start_batch(establishment, *, layout, tables, user, label=None, follow=None):
+def start_batch(user, *, establishment, layout, tables, label=None, follow=None):
     """Queue a batch of ``establishment``'s signs (all its tables if ``tables`` is None, or those chosen) as a Job,
     asked for by ``user``: the request's, or ``SYSTEM`` named by ``label`` (the ``print_signage`` command). Returns
     the job as it stands once queued; given a command's ``follow``, once it has ended (``cardroom.jobs.start``).

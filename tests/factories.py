@@ -61,10 +61,10 @@ def post_fields(table, *, effective_from, schedule=GEGA, option=1, game=None, lo
     default to the table's."""
     from signage.postings import post_table
 
-    return post_table({"table": table, "game": _game(game) if game else table.game,
-                       "schedule": _schedule(schedule), "option_number": option, "min_wager": low,
-                       "max_wager": high, "seats": table.seats if seats is None else seats,
-                       "effective_from": effective_from}, actor_label=actor_label)
+    return post_table(None, fields={"table": table, "game": _game(game) if game else table.game,
+                                    "schedule": _schedule(schedule), "option_number": option, "min_wager": low,
+                                    "max_wager": high, "seats": table.seats if seats is None else seats,
+                                    "effective_from": effective_from}, actor_label=actor_label)
 
 
 def post_as(user, data):
@@ -74,7 +74,7 @@ def post_as(user, data):
     from signage.postings import post_table, read_posting
 
     now = datetime.datetime.fromisoformat(data["effective_from"]) - datetime.timedelta(minutes=1)
-    return post_table(read_posting(data, scope=Scope(user), now=now), user=user)
+    return post_table(user, fields=read_posting(data, scope=Scope(user), now=now))
 
 
 def make_draft(document=GEGA, *, based_on=1, user=None, reason="Bureau letter", effective_from=DRAFT_EFFECTIVE):

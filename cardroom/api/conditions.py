@@ -137,10 +137,10 @@ class FulfilmentViewSet(ScopedReadOnlyViewSet):
         if condition is None:
             raise exceptions.ValidationError({"condition": (
                 f"{approval.key} has no condition {given['condition']} (it has {approval.conditions.count()}).")})
-        record = conditions.record_met(
-            condition, establishment, met_on=given["met_on"], evidence=given["evidence"],
-            note=given.get("note", ""), corrects=given.get("corrects"), reason=given.get("reason", ""),
-            user=request.user)
+        record = conditions.record_condition_met(
+            request.user, condition=condition, establishment=establishment, met_on=given["met_on"],
+            evidence=given["evidence"], note=given.get("note", ""), corrects=given.get("corrects"),
+            reason=given.get("reason", ""))
         return Response(self.get_serializer(self.get_queryset().get(pk=record.pk)).data,
                         status=status.HTTP_201_CREATED)
 
@@ -153,6 +153,7 @@ class FulfilmentViewSet(ScopedReadOnlyViewSet):
         permissions.require(request.user, "cardroom.record_condition", record)
         data = WithdrawSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        withdrawal = conditions.withdraw(record, reason=data.validated_data["reason"], user=request.user)
+        withdrawal = conditions.withdraw_condition_met(request.user, record=record,
+                                                       reason=data.validated_data["reason"])
         return Response(self.get_serializer(self.get_queryset().get(pk=withdrawal.pk)).data,
                         status=status.HTTP_201_CREATED)

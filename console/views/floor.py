@@ -297,8 +297,8 @@ def sign(request, establishment, table, scope):
         raise Http404(f"Table {table.label} has no posting in force.")
     preview = request.method != "POST"
     try:  # NotAllowed: the 403 page
-        rendered, _ = sign_services.print_sign(request.user, posting, layout, channel=SignPrint.Channel.API,
-                                               preview=preview)
+        rendered, _ = sign_services.print_sign(request.user, posting=posting, layout=layout,
+                                               channel=SignPrint.Channel.API, preview=preview)
     except StateConflict as blocked:
         messages.error(request, str(blocked))
         return redirect("console:floor-table", establishment.slug, table.pk)
@@ -323,7 +323,8 @@ def print_floor(request, establishment, scope):
     ticked = [int(t) for t in wanted]
     whole_floor = request.POST.get("print") == "floor"
     try:
-        job = start_batch(establishment, layout=layout, tables=None if whole_floor else ticked, user=request.user)
+        job = start_batch(request.user, establishment=establishment, layout=layout,
+                          tables=None if whole_floor else ticked)
     except BadInput as refused:  # the floor page again, the refusal beside its choice
         return _floor_page(request, establishment, scope, print_error=str(refused), ticked=ticked, status=400)
     return redirect("console:job", job.uuid)

@@ -61,7 +61,8 @@ def new_import(request, establishment, scope):
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            received = imports.receive(request.user, establishment, form.cleaned_data["file"])
+            received = imports.receive_upload(request.user, establishment=establishment,
+                                              upload=form.cleaned_data["file"])
         except BadInput as error:
             show_error(form, error)
         else:
@@ -87,7 +88,8 @@ def import_mapping(request, establishment, uuid, scope):
     form = mapping_form(record_import.header, request.POST or None, initial=guessed)
     if request.method == "POST" and form.is_valid():
         try:
-            imports.save_mapping(request.user, establishment, form.cleaned_data, record_import.header)
+            imports.save_mapping(request.user, establishment=establishment, mapping=form.cleaned_data,
+                                 header=record_import.header)
         except BadInput as error:
             show_error(form, error)
         else:
@@ -120,7 +122,7 @@ def start_import(request, establishment, uuid, scope):
     establishment = _room(scope, establishment)
     record_import = _import(establishment, uuid)
     try:
-        imports.start(request.user, record_import)
+        imports.start_import(request.user, record_import=record_import)
     except (BadInput, StateConflict) as error:
         messages.error(request, str(error))
     return redirect("console:compliance-import", establishment.slug, record_import.uuid)

@@ -145,8 +145,8 @@ def _propose(request, version):
     value = given["choice"] if field not in interpretations.BOUNDS else given["amount"]
     try:
         reading = services.propose_interpretation(
-            request.user, version, option=int(option), tier=int(tier) if tier else None, field=field, value=value,
-            statement=given["statement"], decided_on=given["decided_on"], citation=given["citation"],
+            request.user, version=version, option=int(option), tier=int(tier) if tier else None, field=field,
+            value=value, statement=given["statement"], decided_on=given["decided_on"], citation=given["citation"],
             source=given["source"])
     except (BadInput, StateConflict) as error:
         return form, strict.show_error(form, error, beside={
@@ -172,7 +172,7 @@ def _step(request, version, step):
     if not form.is_valid():
         return form, 400
     try:
-        service(request.user, reading, reason=form.cleaned_data["reason"])
+        service(request.user, reading=reading, reason=form.cleaned_data["reason"])
     except (BadInput, StateConflict) as error:
         return form, strict.show_error(form, error)
     messages.success(request, f"Interpretation #{reading.pk} {done}.")

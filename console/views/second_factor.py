@@ -82,9 +82,9 @@ def account(request, scope):
             return render(request, "console/second_factor_codes.html",
                           {"codes": second_factor.new_recovery_codes(user), "next": "/account/"})
         if action == "token":
-            shown["new_token"] = tokens.issue(request).key
+            shown["new_token"] = tokens.issue(user).key
         elif action == "revoke-token":
-            tokens.revoke(request)
+            tokens.revoke(user)
             shown["revoked"] = True
     token = tokens.of(user)
     return render(request, "console/account.html", {

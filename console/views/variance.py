@@ -135,7 +135,8 @@ def _reconcile(request, establishment):
     if form.is_valid():
         first, last = form.cleaned_data["reconcile_from"], form.cleaned_data["reconcile_to"]
         try:
-            job = reconciling.request_reconciliation(request.user, establishment, first, last)
+            job = reconciling.request_reconciliation(request.user, establishment=establishment, day_from=first,
+                                                     day_to=last)
         except BadInput as error:
             show_error(form, error, beside={"day_from": "reconcile_from", "day_to": "reconcile_to"})
         else:

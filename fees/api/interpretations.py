@@ -166,7 +166,7 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         if version is None or not (version.is_published or drafts.sees_drafts(self.request.user)):
             raise exceptions.ValidationError({"version": f"{self.document.code} has no version {given['version']}."})
         reading = services.propose_interpretation(
-            request.user, version, option=given["option"], tier=given.get("tier"), field=given["field"],
+            request.user, version=version, option=given["option"], tier=given.get("tier"), field=given["field"],
             value=given.get("value", ""), statement=given["statement"], decided_on=given["decided_on"],
             citation=given["citation"], source=given.get("source") or None)
         return self._answer(reading, status.HTTP_201_CREATED)
@@ -176,7 +176,7 @@ class InterpretationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
         reading = self.get_object()
         data = ReasonSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        step(request.user, reading, reason=data.validated_data["reason"])
+        step(request.user, reading=reading, reason=data.validated_data["reason"])
         return self._answer(reading)
 
     @extend_schema(request=ReasonSerializer, responses=InterpretationSerializer)

@@ -283,7 +283,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version = self.get_version(document, number)
         serializer = serializers.VersionUpdateSerializer(version, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        editing.edit_draft(request.user, version, serializer.validated_data,
+        editing.edit_draft(request.user, version=version, fields=serializer.validated_data,
                            why=f"Draft edited through the API by {request.user.get_username()}")
         return Response(serializers.VersionDetailSerializer(version, context=self.context_for(document)).data)
 
@@ -293,7 +293,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
     def delete_version(self, request, code=None, number=None):
         """Discard a draft. A published version answers 409."""
         document = self.editable()
-        services.discard_draft(request.user, self.get_version(document, number))
+        services.discard_draft(request.user, version=self.get_version(document, number))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _answer(self, document, version):
@@ -312,7 +312,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version = self.get_version(document, number)
         serializer = serializers.ReviewSerializer(data=self.request.data)
         serializer.is_valid(raise_exception=True)
-        step(self.request.user, version, **serializer.validated_data)
+        step(self.request.user, version=version, **serializer.validated_data)
         return self._answer(document, version)
 
     @extend_schema(request=serializers.PublicationRequestSerializer, responses=serializers.VersionDetailSerializer)
@@ -327,7 +327,7 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         version, given = self.get_version(document, number), serializer.validated_data
         # The effective date is the draft's (PATCH sets it); the retroactive confirmation, as stored unless given.
         services.request_publication(
-            request.user, version, reason=given["reason"], effective_from=version.effective_from,
+            request.user, version=version, reason=given["reason"], effective_from=version.effective_from,
             retroactive=given.get("retroactive", version.retroactive),
             retroactive_reason=given.get("retroactive_reason", version.retroactive_reason))
         return self._answer(document, version)
@@ -362,7 +362,8 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         document = self.editable()
         serializer = serializers.NewDraftSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        draft = services.start_draft(request.user, self.get_version(document, number), **serializer.validated_data)
+        draft = services.start_draft(request.user, based_on=self.get_version(document, number),
+                                     **serializer.validated_data)
         return Response(serializers.VersionDetailSerializer(draft, context=self.context_for(document)).data,
                         status=status.HTTP_201_CREATED)
 

@@ -4,13 +4,13 @@ table-game or cage system, recorded through the ledger's one door (issue 27).
 The steps, each a service that takes who acts, asks ``fees.import_records`` for the room and writes the audit entry
 (``services``):
 
-- ``receive``: the upload is checked before it is parsed (its size, its kind, its row count, an XLSX's unpacked
-  size: ``reading``), kept with its SHA-256, and its header read (``ledger.import_uploaded``).
+- ``receive_upload``: the upload is checked before it is parsed (its size, its kind, its row count, an XLSX's
+  unpacked size: ``reading``), kept with its SHA-256, and its header read (``ledger.import_uploaded``).
 - ``save_mapping``: which column holds each ledger field, kept per room (``ledger.import_mapping``);
   ``guess_mapping`` proposes one from the header the first time (``mapping``); ``preview`` shows the first rows as
   they would be recorded, each value with its reading (``preview``).
-- ``start``: the import queued as a background job (``ledger.import``, with the file's name, size, hash, row count
-  and mapping); ``run_import`` is the job (``recording``): rounds through ``fees.ledger.record_round``, collection
+- ``start_import``: the import queued as a background job (``ledger.import``, with the file's name, size, hash, row
+  count and mapping); ``run_import`` is the job (``recording``): rounds through ``fees.ledger.record_round``, collection
   entries in batches through ``fees.ledger.check_entries`` and ``record_checked``, the same services and checks as
   the API. It ends with ``ledger.import_finished`` (the counts, and the hash of the refused rows' file).
 
@@ -30,7 +30,7 @@ from .reading import (MAX_COLUMN_NAME, MAX_ROWS, MAX_XLSX_BYTES, MAX_XLSX_UNPACK
                       read_rows, size_words, too_large)
 from .recording import ENTRY_BATCH, PERMISSION, REFUSED_COLUMN, import_records, refused_name, run_import
 from .rows import Reader
-from .services import receive, save_mapping, start
+from .services import receive_upload, save_mapping, start_import
 
 __all__ = [
     "ENTRY_BATCH", "FIELDS", "FIELD_NAMES", "MAX_COLUMN_NAME", "MAX_ROWS", "MAX_XLSX_BYTES", "MAX_XLSX_UNPACKED",

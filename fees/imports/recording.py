@@ -266,7 +266,7 @@ def _reconcile(job, user, touched, on_progress):
             on_progress(job)
 
     try:
-        return reconcile_table_days(user, touched, on_progress=progress).as_dict()
+        return reconcile_table_days(user, table_days=touched, on_progress=progress).as_dict()
     except NotAllowed as refused:
         return {"days": days, "reconciled": 0, "with_variance": 0,
                 "skipped": [f"Not reconciled: {refused} The nightly reconciliation will reconcile them."]}

@@ -15,7 +15,7 @@ from .reading import check_upload, sha256
 from .recording import PERMISSION, import_records
 
 
-def receive(user, establishment, upload):
+def receive_upload(user, *, establishment, upload):
     """Keep an uploaded file for import once it is checked; returns the RecordImport. BadInput (nothing kept) for a
     file too large, empty, of another kind, or with too many rows."""
     permissions.require(user, PERMISSION, establishment)
@@ -35,7 +35,7 @@ def receive(user, establishment, upload):
     return record_import
 
 
-def save_mapping(user, establishment, mapping, header):
+def save_mapping(user, *, establishment, mapping, header):
     """Keep ``mapping`` (field -> column) as the room's; BadInput when it is incomplete for ``header``."""
     permissions.require(user, PERMISSION, establishment)
     mapping = {field: column for field, column in mapping.items() if field in FIELD_NAMES and column}
@@ -51,7 +51,7 @@ def save_mapping(user, establishment, mapping, header):
     return kept
 
 
-def start(user, record_import):
+def start_import(user, *, record_import):
     """Queue the import of a received file with the room's mapping; returns the Job (done already when jobs run
     in-process). StateConflict when this upload was imported already (upload the file again: nothing is recorded
     twice)."""

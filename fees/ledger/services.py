@@ -33,7 +33,7 @@ MAX_RECONCILE_DAYS = 92  # a quarter at most: a busy room's day takes about a qu
 
 
 
-def reconcile(actor, day_from, day_to=None, *, table_ids=None):
+def reconcile(actor, *, day_from, day_to=None, table_ids=None):
     """Reconcile tables over gaming days (every named table gets a report for every day; without ``table_ids``,
     the tables with activity): a person, on demand, for tables of establishments where they hold
     ``fees.record_ledger`` (else nothing is reconciled); ``SYSTEM``, the scheduler's nightly run (its audit entries
@@ -71,7 +71,7 @@ class Reconciled:
                 "skipped": list(self.skipped)}
 
 
-def reconcile_table_days(actor, table_days, *, on_progress=None):
+def reconcile_table_days(actor, *, table_days, on_progress=None):
     """Reconcile each (table id, gaming day) of ``table_days``: what an import or a batch of entries touched, or a
     period's play. A day at a time, its tables together, through ``reconcile`` (so ``actor`` is asked for
     ``fees.record_ledger`` at each room, as there). A day of a closed month is skipped and said, not an error for
@@ -82,7 +82,7 @@ def reconcile_table_days(actor, table_days, *, on_progress=None):
     result = Reconciled(days=len(by_day))
     for done, day in enumerate(sorted(by_day), 1):
         try:
-            result.stored += reconcile(actor, day, table_ids=sorted(by_day[day]))
+            result.stored += reconcile(actor, day_from=day, table_ids=sorted(by_day[day]))
         except MonthClosed:
             result.skipped.append(f"Not reconciled: {refusal(day)}")
         if on_progress is not None:
@@ -106,7 +106,7 @@ def read_period(day_from, day_to):
     return day_from, day_to
 
 
-def request_reconciliation(actor, establishment, day_from, day_to):
+def request_reconciliation(actor, *, establishment, day_from, day_to):
     """Reconcile every table-day of ``establishment`` with play from ``day_from`` to ``day_to`` (at most
     MAX_RECONCILE_DAYS), as a background job (``run_reconciliation``; done already when jobs run in-process).
     Asks ``fees.record_ledger`` for the room; logs ``ledger.reconcile_requested``. Returns the Job."""
@@ -140,7 +140,7 @@ def run_reconciliation(job, on_progress=None):
         if on_progress is not None:
             on_progress(job)
 
-    result = reconcile_table_days(job.requested_by, table_days, on_progress=progress)
+    result = reconcile_table_days(job.requested_by, table_days=table_days, on_progress=progress)
     job.status, job.done, job.finished_at, job.stage = Job.Status.DONE, job.total, timezone.now(), ""
     job.result = {"day_from": first.isoformat(), "day_to": last.isoformat(), **result.as_dict()}
     job.save(update_fields=["status", "done", "finished_at", "stage", "result"])

@@ -33,7 +33,7 @@ def may_edit(user, version):
     return not version.is_locked and permissions.allowed(user, EDIT, version.document)
 
 
-def _editable(user, version):
+def _editable(user, *, version):
     """``may_edit``, said: NotAllowed for whoever may not edit the schedule, ImmutableVersionError (409) for a
     version no one may change."""
     permissions.require(user, EDIT, version.document)
@@ -46,19 +46,19 @@ def _editable(user, version):
 
 
 @transaction.atomic
-def edit_draft(user, version, fields, *, why):
+def edit_draft(user, *, version, fields, why):
     """Change a draft's ``DRAFT_FIELDS`` to ``fields`` ({name: value}, read by the door's form or serializer),
     the change logged with ``why``. Returns the version."""
-    _editable(user, version)
+    _editable(user, version=version)
     for field, value in fields.items():
         setattr(version, field, value)
     return changes.save(version, user=user, reason=why)
 
 
 @transaction.atomic
-def save_tiers(option, formset, *, user, reason):
+def save_tiers(user, *, option, formset, reason):
     """Save a valid ``fees.forms.tier_formset`` of a draft's option. Returns (changed, added, removed)."""
-    _editable(user, option.owning_version())
+    _editable(user, version=option.owning_version())
     rows = formset.save(commit=False)
     removed = list(formset.deleted_objects)
     for tier in removed:

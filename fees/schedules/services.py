@@ -47,7 +47,7 @@ def _named(version):
 
 
 @transaction.atomic
-def start_draft(actor, based_on, *, reason, effective_from):
+def start_draft(actor, *, based_on, reason, effective_from):
     """A new draft holding a copy of ``based_on`` (its options, tiers and approved readings), to edit and publish."""
     document = based_on.document
     permissions.require(actor, EDIT, document)
@@ -59,7 +59,7 @@ def start_draft(actor, based_on, *, reason, effective_from):
 
 
 @transaction.atomic
-def discard_draft(actor, version):
+def discard_draft(actor, *, version):
     """Delete a draft, with its readings (each kept in the history). A published version, one awaiting a second
     officer, one another draft was started from and one with a review record (asked for once) are kept."""
     document = version.document
@@ -91,7 +91,7 @@ def _record(version, step, *, actor, reason, data=None):
 
 
 @transaction.atomic
-def request_publication(actor, version, *, reason, effective_from, retroactive=False, retroactive_reason=""):
+def request_publication(actor, *, version, reason, effective_from, retroactive=False, retroactive_reason=""):
     """Set the draft's effective date (when it changes) and ask a second officer to publish it. It is checked as
     publishing would check it, then frozen until approved, refused or withdrawn. Nothing is saved when refused."""
     permissions.require(actor, EDIT, version.document)
@@ -118,7 +118,7 @@ def request_publication(actor, version, *, reason, effective_from, retroactive=F
 
 
 @transaction.atomic
-def approve_publication(actor, version, *, reason):
+def approve_publication(actor, *, version, reason):
     """A second officer publishes the version asked for; whoever asked for it, started it or changed it cannot."""
     permissions.require(actor, APPROVE, version.document)
     reason = review.read_reason(reason)
@@ -130,7 +130,7 @@ def approve_publication(actor, version, *, reason):
 
 
 @transaction.atomic
-def refuse_publication(actor, version, *, reason):
+def refuse_publication(actor, *, version, reason):
     """A second officer sends the version asked for back to draft, saying why (not whoever asked)."""
     permissions.require(actor, APPROVE, version.document)
     reason = review.read_reason(reason)
@@ -142,7 +142,7 @@ def refuse_publication(actor, version, *, reason):
 
 
 @transaction.atomic
-def withdraw_publication(actor, version, *, reason):
+def withdraw_publication(actor, *, version, reason):
     """Take back a request for publication, so the draft can be edited again: whoever asked for it, or an
     administrator (the audit entry says for whom, and they are told)."""
     permissions.require(actor, EDIT, version.document)
@@ -175,7 +175,8 @@ def publish_without_review(version, *, reason, actor_label, retroactive=None, re
 
 
 @transaction.atomic
-def propose_interpretation(actor, version, option, tier, field, value, statement, decided_on, citation, source=None):
+def propose_interpretation(actor, *, version, option, tier, field, value, statement, decided_on, citation,
+                           source=None):
     """Propose reading one field of ``version`` (an option's basis when ``tier`` is None, else a row's field) as
     ``value``: on any version, published ones included (the printed data never changes). One live (proposed or
     approved) reading per field."""
@@ -213,7 +214,7 @@ def _reading_locked(reading):
     return Interpretation.objects.select_for_update().select_related("version__document").get(pk=reading.pk)
 
 
-def _answer(actor, reading, step, reason):
+def _answer(actor, *, reading, step, reason):
     """A second officer's answer to a proposed reading: the reading, locked, and its new status."""
     permissions.require(actor, APPROVE, reading.version.document)
     reading = _reading_locked(reading)
@@ -227,9 +228,9 @@ def _answered(reading, actor, status, reason):
 
 
 @transaction.atomic
-def approve_interpretation(actor, reading, *, reason):
+def approve_interpretation(actor, *, reading, reason):
     """A second officer approves a proposed reading: from now on the engine, validation and signs use it."""
-    reading, status, reason = _answer(actor, reading, review.APPROVE, reason)
+    reading, status, reason = _answer(actor, reading=reading, step=review.APPROVE, reason=reason)
     try:
         printed = readings.printed_value(reading.version, reading.option_number, reading.tier_order, reading.field)
     except BadInput as error:  # a draft's row removed since it was proposed
@@ -244,9 +245,9 @@ def approve_interpretation(actor, reading, *, reason):
 
 
 @transaction.atomic
-def refuse_interpretation(actor, reading, *, reason):
+def refuse_interpretation(actor, *, reading, reason):
     """A second officer refuses a proposed reading, with the reason; the field may be proposed again."""
-    reading, status, reason = _answer(actor, reading, review.REFUSE, reason)
+    reading, status, reason = _answer(actor, reading=reading, step=review.REFUSE, reason=reason)
     _answered(reading, actor, status, reason)
     readings.save(reading, actor, f"Interpretation refused: {reason}")
     readings.log(reading, "refused", actor, reason=reason)
@@ -255,7 +256,7 @@ def refuse_interpretation(actor, reading, *, reason):
 
 
 @transaction.atomic
-def withdraw_interpretation(actor, reading, *, reason):
+def withdraw_interpretation(actor, *, reading, reason):
     """Take back a proposal, or retire an approved reading (the value is read as printed again), with the reason:
     whoever proposed it, or an administrator (the audit entry says for whom, and they are told)."""
     permissions.require(actor, EDIT, reading.version.document)

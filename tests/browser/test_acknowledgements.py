@@ -16,9 +16,10 @@ NO_MAXIMUM = "No table maximum is posted."
 def test_an_acknowledged_warning_stays_acknowledged_after_run_validation_now(login, site):
     game = Game.objects.get(slug="face-up-pai-gow-poker")
     table = Table.objects.create(establishment=site.marysville, label="T-2", seats=6, game=game)
-    post_table({"table": table, "game": game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
-                "option_number": 1, "min_wager": 5, "max_wager": None, "seats": 6,
-                "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=datetime.UTC)}, actor_label="test")
+    post_table(None, fields={"table": table, "game": game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                             "option_number": 1, "min_wager": 5, "max_wager": None, "seats": 6,
+                             "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=datetime.UTC)},
+               actor_label="test")
     warning = Finding.objects.get(message=NO_MAXIMUM)
     page = login(site.compliance)
     page.goto(f"{site.url}/compliance/casino-marysville/findings/?severity=warning")

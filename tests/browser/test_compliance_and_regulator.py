@@ -30,8 +30,8 @@ def posted_with_an_error(site):
     data = {"table": table.pk, "schedule": "CMV-CA-TABLE-ACTION", "option": 1, "min_wager": "5",
             "max_wager": "500", "effective_from": (now - datetime.timedelta(minutes=1)).isoformat()}
     with time_machine.travel(now - datetime.timedelta(minutes=2), tick=False):
-        post_table(read_posting(data, scope=Scope(site.compliance), now=now - datetime.timedelta(minutes=2)),
-                   user=site.compliance)
+        post_table(site.compliance,
+                   fields=read_posting(data, scope=Scope(site.compliance), now=now - datetime.timedelta(minutes=2)))
     return site
 
 

@@ -45,8 +45,8 @@ def played(site):
     data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
             "effective_from": (now - datetime.timedelta(minutes=1)).isoformat()}
     with time_machine.travel(now - datetime.timedelta(minutes=2), tick=False):
-        posting, _ = post_table(read_posting(data, scope=Scope(site.floor), now=now - datetime.timedelta(minutes=2)),
-                                user=site.floor)
+        posting, _ = post_table(site.floor, fields=read_posting(data, scope=Scope(site.floor),
+                                                                now=now - datetime.timedelta(minutes=2)))
     RoundOfPlay.objects.create(establishment=site.marysville, table=table, gaming_day=now.date(), reference="H-1",
                                played_at=now, facts={}, posting=posting, schedule_code="GEGA-002888",
                                schedule_version=1, option_number=1, expected_total=Decimal("3.00"), currency="USD")

@@ -29,8 +29,8 @@ def floor(site):
             data = {"table": tables[label].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
                     "max_wager": "500", "effective_from": (now - datetime.timedelta(minutes=1)).isoformat()}
             with time_machine.travel(now - datetime.timedelta(minutes=2), tick=False):
-                post_table(read_posting(data, scope=Scope(site.floor), now=now - datetime.timedelta(minutes=2)),
-                           user=site.floor)
+                post_table(site.floor,
+                           fields=read_posting(data, scope=Scope(site.floor), now=now - datetime.timedelta(minutes=2)))
     site.tables = tables
     return site
 

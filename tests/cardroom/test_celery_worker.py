@@ -78,9 +78,10 @@ def test_real_worker_prints_a_batch_and_reports_progress(worker, people):
     for label in ("W1", "W2", "W3"):
         table = Table.objects.create(establishment=people.marysville, label=label, seats=7,
                                      game=Game.objects.get(slug="face-up-pai-gow-poker"))
-        post_table({"table": table, "game": table.game, "schedule": table.game.schedules.get(code="GEGA-002888"),
-                    "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
-                    "effective_from": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},
+        post_table(None,
+                   fields={"table": table, "game": table.game, "schedule": table.game.schedules.get(code="GEGA-002888"),
+                           "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
+                           "effective_from": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},
                    actor_label="test")
         tables.append(table.pk)
     job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=people.marysville, requested_label="test",
@@ -110,9 +111,10 @@ def busy_day(reseed, people, api):
 
     table = Table.objects.create(establishment=people.marysville, label="BUSY-1", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
-                "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
-                "effective_from": datetime.datetime(2026, 3, 1, 16, tzinfo=datetime.timezone.utc)},
+    post_table(None,
+               fields={"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                       "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
+                       "effective_from": datetime.datetime(2026, 3, 1, 16, tzinfo=datetime.timezone.utc)},
                actor_label="test")
     api.force_authenticate(people.floor)
     answer = api.post("/api/v1/ledger/rounds/", {"table": table.pk, "gaming_day": "2026-03-03", "reference": "B-0",

@@ -71,9 +71,9 @@ def tribal_casino(people):
 
 
 def meet(people, order=INTERNAL_CONTROLS, establishment=None, met_on=MET_ON, **kwargs):
-    return conditions.record_met(condition(order), establishment or people.wa_room, met_on=met_on,
-                                 evidence=kwargs.pop("evidence", "WSGC letter IC-2026-17"),
-                                 user=kwargs.pop("user", people.compliance_wa), **kwargs)
+    return conditions.record_condition_met(kwargs.pop("user", people.compliance_wa), condition=condition(order),
+                                           establishment=establishment or people.wa_room, met_on=met_on,
+                                           evidence=kwargs.pop("evidence", "WSGC letter IC-2026-17"), **kwargs)
 
 
 # -- the seeded conditions ---------------------------------------------------------------------------------------
@@ -159,15 +159,16 @@ def test_a_second_record_corrects_the_first_with_a_reason(people):
 def test_a_withdrawal_says_why_and_the_condition_can_be_met_again(people):
     record = meet(people)
     with pytest.raises(BadInput, match="reason"):
-        conditions.withdraw(record, reason=" ", user=people.compliance_wa)
-    withdrawal = conditions.withdraw(record, reason="The letter approved another game's controls.",
-                                     user=people.compliance_wa)
+        conditions.withdraw_condition_met(people.compliance_wa, record=record, reason=" ")
+    withdrawal = conditions.withdraw_condition_met(people.compliance_wa, record=record,
+                                                   reason="The letter approved another game's controls.")
     assert withdrawal.withdrawn and withdrawal.corrects == record and withdrawal.met_on is None
     assert AuditLogEntry.objects.filter(action="approval.condition_withdrawn", establishment=people.wa_room).exists()
     with pytest.raises(conditions.ConditionConflict):
-        conditions.withdraw(record, reason="Twice.", user=people.compliance_wa)
+        conditions.withdraw_condition_met(people.compliance_wa, record=record, reason="Twice.")
     with pytest.raises(conditions.ConditionConflict, match="is a withdrawal"):
-        conditions.withdraw(withdrawal, reason="A withdrawal of a withdrawal.", user=people.compliance_wa)
+        conditions.withdraw_condition_met(people.compliance_wa, record=withdrawal,
+                                          reason="A withdrawal of a withdrawal.")
     again = meet(people, met_on="2026-03-01", evidence="WSGC letter IC-2026-40")
     assert again.corrects == withdrawal  # the chain goes on
     facts = Catalog().approvals_for("one-for-the-money")
@@ -199,7 +200,7 @@ def test_a_condition_is_recorded_only_by_the_establishments_compliance_officers(
         meet(people, user=people.regulator_wa)  # a regulator reads, never records
     record = meet(people)
     with pytest.raises(NotAllowed, match="Only compliance officers of this establishment withdraw"):
-        conditions.withdraw(record, reason="Not ours to withdraw.", user=people.compliance)
+        conditions.withdraw_condition_met(people.compliance, record=record, reason="Not ours to withdraw.")
     assert ConditionFulfilment.objects.count() == 1
 
 
@@ -421,8 +422,9 @@ def test_a_body_that_is_not_an_object_is_a_400(api, people, raw):
 
 def test_who_reads_and_who_writes(api, people):
     mine = meet(people)
-    theirs = conditions.record_met(condition(1, TCP), people.marysville, met_on=MET_ON,
-                                   evidence="Owner agreement on file", user=people.compliance)
+    theirs = conditions.record_condition_met(people.compliance, condition=condition(1, TCP),
+                                             establishment=people.marysville, met_on=MET_ON,
+                                             evidence="Owner agreement on file")
     seen = {}
     for name, user in (("admin", people.admin), ("ca-officer", people.compliance), ("floor", people.floor),
                        ("regulator-ca", people.regulator_ca), ("regulator-wa", people.regulator_wa),
@@ -496,7 +498,7 @@ def test_the_approvals_page_reads_the_records_in_a_flat_number_of_queries(client
     record = meet(people)
     with CaptureQueriesContext(connection) as one:
         assert "met here" in client.get(approvals_page()).content.decode()
-    conditions.withdraw(record, reason="Wrong letter.", user=people.compliance_wa)
+    conditions.withdraw_condition_met(people.compliance_wa, record=record, reason="Wrong letter.")
     meet(people, met_on="2026-02-05", user=people.admin)
     with CaptureQueriesContext(connection) as three:
         assert "met here" in client.get(approvals_page()).content.decode()

@@ -18,7 +18,7 @@ def requested(code, people):
     document = ScheduleDocument.objects.get(code=code)
     draft = document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
                                reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
-    return services.request_publication(people.compliance, draft, reason="New rates from January",
+    return services.request_publication(people.compliance, version=draft, reason="New rates from January",
                                         effective_from=draft.effective_from)
 
 
@@ -26,9 +26,9 @@ def test_awaiting_is_what_this_user_may_approve(people):
     own = requested(PAI_GOW, people)
     shared = requested(GEGA, people)
     version = ScheduleDocument.objects.get(code=PAI_GOW).versions.get(number=1)
-    reading = services.propose_interpretation(people.compliance_2, version, 1, 1, "measure", "player_wager",
-                                              "Each player's total base wager.", datetime.date(2026, 1, 5),
-                                              "Bureau answer")
+    reading = services.propose_interpretation(people.compliance_2, version=version, option=1, tier=1, field="measure",
+                                              value="player_wager", statement="Each player's total base wager.",
+                                              decided_on=datetime.date(2026, 1, 5), citation="Bureau answer")
 
     second = awaiting(people.compliance_2)
     assert [(a.kind, a.what.split(":")[0]) for a in second] == [("schedule", f"{PAI_GOW} v{own.number}")]

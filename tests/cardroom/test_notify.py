@@ -34,7 +34,7 @@ def draft_of(code, people):
 
 
 def ask(user, draft, reason):
-    return services.request_publication(user, draft, reason=reason, effective_from=draft.effective_from)
+    return services.request_publication(user, version=draft, reason=reason, effective_from=draft.effective_from)
 
 
 def test_a_request_emails_the_second_officer_naming_what_with_a_link(mailed, mailoutbox,
@@ -54,7 +54,7 @@ def test_approving_emails_the_author_once(mailed, mailoutbox, django_capture_on_
     draft = draft_of(PAI_GOW, mailed)
     ask(mailed.compliance, draft, "New rates from January")  # not committed: no mail
     with django_capture_on_commit_callbacks(execute=True):
-        services.approve_publication(mailed.compliance_2, draft, reason="Checked against the letter")
+        services.approve_publication(mailed.compliance_2, version=draft, reason="Checked against the letter")
     assert [m.to for m in mailoutbox] == [["t-compliance@example.test"]]
     assert mailoutbox[0].subject.startswith("Approved:") and "Checked against the letter" in mailoutbox[0].body
 
@@ -69,7 +69,7 @@ def test_a_step_rolled_back_or_refused_sends_nothing(mailed, mailoutbox, django_
     draft.refresh_from_db()
     ask(mailed.compliance, draft, "New rates from January")
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(NotAllowed):
-        services.approve_publication(mailed.compliance, draft, reason="I approve my own")  # the author: refused
+        services.approve_publication(mailed.compliance, version=draft, reason="I approve my own")  # the author: refused
     assert mailoutbox == []
 
 
@@ -82,7 +82,7 @@ def test_a_shared_schedule_asks_the_administrators_and_those_without_an_address_
     mailed.admin.email = ""
     mailed.admin.save(update_fields=["email"])
     with django_capture_on_commit_callbacks(execute=True):
-        services.withdraw_publication(mailed.compliance, draft, reason="Wrong date")
+        services.withdraw_publication(mailed.compliance, version=draft, reason="Wrong date")
         draft.refresh_from_db()
         ask(mailed.compliance, draft, "The Bureau's new table")
     assert len(mailoutbox) == 1
@@ -91,12 +91,12 @@ def test_a_shared_schedule_asks_the_administrators_and_those_without_an_address_
 def test_refusing_an_interpretation_emails_who_proposed_it(mailed, mailoutbox, django_capture_on_commit_callbacks):
     version = ScheduleDocument.objects.get(code=PAI_GOW).versions.get(number=1)
     with django_capture_on_commit_callbacks(execute=True):
-        reading = services.propose_interpretation(mailed.compliance, version, 1, 1, "measure", "player_wager",
-                                                  "Each player's total base wager.", datetime.date(2026, 1, 5),
-                                                  "Bureau answer")
+        reading = services.propose_interpretation(mailed.compliance, version=version, option=1, tier=1, field="measure",
+                                                  value="player_wager", statement="Each player's total base wager.",
+                                                  decided_on=datetime.date(2026, 1, 5), citation="Bureau answer")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     with django_capture_on_commit_callbacks(execute=True):
-        services.refuse_interpretation(mailed.compliance_2, reading, reason="The letter says otherwise.")
+        services.refuse_interpretation(mailed.compliance_2, reading=reading, reason="The letter says otherwise.")
     assert mailoutbox[1].to == ["t-compliance@example.test"] and mailoutbox[1].subject.startswith("Refused:")
 
 
@@ -105,12 +105,13 @@ def test_a_print_override_asked_for_emails_the_rooms_other_officer(mailed, mailo
     time_machine.move_to(datetime.datetime(2026, 2, 27, 8, tzinfo=LA), tick=False)
     table = Table.objects.create(establishment=mailed.marysville, label="T-10", seats=6,
                                  game=Game.objects.get(slug="no-bust-21st-century-blackjack"))
-    posting, _ = postings.post_table({
+    posting, _ = postings.post_table(None, fields={
         "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="CMV-CA-TABLE-ACTION"),
         "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 6,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
     with django_capture_on_commit_callbacks(execute=True):
-        signage_services.request_override(mailed.compliance, posting, reason="The Bureau is reviewing the option")
+        signage_services.request_override(mailed.compliance, posting=posting,
+                                          reason="The Bureau is reviewing the option")
     assert [m.to for m in mailoutbox] == [["t-compliance-2@example.test"]]
     assert "T-10" in mailoutbox[0].subject and f"/postings/{posting.pk}/override/" in mailoutbox[0].body
 
@@ -122,7 +123,7 @@ def test_the_daily_digest_tells_each_officer_of_the_room_its_new_errors_and_expi
     time_machine.move_to(datetime.datetime(2026, 2, 27, 8, tzinfo=LA), tick=False)
     table = Table.objects.create(establishment=mailed.marysville, label="T-10", seats=6,
                                  game=Game.objects.get(slug="no-bust-21st-century-blackjack"))
-    postings.post_table({
+    postings.post_table(None, fields={
         "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="CMV-CA-TABLE-ACTION"),
         "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 6,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")

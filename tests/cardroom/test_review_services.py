@@ -43,12 +43,14 @@ def raises(error, match=None):
 
 
 def ask(user, version, reason="New rates from the Bureau", **given):
-    return services.request_publication(user, version, reason=reason,
+    return services.request_publication(user, version=version, reason=reason,
                                         effective_from=given.pop("effective_from", version.effective_from), **given)
 
 
 def propose(user, version, option=1, tier=1):
-    return services.propose_interpretation(user, version, option, tier, *READ_AS[:2], READ_AS[2], DECIDED, CITATION)
+    field, value, statement = READ_AS
+    return services.propose_interpretation(user, version=version, option=option, tier=tier, field=field, value=value,
+                                           statement=statement, decided_on=DECIDED, citation=CITATION)
 
 
 # -- drafts -----------------------------------------------------------------------------------------------------------
@@ -56,7 +58,7 @@ def propose(user, version, option=1, tier=1):
 
 def test_discarding_a_draft_that_has_interpretations_takes_them_with_it(people, draft):
     reading = propose(people.compliance, draft)
-    services.discard_draft(people.compliance, draft)
+    services.discard_draft(people.compliance, version=draft)
     assert not ScheduleVersion.objects.filter(pk=draft.pk).exists()
     assert not Interpretation.objects.filter(pk=reading.pk).exists()
     assert Interpretation.history.filter(id=reading.pk, history_type="-").exists()  # its history stays
@@ -66,18 +68,18 @@ def test_discarding_a_draft_that_has_interpretations_takes_them_with_it(people, 
 
 def test_a_draft_is_discarded_only_by_an_editor_and_only_while_a_draft(people, draft):
     with raises(NotAllowed):
-        services.discard_draft(people.floor, draft)
+        services.discard_draft(people.floor, version=draft)
     with raises(NotAllowed):
-        services.start_draft(people.floor, draft, reason="Mine", effective_from=datetime.date(2031, 1, 1))
+        services.start_draft(people.floor, based_on=draft, reason="Mine", effective_from=datetime.date(2031, 1, 1))
     published = ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=1)
     with raises(VersionStateError, match="is published and cannot be discarded"):
-        services.discard_draft(people.compliance, published)
+        services.discard_draft(people.compliance, version=published)
     ask(people.compliance, draft)
     with raises(VersionStateError, match="awaiting a second officer"):
-        services.discard_draft(people.compliance, draft)
-    services.withdraw_publication(people.compliance, draft, reason="One more change")
+        services.discard_draft(people.compliance, version=draft)
+    services.withdraw_publication(people.compliance, version=draft, reason="One more change")
     with raises(VersionStateError, match="its review is kept|record of that review is kept"):
-        services.discard_draft(people.compliance, draft)
+        services.discard_draft(people.compliance, version=draft)
     assert ScheduleVersion.objects.filter(pk=draft.pk, status="draft").exists()
 
 
@@ -113,20 +115,20 @@ def test_a_request_that_cannot_be_published_changes_nothing(people, draft):
 def test_approving_needs_a_second_person_who_may_approve(people, draft):
     ask(people.compliance, draft)
     with raises(NotAllowed):
-        services.approve_publication(people.compliance, draft, reason="My own")
+        services.approve_publication(people.compliance, version=draft, reason="My own")
     # GEGA-002888 is the jurisdiction's shared schedule: an administrator approves it, no room's officer.
     for person in (people.compliance_2, people.floor):
         with raises(NotAllowed):
-            services.approve_publication(person, draft, reason="Not mine to approve")
+            services.approve_publication(person, version=draft, reason="Not mine to approve")
     with raises(BadInput, match="reason"):
-        services.approve_publication(people.admin, draft, reason="  ")
-    services.approve_publication(people.admin, draft, reason="Checked against the letter")
+        services.approve_publication(people.admin, version=draft, reason="  ")
+    services.approve_publication(people.admin, version=draft, reason="Checked against the letter")
     draft.refresh_from_db()
     assert draft.is_published and draft.published_by == people.admin
     assert list(draft.reviews.values_list("step", "by__username")) == [
         ("requested", "t-compliance"), ("approved", "t-admin")]
     with raises(VersionStateError, match="already published"):
-        services.approve_publication(people.admin, draft, reason="Again")
+        services.approve_publication(people.admin, version=draft, reason="Again")
 
 
 def test_whoever_changed_the_draft_may_refuse_but_not_approve_it(people, draft):
@@ -135,22 +137,22 @@ def test_whoever_changed_the_draft_may_refuse_but_not_approve_it(people, draft):
     tier.save()
     ask(people.compliance, draft)
     with raises(NotAllowed, match="Approving GEGA-002888 v2 needs a second person"):
-        services.approve_publication(people.admin, draft, reason="I changed it")
-    services.refuse_publication(people.admin, draft, reason="Option 1 needs the letter attached")
+        services.approve_publication(people.admin, version=draft, reason="I changed it")
+    services.refuse_publication(people.admin, version=draft, reason="Option 1 needs the letter attached")
     draft.refresh_from_db()
     assert draft.status == "draft"
     with raises(VersionStateError, match="is draft; this step needs it awaiting a second officer"):
-        services.refuse_publication(people.admin, draft, reason="Again")
+        services.refuse_publication(people.admin, version=draft, reason="Again")
     with raises(VersionStateError, match="is draft; this step needs it awaiting a second officer"):
-        services.withdraw_publication(people.compliance, draft, reason="Nothing to withdraw")
+        services.withdraw_publication(people.compliance, version=draft, reason="Nothing to withdraw")
 
 
 def test_the_asker_cannot_refuse_their_own_request(people, draft):
     ask(people.admin, draft)
     with raises(NotAllowed, match="Refusing GEGA-002888 v2 needs a second person"):
-        services.refuse_publication(people.admin, draft, reason="Changed my mind")
+        services.refuse_publication(people.admin, version=draft, reason="Changed my mind")
     with raises(NotAllowed):
-        services.withdraw_publication(people.floor, draft, reason="Not mine")
+        services.withdraw_publication(people.floor, version=draft, reason="Not mine")
 
 
 # -- interpretations --------------------------------------------------------------------------------------------------
@@ -175,31 +177,31 @@ def test_proposing_refuses_the_wrong_person_bad_input_and_a_second_live_reading(
 def test_answering_a_reading_needs_a_second_person_a_reason_and_a_proposal(people, gega):
     own = propose(people.admin, gega, tier=2)
     with raises(NotAllowed, match=f"Approving Interpretation #{own.pk} needs a second person"):
-        services.approve_interpretation(people.admin, own, reason="My own reading")
+        services.approve_interpretation(people.admin, reading=own, reason="My own reading")
     with raises(NotAllowed, match=f"Refusing Interpretation #{own.pk} needs a second person"):
-        services.refuse_interpretation(people.admin, own, reason="My own reading")
+        services.refuse_interpretation(people.admin, reading=own, reason="My own reading")
     reading = propose(people.compliance, gega)
     with raises(NotAllowed, match="administrator"):  # a jurisdiction's shared schedule: an administrator answers
-        services.approve_interpretation(people.compliance_2, reading, reason="Agreed")
+        services.approve_interpretation(people.compliance_2, reading=reading, reason="Agreed")
     with raises(BadInput, match="reason must say why"):
-        services.refuse_interpretation(people.admin, reading, reason="no")
-    services.refuse_interpretation(people.admin, reading, reason="The letter says otherwise.")
+        services.refuse_interpretation(people.admin, reading=reading, reason="no")
+    services.refuse_interpretation(people.admin, reading=reading, reason="The letter says otherwise.")
     with raises(InterpretationConflict,
                 match=f"Interpretation #{reading.pk} is already refused; this step needs it proposed"):
-        services.approve_interpretation(people.admin, reading, reason="Agreed after all")
+        services.approve_interpretation(people.admin, reading=reading, reason="Agreed after all")
     with raises(InterpretationConflict, match="needs it proposed or approved"):
-        services.withdraw_interpretation(people.compliance, reading, reason="Too late")
+        services.withdraw_interpretation(people.compliance, reading=reading, reason="Too late")
 
 
 def test_an_approved_reading_is_withdrawn_once(people, gega):
-    reading = services.approve_interpretation(people.admin, propose(people.compliance, gega), reason="Agreed.")
+    reading = services.approve_interpretation(people.admin, reading=propose(people.compliance, gega), reason="Agreed.")
     with raises(NotAllowed):
-        services.withdraw_interpretation(people.floor, reading, reason="Not mine")
-    services.withdraw_interpretation(people.compliance, reading, reason="The Bureau withdrew its answer.")
+        services.withdraw_interpretation(people.floor, reading=reading, reason="Not mine")
+    services.withdraw_interpretation(people.compliance, reading=reading, reason="The Bureau withdrew its answer.")
     reading.refresh_from_db()
     assert (reading.status, reading.reviewed_by) == ("withdrawn", people.compliance)
     with raises(InterpretationConflict, match="is already withdrawn"):
-        services.withdraw_interpretation(people.compliance, reading, reason="Again")
+        services.withdraw_interpretation(people.compliance, reading=reading, reason="Again")
 
 
 # -- print overrides --------------------------------------------------------------------------------------------------
@@ -224,42 +226,44 @@ WHY = "The Bureau is reviewing the option; print meanwhile."
 
 def test_asking_for_an_override_refuses_the_wrong_person_bad_input_and_asking_twice(people, broken):
     with raises(NotAllowed):
-        signage_services.request_override(people.floor, broken, reason=WHY)
+        signage_services.request_override(people.floor, posting=broken, reason=WHY)
     with raises(NotAllowed):
-        signage_services.request_override(people.compliance_wa, broken, reason=WHY)
+        signage_services.request_override(people.compliance_wa, posting=broken, reason=WHY)
     with raises(BadInput, match=r"reason must say why the sign may be printed .*10 characters"):
-        signage_services.request_override(people.compliance, broken, reason="Print it")
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.request_override(people.compliance, posting=broken, reason="Print it")
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(OverrideStateError, match="already awaits a second compliance officer"):
-        signage_services.request_override(people.compliance_2, broken, reason=WHY)
+        signage_services.request_override(people.compliance_2, posting=broken, reason=WHY)
 
 
 def test_answering_an_override_needs_a_second_person_and_a_request(people, broken):
     with raises(OverrideStateError, match="awaits a second officer: one must be asked for first"):
-        signage_services.approve_override(people.compliance_2, broken, reason="Nothing was asked for")
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.approve_override(people.compliance_2, posting=broken, reason="Nothing was asked for")
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(NotAllowed, match="Approving the print override of table 7's posting .* needs a second person"):
-        signage_services.approve_override(people.compliance, broken, reason="Approving my own request.")
+        signage_services.approve_override(people.compliance, posting=broken, reason="Approving my own request.")
     with raises(NotAllowed, match="Refusing the print override"):
-        signage_services.refuse_override(people.compliance, broken, reason="Refusing my own request.")
+        signage_services.refuse_override(people.compliance, posting=broken, reason="Refusing my own request.")
     with raises(NotAllowed):
-        signage_services.approve_override(people.floor, broken, reason="Not mine to approve.")
-    approved = signage_services.approve_override(people.compliance_2, broken, reason="The Bureau's letter covers it.")
+        signage_services.approve_override(people.floor, posting=broken, reason="Not mine to approve.")
+    approved = signage_services.approve_override(people.compliance_2, posting=broken,
+                                                 reason="The Bureau's letter covers it.")
     assert (approved.status, approved.decided_by) == ("approved", people.compliance_2)
     with raises(OverrideStateError, match="already has an approved override"):
-        signage_services.request_override(people.compliance, broken, reason=WHY)
+        signage_services.request_override(people.compliance, posting=broken, reason=WHY)
 
 
 def test_an_override_asked_for_may_be_withdrawn_and_asked_again(people, broken):
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     with raises(NotAllowed):
-        signage_services.withdraw_override(people.floor, broken, reason="Not mine to withdraw.")
-    withdrawn = signage_services.withdraw_override(people.compliance, broken, reason="The Bureau answered: no need.")
+        signage_services.withdraw_override(people.floor, posting=broken, reason="Not mine to withdraw.")
+    withdrawn = signage_services.withdraw_override(people.compliance, posting=broken,
+                                                   reason="The Bureau answered: no need.")
     assert (withdrawn.status, withdrawn.decided_by) == (PrintOverride.Status.WITHDRAWN, people.compliance)
     assert AuditLogEntry.objects.filter(action="signage.print_override_withdrawn").exists()
     with raises(OverrideStateError, match="No override of posting"):
-        signage_services.withdraw_override(people.compliance, broken, reason="Nothing awaits now.")
-    signage_services.request_override(people.compliance_2, broken, reason=WHY)
+        signage_services.withdraw_override(people.compliance, posting=broken, reason="Nothing awaits now.")
+    signage_services.request_override(people.compliance_2, posting=broken, reason=WHY)
 
 
 def test_every_refusal_is_one_of_the_three_errors():
@@ -307,7 +311,7 @@ def test_the_asker_withdraws_an_override_from_its_page(client, people, broken):
     from django.urls import reverse
 
     address = reverse("console:compliance-override", args=["casino-marysville", broken.pk])
-    signage_services.request_override(people.compliance, broken, reason=WHY)
+    signage_services.request_override(people.compliance, posting=broken, reason=WHY)
     client.force_login(people.compliance)
     assert 'value="withdraw"' in client.get(address).content.decode()
     done = client.post(address, {"step": "withdraw", "reason": "The Bureau answered: no need."})

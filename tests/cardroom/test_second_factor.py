@@ -253,7 +253,7 @@ def test_the_token_service_refuses_a_session_that_did_not_pass(rf, people):
     request.user, request.session = people.admin, SessionStore()
     request.user.is_verified = lambda: False
     with pytest.raises(NotAllowed):
-        tokens.issue(request)
+        tokens.issue(request.user)
 
 
 def test_the_admin_makes_tokens_only_for_accounts_that_need_no_second_factor(client, people):

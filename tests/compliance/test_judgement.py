@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.urls import reverse
 
-from cardroom.conditions import record_met
+from cardroom.conditions import record_condition_met
 from cardroom.models import ApprovalCondition, ConditionFulfilment, Game
 from compliance.judgement import judge
 from compliance.models import ValidationRun
@@ -41,7 +41,8 @@ def floor_cell(html, table):
 def wa_table(people, clock):
     """A One for the Money table at the WA room, its internal-controls condition met and its posting clean."""
     condition = ApprovalCondition.objects.get(approval__key="one-for-the-money-wa-2014", order=INTERNAL_CONTROLS)
-    record_met(condition, people.wa_room, met_on="2014-03-01", evidence="TEST-IC-1", user=people.compliance_wa)
+    record_condition_met(people.compliance_wa, condition=condition, establishment=people.wa_room, met_on="2014-03-01",
+                         evidence="TEST-IC-1")
     table = make_table(people.wa_room, label="OFM-1", seats=6, game=Game.objects.get(slug="one-for-the-money"))
     clock(MARCH_1 - datetime.timedelta(minutes=2))
     posting, run = post_as(people.compliance_wa, {

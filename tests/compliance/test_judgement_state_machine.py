@@ -76,8 +76,8 @@ class Judged(RuleBasedStateMachine):
     def rooms(self):
         people = self.people
         self.condition = ApprovalCondition.objects.get(approval__key=WA_LETTER, order=INTERNAL_CONTROLS)
-        conditions.record_met(self.condition, people.wa_room, met_on="2014-03-01", evidence="TEST-IC-1",
-                              user=people.compliance_wa)
+        conditions.record_condition_met(people.compliance_wa, condition=self.condition, establishment=people.wa_room,
+                                        met_on="2014-03-01", evidence="TEST-IC-1")
         self.wa = make_table(people.wa_room, label="OFM-1", seats=6, game=Game.objects.get(slug="one-for-the-money"))
         post_as(people.compliance_wa, {
             "table": self.wa.pk, "rules": "3 Card Bonus (WSGC enclosure 2014)", "decks": 6, "min_wager": "10",
@@ -98,7 +98,7 @@ class Judged(RuleBasedStateMachine):
         record = self.standing()
         self.tick()
         if record is not None and not record.withdrawn:
-            conditions.withdraw(record, reason="Not met after all.", user=self.people.compliance_wa)
+            conditions.withdraw_condition_met(self.people.compliance_wa, record=record, reason="Not met after all.")
         self.check(self.wa)
 
     @rule()
@@ -106,8 +106,9 @@ class Judged(RuleBasedStateMachine):
         record = self.standing()
         self.tick()
         if record is None or record.withdrawn:
-            conditions.record_met(self.condition, self.people.wa_room, met_on="2027-03-01", evidence="TEST-IC-2",
-                                  user=self.people.compliance_wa)
+            conditions.record_condition_met(self.people.compliance_wa, condition=self.condition,
+                                            establishment=self.people.wa_room, met_on="2027-03-01",
+                                            evidence="TEST-IC-2")
         self.check(self.wa)
 
     @rule(days=st.sampled_from(DAYS_AHEAD), maximum=st.sampled_from(MAXIMUMS))
@@ -146,12 +147,13 @@ class Judged(RuleBasedStateMachine):
         version = ScheduleDocument.objects.get(code=GEGA).version_as_of(self.now.date())
         live = Interpretation.objects.filter(version=version, status=Interpretation.Status.APPROVED).first()
         if live is not None:
-            fee_services.withdraw_interpretation(self.people.compliance, live, reason="Read as printed again.")
+            fee_services.withdraw_interpretation(self.people.compliance, reading=live, reason="Read as printed again.")
         else:
             reading = fee_services.propose_interpretation(
-                self.people.compliance, version, 1, 1, "taken", "before_deal",
-                "The fee is taken before the deal.", datetime.date(2027, 3, 1), "Bureau letter of 1 March 2027")
-            fee_services.approve_interpretation(self.people.admin, reading, reason="Agreed with the Bureau.")
+                self.people.compliance, version=version, option=1, tier=1, field="taken", value="before_deal",
+                statement="The fee is taken before the deal.", decided_on=datetime.date(2027, 3, 1),
+                citation="Bureau letter of 1 March 2027")
+            fee_services.approve_interpretation(self.people.admin, reading=reading, reason="Agreed with the Bureau.")
         self.check(self.ca)
 
     # -- every door agrees -------------------------------------------------------------------------------------------
@@ -165,7 +167,7 @@ class Judged(RuleBasedStateMachine):
         # The print gate: a print through the service is refused exactly when the judgement blocks the sign.
         before = SignPrint.objects.filter(posting=posting).count()
         try:
-            sign_services.print_sign(self.people.admin, posting, "letter", channel=SignPrint.Channel.API)
+            sign_services.print_sign(self.people.admin, posting=posting, layout="letter", channel=SignPrint.Channel.API)
             printed = True
         except StateConflict as blocked:
             printed = False

@@ -19,12 +19,12 @@ ESCAPED = "Print &lt;b&gt;now&lt;/b&gt; &amp; &quot;ask&quot; &#x27;later&#x27;"
 def test_an_override_reason_is_escaped_on_the_floor_and_the_regulators_page(client, people, floor_of):  # noqa: F811
     data = {"table": floor_of["12"].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
             "max_wager": "20000", "effective_from": datetime.datetime(2027, 3, 3, 4, 1, tzinfo=LA).isoformat()}
-    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
-        2027, 3, 3, 4, 0, tzinfo=LA)), user=people.floor)
+    posting, run = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
+        2027, 3, 3, 4, 0, tzinfo=LA)))
     assert run.errors == 1
     with time_machine.travel(datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA), tick=False):
-        services.request_override(people.compliance, posting, reason=REASON)
-        services.approve_override(people.compliance_2, posting, reason="Findings read & print.")
+        services.request_override(people.compliance, posting=posting, reason=REASON)
+        services.approve_override(people.compliance_2, posting=posting, reason="Findings read & print.")
         client.force_login(people.floor)
         floor = client.get("/floor/casino-marysville/").content.decode()
         client.force_login(people.regulator_ca)

@@ -34,7 +34,7 @@ def month(api, people):
     """A table posted on 1 March, two rounds and their collections on 3 March (one hand under-collected)."""
     table = Table.objects.create(establishment=people.marysville, label="X-1", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    posting, _ = post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(
+    posting, _ = post_table(None, fields={"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(
         code="GEGA-002888"), "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
         "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
     printing.print_signs([posting], "letter", label="test", channel=SignPrint.Channel.API)

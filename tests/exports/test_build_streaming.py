@@ -61,9 +61,11 @@ def two_rounds(api, people):
     """A table posted on 1 March and two rounds played there on 3 March."""
     table = Table.objects.create(establishment=people.marysville, label="S-1", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
-                "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
-                "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
+    post_table(None,
+               fields={"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                       "option_number": 1, "min_wager": 5, "max_wager": 500, "seats": 7,
+                       "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)},
+               actor_label="test")
     api.force_authenticate(people.floor)
     for i in (1, 2):
         answer = api.post("/api/v1/ledger/rounds/", {"table": table.pk, "gaming_day": "2026-03-03",

@@ -66,8 +66,8 @@ def test_a_condition_met_before_its_approval_is_refused_at_the_service_the_api_a
     sentence = ("The day it was met, 1900-01-01, is before the approval it is a condition of "
                 f"({condition.approval.reference}, 2014-02-18): a condition is met on or after its approval.")
     with pytest.raises(BadInput) as refused:
-        conditions.record_met(condition, people.wa_room, met_on="1900-01-01", evidence="Letter",
-                              user=people.compliance_wa)
+        conditions.record_condition_met(people.compliance_wa, condition=condition, establishment=people.wa_room,
+                                        met_on="1900-01-01", evidence="Letter")
     assert str(refused.value) == sentence
     api.force_authenticate(people.compliance_wa)
     answer = api.post("/api/v1/approval-conditions/fulfilments/", {
@@ -81,9 +81,10 @@ def test_a_condition_met_before_its_approval_is_refused_at_the_service_the_api_a
     assert not ConditionFulfilment.objects.exists()
     # A day after today is said in words; the day of the letter itself is taken.
     with pytest.raises(BadInput, match=r"^The day it was met, 2099-01-01, is after today"):
-        conditions.record_met(condition, people.wa_room, met_on="2099-01-01", evidence="Letter",
-                              user=people.compliance_wa)
-    conditions.record_met(condition, people.wa_room, met_on="2014-02-18", evidence="Letter", user=people.compliance_wa)
+        conditions.record_condition_met(people.compliance_wa, condition=condition, establishment=people.wa_room,
+                                        met_on="2099-01-01", evidence="Letter")
+    conditions.record_condition_met(people.compliance_wa, condition=condition, establishment=people.wa_room,
+                                    met_on="2014-02-18", evidence="Letter")
 
 
 @pytest.mark.parametrize("field, value, sentence", [

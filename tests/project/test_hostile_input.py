@@ -161,9 +161,10 @@ def test_a_body_nested_past_the_limit_is_400_with_or_without_escapes(api, people
 @pytest.mark.parametrize("body", [b'["A reason of some length"]', b'"A reason of some length"', b"42", b"null"])
 def test_an_override_body_that_is_not_an_object_is_400(api, people, table, body):
     """Finding: a compliance override whose body was a list, a string or a number was a 500."""
-    posting, _ = post_table({"table": table, "game": table.game, "option_number": 1, "min_wager": 5,
-                             "max_wager": 500, "seats": 7, "effective_from": timezone.now(),
-                             "schedule": ScheduleDocument.objects.get(code="GEGA-002888")}, actor_label="test")
+    posting, _ = post_table(None, fields={"table": table, "game": table.game, "option_number": 1, "min_wager": 5,
+                                          "max_wager": 500, "seats": 7, "effective_from": timezone.now(),
+                                          "schedule": ScheduleDocument.objects.get(code="GEGA-002888")},
+                            actor_label="test")
     api.force_authenticate(people.compliance)
     for step in ("", "approve/", "refuse/"):  # asking, and a second officer's answer
         message = refused(api.post(f"/api/v1/postings/{posting.pk}/override/{step}", body,

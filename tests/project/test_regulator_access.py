@@ -35,10 +35,11 @@ def floor(people, django_capture_on_commit_callbacks):
                                      game=Game.objects.get(slug=game))
         posting = None
         if schedule:
-            posting, _ = post_table({"table": table, "game": table.game,
-                                     "schedule": ScheduleDocument.objects.get(code=schedule), "option_number": option,
-                                     "min_wager": 5, "max_wager": 500, "seats": 6,
-                                     "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)},
+            posting, _ = post_table(None, fields={"table": table, "game": table.game,
+                                                  "schedule": ScheduleDocument.objects.get(code=schedule),
+                                                  "option_number": option,
+                                                  "min_wager": 5, "max_wager": 500, "seats": 6,
+                                                  "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)},
                                     actor_label="test")
             printing.print_signs([posting], "letter", label="test", channel=SignPrint.Channel.API)
         run_establishment(establishment, as_of=datetime.date(2026, 3, 2))

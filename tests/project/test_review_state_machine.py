@@ -147,7 +147,8 @@ class ReviewMachine(RuleBasedStateMachine):
         self.new_draft(creator)
 
     def new_draft(self, creator):
-        self.version = services.start_draft(self.users[creator], self.document.versions.order_by("number").last(),
+        self.version = services.start_draft(self.users[creator],
+                                            based_on=self.document.versions.order_by("number").last(),
                                             reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
         self.state, self.asker, self.makers = review.DRAFT, None, {creator}
 

@@ -183,7 +183,7 @@ class World:
         return table.pk
 
     def make_posting(self):
-        posting, _ = post_table({
+        posting, _ = post_table(None, fields={
             "table": Table.objects.get(pk=self["table"]), "game": Game.objects.get(slug="face-up-pai-gow-poker"),
             "schedule": ScheduleDocument.objects.get(code="GEGA-002888"), "option_number": 1, "min_wager": 5,
             "max_wager": 500, "seats": 6, "effective_from": timezone.now() - datetime.timedelta(hours=1),
@@ -194,7 +194,7 @@ class World:
         """A posting with an error finding (a maximum above California's $10,000), so it needs an override."""
         table = Table.objects.create(establishment=self.people.marysville, label="MX-2", seats=6,
                                      game=Game.objects.get(slug="face-up-pai-gow-poker"))
-        posting, run = post_table({
+        posting, run = post_table(None, fields={
             "table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
             "option_number": 1, "min_wager": 5, "max_wager": 20000, "seats": 6,
             "effective_from": timezone.now() - datetime.timedelta(hours=1),
@@ -208,7 +208,7 @@ class World:
 
         posting = TablePosting.objects.get(pk=self["broken_posting"])
         asker = self.people.compliance_2
-        signage_services.request_override(asker, posting, reason="Matrix: asked by a second officer.")
+        signage_services.request_override(asker, posting=posting, reason="Matrix: asked by a second officer.")
         return posting.pk
 
     def make_posted_table(self):
@@ -232,7 +232,7 @@ class World:
         document = ScheduleDocument.objects.get(code="GEGA-002888")
         draft = document.new_draft(based_on=document.versions.get(number=self["published"]), reason="Matrix draft",
                                    effective_from=datetime.date(2027, 6, 1), user=self.people.compliance_2)
-        services.request_publication(self.people.compliance_2, draft, reason="Matrix request",
+        services.request_publication(self.people.compliance_2, version=draft, reason="Matrix request",
                                      effective_from=draft.effective_from)
         return draft.number
 
@@ -240,14 +240,15 @@ class World:
         """A reading of CMV-CA-FEES-PAI-GOW v1 proposed by t-compliance-2 (so every column may be the second person)."""
         version = ScheduleVersion.objects.get(document__code="CMV-CA-FEES-PAI-GOW", number=1)
         return services.propose_interpretation(
-            self.people.compliance_2, version, 1, 6, "measure", "total_table_action",
-            "Matrix: the player-dealer column is by total table action.", "2026-11-01", "Matrix: a Bureau answer").pk
+            self.people.compliance_2, version=version, option=1, tier=6, field="measure", value="total_table_action",
+            statement="Matrix: the player-dealer column is by total table action.", decided_on="2026-11-01",
+            citation="Matrix: a Bureau answer").pk
 
     def make_reading_approved(self):
         from fees.models import Interpretation
 
         services.approve_interpretation(self.people.compliance,
-                                        Interpretation.objects.get(pk=self["reading_proposed"]),
+                                        reading=Interpretation.objects.get(pk=self["reading_proposed"]),
                                         reason="Matrix: approved.")
         return self["reading_proposed"]
 
@@ -268,12 +269,12 @@ class World:
         return Finding.objects.filter(establishment=self.people.marysville, acknowledged_at=None).first().pk
 
     def make_condition_met(self):
-        from cardroom.conditions import record_met
+        from cardroom.conditions import record_condition_met
         from cardroom.models import ApprovalCondition
 
         condition = ApprovalCondition.objects.get(approval__key=CONDITION_MET["approval"], order=1)
-        return record_met(condition, self.people.marysville, met_on="2026-11-01", evidence="Matrix evidence",
-                          user=self.people.compliance).pk
+        return record_condition_met(self.people.compliance, condition=condition, establishment=self.people.marysville,
+                                    met_on="2026-11-01", evidence="Matrix evidence").pk
 
     def make_export(self):
         with self.capture(execute=True):

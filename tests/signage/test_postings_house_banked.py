@@ -72,10 +72,11 @@ def ofm():
 def table(people, ofm):
     """A One for the Money table at the test WA card room, which has met the WSGC letter's internal-controls
     condition (otherwise every posting of the game there is an error: cardroom.conditions)."""
-    from cardroom.conditions import record_met
+    from cardroom.conditions import record_condition_met
 
     condition = ApprovalCondition.objects.get(approval__key="one-for-the-money-wa-2014", order=2)
-    record_met(condition, people.wa_room, met_on="2014-03-01", evidence="TEST-IC-1", user=people.compliance_wa)
+    record_condition_met(people.compliance_wa, condition=condition, establishment=people.wa_room, met_on="2014-03-01",
+                         evidence="TEST-IC-1")
     return make_table(people.wa_room, label="OFM-1", seats=6, game=ofm)
 
 

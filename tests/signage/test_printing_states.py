@@ -37,9 +37,9 @@ def read(people, option=1, tier=1, field="taken", value="before_deal"):
     """A reading of GEGA-002888 v1 proposed by a compliance officer and (a shared schedule) approved by an
     administrator, at the clock's moment."""
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    reading = services.propose_interpretation(people.compliance, version, option, tier, field, value, TAKEN,
-                                              DECIDED, CITATION)
-    return services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau's answer.")
+    reading = services.propose_interpretation(people.compliance, version=version, option=option, tier=tier, field=field,
+                                              value=value, statement=TAKEN, decided_on=DECIDED, citation=CITATION)
+    return services.approve_interpretation(people.admin, reading=reading, reason="Agreed with the Bureau's answer.")
 
 
 def states(postings, at):
@@ -56,11 +56,12 @@ def test_a_reading_approved_after_the_print_makes_the_sign_stale_until_it_is_rep
 
     clock(MARCH_1 + datetime.timedelta(days=1))  # 2 March, 08:00 in the room
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    proposed = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal", TAKEN,
-                                               DECIDED, CITATION)
+    proposed = services.propose_interpretation(people.compliance, version=version, option=1, tier=1, field="taken",
+                                               value="before_deal", statement=TAKEN, decided_on=DECIDED,
+                                               citation=CITATION)
     now = MARCH_1 + datetime.timedelta(days=1)
     assert states([on_1], now) == [(False, False, "")]  # a proposal is on no sign
-    services.approve_interpretation(people.admin, proposed, reason="Agreed with the Bureau's answer.")
+    services.approve_interpretation(people.admin, reading=proposed, reason="Agreed with the Bureau's answer.")
     # Only option 1's sign shows the reading; option 2's is untouched.
     assert states([on_1, on_2], now) == [
         (True, True, "a reading approved on 2027-03-02 adds a notice: reprint it"), (False, False, "")]
@@ -89,16 +90,17 @@ def test_withdrawing_an_approved_reading_takes_its_notice_off_but_a_withdrawn_pr
     clock(MARCH_1)
     approved = read(people)
     version = approved.version
-    proposal = services.propose_interpretation(people.compliance, version, 1, 2, "taken", "before_deal", TAKEN,
-                                               DECIDED, CITATION)
+    proposal = services.propose_interpretation(people.compliance, version=version, option=1, tier=2, field="taken",
+                                               value="before_deal", statement=TAKEN, decided_on=DECIDED,
+                                               citation=CITATION)
     clock(MARCH_1 + datetime.timedelta(hours=1))
     print_now([posting], people)
     # 3 March 23:30 in the room is 4 March in UTC: the reason gives the room's day.
     late = datetime.datetime(2027, 3, 3, 23, 30, tzinfo=LA)
     clock(late)
-    services.withdraw_interpretation(people.compliance, proposal, reason="Not needed after all.")
+    services.withdraw_interpretation(people.compliance, reading=proposal, reason="Not needed after all.")
     assert states([posting], late) == [(False, False, "")]
-    services.withdraw_interpretation(people.compliance, approved, reason="The Bureau changed its answer.")
+    services.withdraw_interpretation(people.compliance, reading=approved, reason="The Bureau changed its answer.")
     assert states([posting], late) == [
         (True, True, "a reading withdrawn on 2027-03-03 takes a notice off: reprint it")]
     clock(late + datetime.timedelta(minutes=5))

@@ -70,7 +70,7 @@ def test_one_officer_cannot_approve_or_refuse_their_own_request(api, people, bro
         assert refused.status_code == 403, refused.json()
         assert "needs a second person" in refused.json()["error"]["message"]
     with pytest.raises(NotAllowed):
-        signage_services.approve_override(people.compliance, broken, reason="Approving my own request.")
+        signage_services.approve_override(people.compliance, posting=broken, reason="Approving my own request.")
     override = PrintOverride.objects.get(posting=broken)
     assert (override.status, override.decided_by) == (PrintOverride.Status.REQUESTED, None)
     assert not AuditLogEntry.objects.filter(action__in=["signage.print_override", "signage.print_override_refused"])
@@ -99,7 +99,7 @@ def test_a_pending_or_refused_override_does_not_unblock_printing(api, people, br
     # Nothing awaits an answer now: approving is a conflict; a new request may be made.
     assert answer(api, broken, people.admin, "approve").status_code == 409
     with pytest.raises(OverrideStateError):
-        signage_services.refuse_override(people.admin, broken, reason="Nothing to refuse here.")
+        signage_services.refuse_override(people.admin, posting=broken, reason="Nothing to refuse here.")
     assert ask(api, broken, people.compliance_2, reason="Second try: the Bureau answered by phone.").status_code == 201
     assert PrintOverride.objects.filter(posting=broken).count() == 2  # the refusal is kept
 

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             place = Establishment.objects.by_key(establishment)
             if place is None:
                 raise CommandError(f"Unknown establishment {establishment!r}")
-            run = services.run_establishment(SYSTEM, place, as_of=day)
+            run = services.run_establishment(SYSTEM, establishment=place, as_of=day)
         else:
             run = services.run_everything(SYSTEM, as_of=day)
         findings = list(run.findings.order_by("id"))

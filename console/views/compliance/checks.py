@@ -32,7 +32,7 @@ def validate_version(request, establishment, code, number, scope):
     version = version_or_404(versions, number)
     if not version.is_published:
         raise Http404("Only a published version is validated; a draft's findings are on its publish page.")
-    run = services.run_schedule(request.user, version)  # NotAllowed: the 403 page
+    run = services.run_schedule(request.user, version=version)  # NotAllowed: the 403 page
     messages.success(request, f"{document.code} version {version.number} validated: {run.errors} error(s), "
                               f"{run.warnings} warning(s), {run.infos} note(s).")
     return redirect(reverse("console:compliance-findings", args=[establishment.slug]))
@@ -95,7 +95,7 @@ def finding(request, establishment, finding, scope):
             status = 400
         else:
             try:
-                acknowledge(finding, user=request.user, reason=form.cleaned_data["reason"])  # NotAllowed: 403
+                acknowledge(request.user, finding=finding, reason=form.cleaned_data["reason"])  # NotAllowed: 403
             except BadInput as error:
                 status = show_error(form, error)
             except AlreadyAcknowledged as error:
@@ -118,7 +118,7 @@ def finding(request, establishment, finding, scope):
 def run_now(request, establishment, scope):
     """Validate the establishment now (its postings in force, approvals, rounds): the API's run."""
     establishment = room_or_404(scope, establishment)
-    run = services.run_establishment(request.user, establishment)  # NotAllowed: the 403 page
+    run = services.run_establishment(request.user, establishment=establishment)  # NotAllowed: the 403 page
     messages.success(request, f"Validation run {run.pk}: {run.postings_checked} posting(s) checked, {run.errors} "
                               f"error(s), {run.warnings} warning(s), {run.infos} note(s).")
     return redirect("console:compliance-findings", establishment.slug)

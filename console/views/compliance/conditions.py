@@ -75,7 +75,7 @@ def _condition(establishment, pk):
 @require_POST
 @page("compliance")
 def record_condition(request, establishment, condition, scope):
-    """Record that this room met a condition of an approval (cardroom.conditions.record_met, as the API)."""
+    """Record that this room met a condition of an approval (cardroom.conditions.record_condition_met, as the API)."""
     establishment = room_or_404(scope, establishment)
     condition = _condition(establishment, condition)
     permissions.require(request.user, "cardroom.record_condition", establishment)
@@ -83,7 +83,8 @@ def record_condition(request, establishment, condition, scope):
     status = 400
     if form.is_valid():
         try:
-            record_conditions.record_met(condition, establishment, user=request.user, **form.cleaned_data)
+            record_conditions.record_condition_met(request.user, condition=condition, establishment=establishment,
+                                                   **form.cleaned_data)
         except (BadInput, StateConflict) as error:
             status = show_error(form, error)
         else:
@@ -97,7 +98,8 @@ def record_condition(request, establishment, condition, scope):
 @require_POST
 @page("compliance")
 def withdraw_condition(request, establishment, record, scope):
-    """Withdraw, with a reason, the record that this room met a condition (cardroom.conditions.withdraw)."""
+    """Withdraw, with a reason, the record that this room met a condition
+    (cardroom.conditions.withdraw_condition_met)."""
     establishment = room_or_404(scope, establishment)
     record = get_object_or_404(ConditionFulfilment.objects.select_related("condition__approval"),
                                pk=record, establishment=establishment)
@@ -106,7 +108,7 @@ def withdraw_condition(request, establishment, record, scope):
     status = 400
     if form.is_valid():
         try:
-            record_conditions.withdraw(record, reason=form.cleaned_data["reason"], user=request.user)
+            record_conditions.withdraw_condition_met(request.user, record=record, reason=form.cleaned_data["reason"])
         except BadInput as error:
             status = show_error(form, error)
         except record_conditions.ConditionConflict as error:

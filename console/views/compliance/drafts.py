@@ -23,7 +23,7 @@ def new_draft(request, establishment, code, number, scope):
     if request.method == "POST":
         if form.is_valid():
             try:
-                draft = services.start_draft(request.user, based_on, **form.cleaned_data)
+                draft = services.start_draft(request.user, based_on=based_on, **form.cleaned_data)
             except StateConflict as error:
                 messages.error(request, str(error))
                 return render_page(request, "new_draft.html", establishment,
@@ -62,7 +62,7 @@ def edit_tiers(request, establishment, code, number, option, scope):
     if not (formset.is_valid() and reason.is_valid()):
         return render_page(request, "edit_tiers.html", establishment, context, status=400)
     try:
-        changed, added, removed = editing.save_tiers(option, formset, user=request.user,
+        changed, added, removed = editing.save_tiers(request.user, option=option, formset=formset,
                                                       reason=reason.cleaned_data["reason"])
     except StateConflict as error:
         messages.error(request, str(error))
@@ -84,7 +84,7 @@ def discard(request, establishment, code, number, scope):
         return published_refusal(request, establishment, document, version)
     if request.method == "POST":
         try:
-            services.discard_draft(request.user, version)
+            services.discard_draft(request.user, version=version)
         except StateConflict as error:
             messages.error(request, str(error))
             return redirect("console:compliance-version", establishment.slug, document.code, version.number)

@@ -176,7 +176,7 @@ def override_posting(request, establishment, posting, scope):
             status = 400
         elif form.is_valid():
             try:
-                service(request.user, posting, reason=form.cleaned_data["reason"])
+                service(request.user, posting=posting, reason=form.cleaned_data["reason"])
             except (BadInput, StateConflict) as error:
                 status = show_error(form, error)
             else:

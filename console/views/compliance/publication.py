@@ -97,12 +97,13 @@ def _review_step(request, version, step, data):
     user, label = request.user, f"{version.document.code} version {version.number}"
     if step not in PUBLICATION_STEPS:  # asking (again, from a page out of date: the service says it awaits)
         services.request_publication(
-            user, version, reason=data["reason"], effective_from=data.get("effective_from", version.effective_from),
+            user, version=version, reason=data["reason"],
+            effective_from=data.get("effective_from", version.effective_from),
             retroactive=data.get("retroactive", version.retroactive),
             retroactive_reason=data.get("retroactive_reason", version.retroactive_reason))
         return f"{label}: publication asked for. A second compliance officer now approves or refuses it."
     service, done = PUBLICATION_STEPS[step]
-    service(user, version, reason=data["reason"])
+    service(user, version=version, reason=data["reason"])
     return f"{label}{done}"
 
 

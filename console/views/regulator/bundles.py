@@ -105,7 +105,8 @@ def verify(request, scope):
             upload.close()
         return render(request, "console/regulator/verify.html", {**context, "form": form}, status=400)
     kept = form.cleaned_data["kept_text"]
-    job = export_tasks.start_check(form.cleaned_data["bundle"], key, user=request.user, kept=[kept] if kept else [])
+    job = export_tasks.start_check(request.user, upload=form.cleaned_data["bundle"], public_key=key,
+                                   kept=[kept] if kept else [])
     return redirect(f"{reverse('console:regulator-verify')}?job={job.uuid}")
 
 

@@ -51,7 +51,7 @@ def export(request, scope):
                 form.add_error(None, str(error))
                 status = 403
             else:
-                job = start_export(export_scope, user=request.user)
+                job = start_export(request.user, export_scope=export_scope)
                 return redirect("console:job", job.uuid)
     else:
         start, end = _last_month(timezone.localdate())

@@ -184,7 +184,7 @@ class Command(BaseCommand):
             for option in candidates:
                 try:
                     with transaction.atomic():
-                        posting, run = post_table(self.fields(table, option), actor_label=DEMO_ACTOR)
+                        posting, run = post_table(None, fields=self.fields(table, option), actor_label=DEMO_ACTOR)
                         if run.errors:
                             first = first or option
                             raise BadInput("has errors")  # roll this attempt back; try the next option
@@ -193,12 +193,12 @@ class Command(BaseCommand):
                     continue
             else:
                 if first is not None:
-                    posting, run = post_table(self.fields(table, first), actor_label=DEMO_ACTOR)
-                    request_override(officer, posting, reason=(
+                    posting, run = post_table(None, fields=self.fields(table, first), actor_label=DEMO_ACTOR)
+                    request_override(officer, posting=posting, reason=(
                         "Demo: every option listed for this game breaks a rule of the approved game (see the "
                         "findings); printed while the Bureau is asked which document governs."))
                     second = get_user_model().objects.get(username="compliance-2")
-                    approve_override(second, posting, reason=(
+                    approve_override(second, posting=posting, reason=(
                         "Demo: findings read; the sign may be printed until the Bureau answers."))
 
     def post_house_banked_tables(self, tables):
@@ -212,7 +212,7 @@ class Command(BaseCommand):
                 continue
             version, decks, bets, aggregate = DEMO_HOUSE_BANKED[table.label]
             game = table.game
-            posting, run = post_table({
+            posting, run = post_table(None, fields={
                 "table": table, "game": game, "schedule": None, "option_number": None,
                 "rules": house_banked.rules_of(game, version), "decks": house_banked.decks_of(game, decks),
                 "aggregate_payout_limit": aggregate, "min_wager": DEMO_ANTE[0], "max_wager": DEMO_ANTE[1],
@@ -236,9 +236,10 @@ class Command(BaseCommand):
             condition = ApprovalCondition.objects.get(approval__key=approval, order=order)
             establishment = Establishment.objects.get(slug=room)
             if conditions.standing(condition, establishment) is None:
-                conditions.record_met(condition, establishment, met_on=DEMO_CONDITIONS_MET_ON, evidence=evidence,
-                                      note="Demo data: made up, not from a source document.",
-                                      user=User.objects.get(username=officer))
+                conditions.record_condition_met(User.objects.get(username=officer), condition=condition,
+                                                establishment=establishment, met_on=DEMO_CONDITIONS_MET_ON,
+                                                evidence=evidence,
+                                                note="Demo data: made up, not from a source document.")
 
     def record_interpretation(self, User):
         """How the demo room reads one value its Pai Gow schedule leaves open (fees.schedules.interpretations): the
@@ -254,10 +255,11 @@ class Command(BaseCommand):
                                           status__in=interpretations.LIVE).exists():
             return
         reading = services.propose_interpretation(
-            User.objects.get(username="compliance"), version, 1, 7, "upper", "",
-            "The player-dealer fee of the $101-200 row applies to any amount above $100; no higher player-dealer fee "
-            "is charged.", DEMO_INTERPRETATION_DECIDED_ON, "Demo: Bureau answer (fictional, for the demo)")
-        services.approve_interpretation(User.objects.get(username="compliance-2"), reading,
+            User.objects.get(username="compliance"), version=version, option=1, tier=7, field="upper", value="",
+            statement="The player-dealer fee of the $101-200 row applies to any amount above $100; no higher "
+            "player-dealer fee is charged.", decided_on=DEMO_INTERPRETATION_DECIDED_ON,
+            citation="Demo: Bureau answer (fictional, for the demo)")
+        services.approve_interpretation(User.objects.get(username="compliance-2"), reading=reading,
                                         reason="Demo: read against the (fictional) Bureau answer.")
 
     @staticmethod

@@ -40,7 +40,7 @@ class Command(BaseCommand):
             else:
                 self.stdout.write(f"  {job.percent:3d}%  {job.done}/{job.total} tables  {job.stage}")
 
-        job = tasks.start_batch(place, layout=layout, tables=table_ids or None, user=SYSTEM,
+        job = tasks.start_batch(SYSTEM, establishment=place, layout=layout, tables=table_ids or None,
                                 label="print_signage (command line)", follow=follow)
         if job.status != Job.Status.DONE:
             raise CommandError(f"The batch failed: {job.error}")

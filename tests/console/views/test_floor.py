@@ -31,8 +31,8 @@ def floor_of(people, clock):
                 "max_wager": limits[1], "effective_from": MARCH_1.isoformat()}
         if label == "7":
             data["bonus_limits"] = [{"bet": "Fortune Bonus Bet", "minimum": "1", "maximum": "25"}]
-        post_table(read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)),
-                   user=people.floor)
+        post_table(people.floor,
+                   fields=read_posting(data, scope=Scope(people.floor), now=MARCH_1 - datetime.timedelta(minutes=1)))
     clock(datetime.datetime(2027, 3, 3, 4, 0, tzinfo=LA))
     return tables
 
@@ -75,7 +75,7 @@ def test_the_floor_page_costs_the_same_queries_for_more_tables(client, people, f
         table = Table.objects.create(establishment=people.marysville, label=str(n), seats=7, game=game)
         data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5", "max_wager": "500",
                 "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
-        post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+        post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=now))
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get("/floor/casino-marysville/")
 
@@ -273,10 +273,10 @@ def test_the_floor_says_every_sign_is_current_then_which_a_reading_or_a_coming_v
     # 3 March 05:00: a reading of GEGA-002888 v1 option 1 approved (an administrator: a shared schedule).
     clock(datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA))
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
-                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
-                                              "Test: Bureau answer")
-    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    reading = services.propose_interpretation(people.compliance, version=version, option=1, tier=1, field="taken",
+                                              value="before_deal", statement="Taken before the cards are dealt.",
+                                              decided_on=datetime.date(2027, 3, 1), citation="Test: Bureau answer")
+    services.approve_interpretation(people.admin, reading=reading, reason="Agreed with the Bureau.")
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=version, user=people.compliance, reason="Bureau letter: new rates",
                                effective_from=datetime.date(2027, 3, 10))
@@ -300,17 +300,17 @@ def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client,
 
     data = {"table": floor_of["12"].pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
             "max_wager": "20000", "effective_from": datetime.datetime(2027, 3, 3, 4, 1, tzinfo=LA).isoformat()}
-    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
-        2027, 3, 3, 4, 0, tzinfo=LA)), user=people.floor)
+    posting, run = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=datetime.datetime(
+        2027, 3, 3, 4, 0, tzinfo=LA)))
     assert run.errors
     client.force_login(people.floor)
     clock_to = datetime.datetime(2027, 3, 3, 5, 0, tzinfo=LA)
     import time_machine
     with time_machine.travel(clock_to, tick=False):
-        services.request_override(people.compliance, posting, reason="The Bureau is reviewing the maximum.")
+        services.request_override(people.compliance, posting=posting, reason="The Bureau is reviewing the maximum.")
         page = _flat(client.get("/floor/casino-marysville/"))
         assert "override" not in page  # asked for, not yet approved: it prints under none
-        services.approve_override(people.compliance_2, posting, reason="Findings read; print meanwhile.")
+        services.approve_override(people.compliance_2, posting=posting, reason="Findings read; print meanwhile.")
         said = ("Prints under an override approved by t-compliance-2 on 2027-03-03 05:00 PST: "
                 "“The Bureau is reviewing the maximum.”")
         assert said in _flat(client.get("/floor/casino-marysville/"))
@@ -349,10 +349,12 @@ def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridde
             table = Table.objects.create(establishment=people.marysville, label=label, seats=7, game=game)
             data = {"table": table.pk, "schedule": "GEGA-002888", "option": 1, "min_wager": "5",
                     "max_wager": maximum, "effective_from": (now + datetime.timedelta(minutes=1)).isoformat()}
-            posting, _ = post_table(read_posting(data, scope=Scope(people.floor), now=now), user=people.floor)
+            posting, _ = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor), now=now))
             if maximum == "20000":
-                signage_services.request_override(people.compliance, posting, reason="The Bureau is reviewing it.")
-                signage_services.approve_override(people.compliance_2, posting, reason="Findings read; print it.")
+                signage_services.request_override(people.compliance, posting=posting,
+                                                  reason="The Bureau is reviewing it.")
+                signage_services.approve_override(people.compliance_2, posting=posting,
+                                                  reason="Findings read; print it.")
         at()  # the postings take effect
         now = at()
         printing.print_signs(printing.postings_in_force(Table.objects.filter(label__in=labels), now).values(),
@@ -360,11 +362,11 @@ def test_the_floor_costs_the_same_queries_with_signs_printed_stale_and_overridde
 
     more(["30"], "20000")
     version = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    reading = services.propose_interpretation(people.compliance, version, 1, 1, "taken", "before_deal",
-                                              "Taken before the cards are dealt.", datetime.date(2027, 3, 1),
-                                              "Test: Bureau answer")
+    reading = services.propose_interpretation(people.compliance, version=version, option=1, tier=1, field="taken",
+                                              value="before_deal", statement="Taken before the cards are dealt.",
+                                              decided_on=datetime.date(2027, 3, 1), citation="Test: Bureau answer")
     at()
-    services.approve_interpretation(people.admin, reading, reason="Agreed with the Bureau.")
+    services.approve_interpretation(people.admin, reading=reading, reason="Agreed with the Bureau.")
     client.force_login(people.floor)
     client.get("/floor/casino-marysville/")  # warm caches (content types, sessions)
     with django_assert_max_num_queries(40) as few:

@@ -38,9 +38,10 @@ def scope(api, people):
     table = Table.objects.create(establishment=people.marysville, label="X-1", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
     gega = ScheduleDocument.objects.get(code="GEGA-002888")
-    posting, _ = post_table({"table": table, "game": table.game, "schedule": gega, "option_number": 1,
-                             "min_wager": 5, "max_wager": 500, "seats": 7,
-                             "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)}, actor_label="test")
+    posting, _ = post_table(None, fields={"table": table, "game": table.game, "schedule": gega, "option_number": 1,
+                                          "min_wager": 5, "max_wager": 500, "seats": 7,
+                                          "effective_from": datetime.datetime(2026, 3, 1, 8, tzinfo=LA)},
+                            actor_label="test")
     printing.print_signs([posting], "letter", label="test", channel=SignPrint.Channel.API)
     printing.print_signs([posting], "tent", label="test", channel=SignPrint.Channel.API)
     api.force_authenticate(people.floor)
@@ -235,8 +236,9 @@ def test_a_posting_without_table_limits_reads_as_such(people, scope):
     whole report (None formatted as money)."""
     table = Table.objects.create(establishment=people.marysville, label="X-2", seats=7,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    post_table({"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
-                "option_number": 43, "seats": 7, "effective_from": datetime.datetime(2026, 3, 2, 8, tzinfo=LA)},
+    post_table(None,
+               fields={"table": table, "game": table.game, "schedule": ScheduleDocument.objects.get(code="GEGA-002888"),
+                       "option_number": 43, "seats": 7, "effective_from": datetime.datetime(2026, 3, 2, 8, tzinfo=LA)},
                actor_label="test")
     pdf, _ = render(scope)
     texts = pages(pdf)

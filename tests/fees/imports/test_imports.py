@@ -68,10 +68,10 @@ REASONS = {
 
 
 def imported(user, establishment, content, django_capture_on_commit_callbacks, name="day.csv", mapping=MAPPING):
-    received = imports.receive(user, establishment, upload(content, name))
-    imports.save_mapping(user, establishment, mapping, received.header)
+    received = imports.receive_upload(user, establishment=establishment, upload=upload(content, name))
+    imports.save_mapping(user, establishment=establishment, mapping=mapping, header=received.header)
     with django_capture_on_commit_callbacks(execute=True):
-        job = imports.start(user, received)
+        job = imports.start_import(user, record_import=received)
     received.refresh_from_db()
     job.refresh_from_db()
     return received, job
@@ -90,8 +90,9 @@ def test_the_first_mapping_is_guessed_from_the_header_and_the_kept_one_wins(peop
 
 def test_a_mapping_is_kept_per_room_and_audited(people):
     with pytest.raises(BadInput, match="Time: choose its column"):
-        imports.save_mapping(people.compliance, people.marysville, {"table": "Table"}, HEADER)
-    imports.save_mapping(people.compliance, people.marysville, MAPPING, HEADER)
+        imports.save_mapping(people.compliance, establishment=people.marysville, mapping={"table": "Table"},
+                             header=HEADER)
+    imports.save_mapping(people.compliance, establishment=people.marysville, mapping=MAPPING, header=HEADER)
     assert imports.saved_mapping(people.marysville) == MAPPING
     assert imports.saved_mapping(people.wa_room) == {}
     logged = AuditLogEntry.objects.get(action="ledger.import_mapping")
@@ -99,7 +100,8 @@ def test_a_mapping_is_kept_per_room_and_audited(people):
 
 
 def test_the_preview_reads_each_value_in_the_rooms_zone(people, table):
-    received = imports.receive(people.compliance, people.marysville, upload(as_csv([*GOOD, BAD[1]])))
+    received = imports.receive_upload(people.compliance, establishment=people.marysville,
+                                      upload=upload(as_csv([*GOOD, BAD[1]])))
     rows = imports.preview(received, MAPPING)
     assert [row["line"] for row in rows] == [2, 3, 4, 5, 6]
     assert dict(rows[0]["readings"])["Facts"] == "wagers: 2"
@@ -120,9 +122,10 @@ def test_the_preview_is_a_table_with_bad_values_marked_and_said_in_words(client,
     header = [*HEADER[:-1], "Round facts"]
     rows = [round_("H-1"), round_("H-2", facts='{wagers: [1]}'), entry("H-3", 1, payer="dealer"),
             entry("H-4", 2, "x" * 5000)]
-    received = imports.receive(people.compliance, people.marysville, upload(as_csv(rows, header)))
+    received = imports.receive_upload(people.compliance, establishment=people.marysville,
+                                      upload=upload(as_csv(rows, header)))
     mapping = {**MAPPING, "facts": "Round facts"}
-    imports.save_mapping(people.compliance, people.marysville, mapping, header)
+    imports.save_mapping(people.compliance, establishment=people.marysville, mapping=mapping, header=header)
     client.force_login(people.compliance)
     page = client.get(f"{PAGES}{received.uuid}/preview/")
     html = page.content.decode()
@@ -187,7 +190,7 @@ def test_the_same_file_twice_records_nothing_new(people, table, django_capture_o
     assert (again.rounds_recorded, again.entries_recorded, again.already_recorded, again.refused) == (0, 0, 4, 4)
     assert RoundOfPlay.objects.count() == 1 and CollectionEntry.objects.count() == 3
     with pytest.raises(StateConflict, match="imported already"):
-        imports.start(people.compliance, again)
+        imports.start_import(people.compliance, record_import=again)
 
 
 def test_refused_rows_download_fix_and_import_again(client, people, table, django_capture_on_commit_callbacks):
@@ -244,7 +247,8 @@ def test_refused_rows_come_back_escaped_and_read_back_as_they_came(client, peopl
         assert escaped in cells
     # Read back by the import, each cell is the text the import read the first time: a fixed row keeps its
     # content (and so its key).
-    again = imports.receive(people.compliance, people.marysville, upload(download.encode(), "refused.csv"))
+    again = imports.receive_upload(people.compliance, establishment=people.marysville,
+                                   upload=upload(download.encode(), "refused.csv"))
     assert again.header == [*HEADER, "=Note", "refused because"]
     first = {cells[4]: cells for _, cells, _ in imports.read_rows(received)}
     assert first["F-2"][-1] == "'already quoted" and first["F-0"][7] == FORMULAS[0]
@@ -332,12 +336,12 @@ def test_the_upload_its_mapping_counts_and_hash_are_audited(people, table, djang
 
 def test_only_the_rooms_compliance_officers_import(client, people, table):
     with pytest.raises(NotAllowed, match="Only compliance officers of the establishment import its records"):
-        imports.receive(people.floor, people.marysville, upload(as_csv(GOOD)))
+        imports.receive_upload(people.floor, establishment=people.marysville, upload=upload(as_csv(GOOD)))
     with pytest.raises(NotAllowed):
-        imports.receive(people.compliance_wa, people.marysville, upload(as_csv(GOOD)))
-    received = imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD)))
+        imports.receive_upload(people.compliance_wa, establishment=people.marysville, upload=upload(as_csv(GOOD)))
+    received = imports.receive_upload(people.compliance, establishment=people.marysville, upload=upload(as_csv(GOOD)))
     with pytest.raises(NotAllowed):
-        imports.start(people.compliance_wa, received)
+        imports.start_import(people.compliance_wa, record_import=received)
     for user, status in ((people.floor, 403), (people.regulator_ca, 403), (people.compliance_wa, 404)):
         client.force_login(user)
         assert client.get(PAGES).status_code == status
@@ -378,20 +382,21 @@ def test_a_workbook_claiming_too_many_parts_is_refused_before_zipfile_lists_them
             archive.writestr(f"x/{n}", b"")
     monkeypatch.setattr(zipfile.ZipFile, "infolist", lambda self: pytest.fail("zipfile listed the parts"))
     with pytest.raises(BadInput, match="This workbook's list of parts is not one the import reads"):
-        imports.receive(people.compliance, people.marysville, upload(packed.getvalue(), "day.xlsx"))
+        imports.receive_upload(people.compliance, establishment=people.marysville,
+                               upload=upload(packed.getvalue(), "day.xlsx"))
     assert RecordImport.objects.count() == 0
 
 
 def test_too_big_too_many_rows_and_empty(people, monkeypatch, settings):
     with pytest.raises(BadInput, match="The file is empty."):
-        imports.receive(people.compliance, people.marysville, upload(b""))
+        imports.receive_upload(people.compliance, establishment=people.marysville, upload=upload(b""))
     settings.IMPORT_MAX_BYTES = 100
     with pytest.raises(BadInput, match="the import takes files of at most 100 bytes: split it"):
-        imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
+        imports.receive_upload(people.compliance, establishment=people.marysville, upload=upload(as_csv(GOOD * 3)))
     settings.IMPORT_MAX_BYTES = 10**6
     monkeypatch.setattr(imports.reading, "MAX_ROWS", 3)
     with pytest.raises(BadInput, match="more than 3 rows"):
-        imports.receive(people.compliance, people.marysville, upload(as_csv(GOOD * 3)))
+        imports.receive_upload(people.compliance, establishment=people.marysville, upload=upload(as_csv(GOOD * 3)))
     assert RecordImport.objects.count() == 0
 
 
@@ -494,13 +499,15 @@ def test_on_postgresql_batches_are_recorded_on_a_thread_while_the_next_is_read(r
     monkeypatch.setattr(ledger, "record_checked", spy)
     monkeypatch.setattr(imports.recording, "ENTRY_BATCH", 4)
     header, keyed = [*HEADER, "Entry id"], {**MAPPING, "idempotency_key": "Entry id"}
-    imports.save_mapping(people.compliance, people.marysville, keyed, header)
-    first = imports.receive(people.compliance, people.marysville, upload(as_csv([[*entry("K-1", 1), "k-1"]], header)))
-    imports.import_records(imports.start(people.compliance, first).pk)  # as the worker does
+    imports.save_mapping(people.compliance, establishment=people.marysville, mapping=keyed, header=header)
+    first = imports.receive_upload(people.compliance, establishment=people.marysville,
+                                   upload=upload(as_csv([[*entry("K-1", 1), "k-1"]], header)))
+    imports.import_records(imports.start_import(people.compliance, record_import=first).pk)  # as the worker does
     rows = [[*entry(f"R-{n}", n % 7 + 1, "x" if n % 5 == 4 else "3.00"), f"r-{n}"] for n in range(20)]
     rows[13] = [*entry("K-1", 2, "9.00"), "k-1"]  # k-1 is recorded with other content: refused alone
-    received = imports.receive(people.compliance, people.marysville, upload(as_csv(rows, header)))
-    job = imports.start(people.compliance, received)
+    received = imports.receive_upload(people.compliance, establishment=people.marysville,
+                                      upload=upload(as_csv(rows, header)))
+    job = imports.start_import(people.compliance, record_import=received)
     imports.import_records(job.pk)
     received.refresh_from_db()
     job.refresh_from_db()

@@ -62,10 +62,12 @@ def test_importing_the_demo_day_shows_it_on_the_variance_page_without_the_nightl
     room = Establishment.objects.get(slug=demo_files.ROOM)
     officer = get_user_model().objects.get(username="compliance")
     content = (Path(demo_files.__file__).parent / f"{demo_files.NAME}.csv").read_bytes()
-    received = imports.receive(officer, room, SimpleUploadedFile("day.csv", content, content_type="text/csv"))
-    imports.save_mapping(officer, room, imports.guess_mapping(received.header), received.header)
+    received = imports.receive_upload(officer, establishment=room,
+                                      upload=SimpleUploadedFile("day.csv", content, content_type="text/csv"))
+    imports.save_mapping(officer, establishment=room, mapping=imports.guess_mapping(received.header),
+                         header=received.header)
     with django_capture_on_commit_callbacks(execute=True):
-        job = imports.start(officer, received)
+        job = imports.start_import(officer, record_import=received)
     job.refresh_from_db()
     assert job.status == "done", job.error
     day = demo_files.DAY
@@ -117,7 +119,8 @@ def test_a_day_of_a_closed_month_is_skipped_and_said_the_others_reconciled(peopl
     closed = ClosedMonth.objects.create(month=datetime.date(2026, 6, 1), archive_dir=str(tmp_path), closed_by="test",
                                         closed_at=datetime.datetime(2026, 7, 2, tzinfo=datetime.UTC))
     closed.establishments.set([people.marysville])
-    done = services.reconcile_table_days(people.floor, {(table.pk, DAY_1), (table.pk, datetime.date(2026, 7, 1))})
+    done = services.reconcile_table_days(people.floor,
+                                         table_days={(table.pk, DAY_1), (table.pk, datetime.date(2026, 7, 1))})
     assert [r.gaming_day for r in done.stored] == [datetime.date(2026, 7, 1)]
     assert done.skipped == ["Not reconciled: 2026-06-01 falls in June 2026, a closed month: its rounds and entries "
                             "are archived and read-only. An operator attaches it again with `manage.py "
@@ -217,9 +220,9 @@ def test_hands_collected_above_the_schedule_are_an_error_finding_and_shown_apart
     for reference, paid in (("A", over), ("B", over), ("C", ("2.00", "1.00", "3.00"))):
         ledger.record_entries(entries(table, DAY_1, reference, paid, play(table, DAY_1, reference, people.floor)),
                               scope=Scope(people.floor), user=people.floor)
-    services.reconcile(SYSTEM, DAY_1)
+    services.reconcile(SYSTEM, day_from=DAY_1)
     schedule = RoundOfPlay.objects.filter(table=table).values_list("schedule_code", "schedule_version").first()
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=DAY_2)
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville, as_of=DAY_2)
     found = run.findings.get(rule="ledger.collected_above_schedule")
     assert found.severity == "error" and found.table == table
     assert found.subject == {"type": "table", "table": "O-1", "establishment": "casino-marysville",

@@ -22,7 +22,7 @@ URL = "/api/v1/schedules/GEGA-002888/versions/2/"
 @pytest.fixture
 def draft(people):
     published = ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=1)
-    return services.start_draft(people.compliance, published, reason="Bureau letter",
+    return services.start_draft(people.compliance, based_on=published, reason="Bureau letter",
                                 effective_from=timezone.localdate() + datetime.timedelta(days=30))
 
 
@@ -31,9 +31,9 @@ def edits(monkeypatch):
     """The doors' calls of ``edit_draft``: (who, version number, fields)."""
     calls, edit = [], editing.edit_draft
 
-    def spied(user, version, fields, *, why):
+    def spied(user, *, version, fields, why):
         calls.append((user.username, version.number, dict(fields)))
-        return edit(user, version, fields, why=why)
+        return edit(user, version=version, fields=fields, why=why)
 
     monkeypatch.setattr(editing, "edit_draft", spied)
     return calls
@@ -59,13 +59,13 @@ def test_the_api_and_the_admin_edit_a_draft_through_one_service(api, client, peo
 
 
 def test_a_version_awaiting_a_second_officer_is_changed_through_no_door(api, client, people, draft):
-    services.request_publication(people.compliance, draft, reason="Ask", effective_from=draft.effective_from)
+    services.request_publication(people.compliance, version=draft, reason="Ask", effective_from=draft.effective_from)
     said = f"{draft} is awaiting a second officer and cannot be changed; withdraw the request first."
     api.force_authenticate(people.compliance)
     answer = api.patch(URL, {"reason": "One more thing"}, format="json")
     assert answer.status_code == 409 and answer.json()["error"]["message"] == said
     with pytest.raises(ImmutableVersionError, match=re.escape(said)):
-        editing.save_tiers(draft.options.first(), None, user=people.compliance, reason="One more thing")
+        editing.save_tiers(people.compliance, option=draft.options.first(), formset=None, reason="One more thing")
     assert not editing.may_edit(people.admin, draft)
     client.force_login(people.admin)
     page = client.get(reverse("admin:fees_scheduleversion_change", args=[draft.pk])).content.decode()
@@ -79,6 +79,6 @@ def test_a_version_awaiting_a_second_officer_is_changed_through_no_door(api, cli
 def test_a_draft_is_edited_only_by_those_who_may_edit_its_schedule(people, draft):
     assert editing.may_edit(people.compliance, draft) and not editing.may_edit(people.regulator_ca, draft)
     with pytest.raises(NotAllowed):
-        editing.edit_draft(people.regulator_ca, draft, {"reason": "Mine now"}, why="test")
+        editing.edit_draft(people.regulator_ca, version=draft, fields={"reason": "Mine now"}, why="test")
     draft.refresh_from_db()
     assert draft.reason == "Bureau letter"

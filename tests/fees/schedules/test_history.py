@@ -33,7 +33,7 @@ def gega():
 
 @pytest.fixture
 def draft(gega, people):
-    return services.start_draft(people.compliance, gega.versions.get(number=1), reason=DRAFT_REASON,
+    return services.start_draft(people.compliance, based_on=gega.versions.get(number=1), reason=DRAFT_REASON,
                                 effective_from=datetime.date(2030, 1, 1))
 
 

@@ -46,13 +46,15 @@ def pai_gow():
 
 
 def propose_all(version, people, reading=READING):
-    return [services.propose_interpretation(people.compliance, version, 1, order, field, value, statement, DECIDED,
-                                            CITATION) for order, field, value, statement in reading]
+    return [services.propose_interpretation(people.compliance, version=version, option=1, tier=order, field=field,
+                                            value=value, statement=statement, decided_on=DECIDED, citation=CITATION)
+            for order, field, value, statement in reading]
 
 
 def approve_all(readings, people):
     for reading in readings:
-        services.approve_interpretation(people.compliance_2, reading, reason="Read against the Bureau's answer.")
+        services.approve_interpretation(people.compliance_2, reading=reading,
+                                        reason="Read against the Bureau's answer.")
 
 
 def printed(version):
@@ -70,8 +72,8 @@ def post_pai_gow(people, label="PG-1"):
     start = datetime.datetime.now(LA).replace(microsecond=0) + datetime.timedelta(minutes=5)
     data = {"table": table.pk, "schedule": "CMV-CA-FEES-PAI-GOW", "option": 1, "min_wager": "10", "max_wager": "100",
             "effective_from": start.isoformat()}
-    posting, run = post_table(read_posting(data, scope=Scope(people.floor), now=start - datetime.timedelta(minutes=1)),
-                              user=people.floor)
+    posting, run = post_table(people.floor, fields=read_posting(data, scope=Scope(people.floor),
+                                                                now=start - datetime.timedelta(minutes=1)))
     return posting, run
 
 
@@ -115,7 +117,7 @@ def test_an_approved_reading_makes_an_unquotable_option_quotable_and_the_quote_s
 
     # Withdrawn, the value is read as printed again: the cached engine view follows (no restart).
     withdrawn = Interpretation.objects.get(version=pai_gow, tier_order=3, status="approved")
-    services.withdraw_interpretation(people.compliance, withdrawn, reason="The Bureau withdrew its answer.")
+    services.withdraw_interpretation(people.compliance, reading=withdrawn, reason="The Bureau withdrew its answer.")
     again = api.post(QUOTE, ROUND, format="json")
     assert again.status_code == 400 and "measured in more than one way" in again.json()["error"]["message"]
 
@@ -141,7 +143,7 @@ def test_a_proposed_reading_changes_nothing(api, people, pai_gow):
 def test_the_proposer_cannot_approve_nor_anyone_but_a_second_officer(api, people, pai_gow):
     (reading,) = propose_all(pai_gow, people, READING[:1])
     with pytest.raises(NotAllowed, match="second person"):
-        services.approve_interpretation(people.compliance, reading, reason="My own reading.")
+        services.approve_interpretation(people.compliance, reading=reading, reason="My own reading.")
     api.force_authenticate(people.compliance)
     answer = api.post(f"{READINGS}{reading.pk}/approve/", {"reason": "My own reading."}, format="json")
     assert answer.status_code == 403 and "second person" in answer.json()["error"]["message"]
@@ -151,12 +153,13 @@ def test_the_proposer_cannot_approve_nor_anyone_but_a_second_officer(api, people
     assert reading.status == "proposed" and reading.reviewed_by is None
     # A jurisdiction's shared schedule changes every room's quotes: its second person is an administrator.
     gega = ScheduleVersion.objects.get(document__code="GEGA-002888", number=1)
-    shared = services.propose_interpretation(people.compliance, gega, 1, 1, "taken", "before_deal",
-                                             "Taken before the cards are dealt, as the provisions say.", DECIDED,
-                                             CITATION)
+    shared = services.propose_interpretation(people.compliance, version=gega, option=1, tier=1, field="taken",
+                                             value="before_deal",
+                                             statement="Taken before the cards are dealt, as the provisions say.",
+                                             decided_on=DECIDED, citation=CITATION)
     with pytest.raises(NotAllowed, match="administrator"):
-        services.approve_interpretation(people.compliance_2, shared, reason="Agreed.")
-    services.approve_interpretation(people.admin, shared, reason="Agreed.")
+        services.approve_interpretation(people.compliance_2, reading=shared, reason="Agreed.")
+    services.approve_interpretation(people.admin, reading=shared, reason="Agreed.")
     assert AuditLogEntry.objects.filter(action="schedule.interpretation_approved", object_id=str(shared.pk)).exists()
 
 

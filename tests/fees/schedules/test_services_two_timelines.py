@@ -97,11 +97,11 @@ def test_the_schedule_page_answers_both_timelines(client, people, retroactive_ch
 def test_one_officer_cannot_publish_alone(gega, people):
     draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
                            effective_from=datetime.date(2027, 1, 1))
-    services.request_publication(people.compliance, draft, reason="Asked", effective_from=draft.effective_from)
+    services.request_publication(people.compliance, version=draft, reason="Asked", effective_from=draft.effective_from)
     with pytest.raises(NotAllowed):
-        services.approve_publication(people.compliance, draft, reason="Myself")
+        services.approve_publication(people.compliance, version=draft, reason="Myself")
     with pytest.raises(NotAllowed):
-        services.refuse_publication(people.compliance, draft, reason="Myself")
+        services.refuse_publication(people.compliance, version=draft, reason="Myself")
     draft.refresh_from_db()
     assert draft.status == "in_review" and not draft.is_published
 
@@ -112,21 +112,22 @@ def test_whoever_changed_the_draft_cannot_approve_it(people):
     draft = document.new_draft(based_on=current, user=people.compliance, reason="r",
                                effective_from=datetime.date(2027, 1, 1))
     raise_option_1(draft, people.compliance_2)  # the second officer edited a tier
-    services.request_publication(people.compliance, draft, reason="Asked", effective_from=draft.effective_from)
+    services.request_publication(people.compliance, version=draft, reason="Asked", effective_from=draft.effective_from)
     with pytest.raises(NotAllowed):
-        services.approve_publication(people.compliance_2, draft, reason="I changed it")
-    services.refuse_publication(people.compliance_2, draft, reason="Option 1 needs the letter attached")
+        services.approve_publication(people.compliance_2, version=draft, reason="I changed it")
+    services.refuse_publication(people.compliance_2, version=draft, reason="Option 1 needs the letter attached")
     assert draft.status == "draft"
-    services.request_publication(people.compliance_2, draft, reason="Letter attached",
+    services.request_publication(people.compliance_2, version=draft, reason="Letter attached",
                                  effective_from=draft.effective_from)
     with pytest.raises(NotAllowed):
-        services.approve_publication(people.compliance, draft, reason="I started it")
+        services.approve_publication(people.compliance, version=draft, reason="I started it")
 
 
 def test_a_draft_awaiting_approval_is_frozen_until_withdrawn(gega, people):
     draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
                            effective_from=datetime.date(2027, 1, 1))
-    services.request_publication(people.compliance, draft, reason="Asked", effective_from=datetime.date(2027, 1, 1))
+    services.request_publication(people.compliance, version=draft, reason="Asked",
+                                 effective_from=datetime.date(2027, 1, 1))
     tier = FeeTier.objects.filter(option__version=draft).first()
     tier.fee = Decimal("7")
     with pytest.raises(ImmutableVersionError, match="second officer"):
@@ -134,8 +135,9 @@ def test_a_draft_awaiting_approval_is_frozen_until_withdrawn(gega, people):
     with pytest.raises(ImmutableVersionError):
         draft.delete()
     with pytest.raises(VersionStateError):
-        services.request_publication(people.compliance, draft, reason="twice", effective_from=draft.effective_from)
-    services.withdraw_publication(people.compliance, draft, reason="One more change")
+        services.request_publication(people.compliance, version=draft, reason="twice",
+                                     effective_from=draft.effective_from)
+    services.withdraw_publication(people.compliance, version=draft, reason="One more change")
     tier.save()  # a draft again
     steps = list(VersionReview.objects.filter(version=draft).values_list("step", "by_label", "reason"))
     assert steps == [("requested", "t-compliance", "Asked"), ("withdrawn", "t-compliance", "One more change")]

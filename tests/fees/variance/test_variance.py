@@ -75,8 +75,8 @@ def room(people):
         _hand(v2, day, "A", 10, None if day == datetime.date(2026, 6, 3) else FULL, people.compliance)
         _hand(v2, day, "B", 16, FULL, people.compliance)
         day += datetime.timedelta(days=1)
-    services.reconcile(SYSTEM, BASE_DAY)
-    services.reconcile(SYSTEM, FIRST, LAST)
+    services.reconcile(SYSTEM, day_from=BASE_DAY)
+    services.reconcile(SYSTEM, day_from=FIRST, day_to=LAST)
     return v1, v2
 
 
@@ -167,7 +167,7 @@ def test_a_later_reconciliation_replaces_the_earlier_one_of_its_table_day(people
     # Put V-1's 1 June hand A right and reconcile the day again: its latest run counts, the first does not.
     ledger.record_entries([{"idempotency_key": "fix", "corrects_key": f"V-1-{FIRST}-A-2", "amount": "3.00",
                             "reason": "found in the drop box"}], scope=Scope(people.compliance), user=people.compliance)
-    services.reconcile(people.compliance, FIRST, table_ids=[v1.pk])
+    services.reconcile(people.compliance, day_from=FIRST, table_ids=[v1.pk])
     found = variance.report(v1.establishment, FIRST, LAST)
     assert (found.total.hands_short, found.total.amount_short, found.total.hands) == (8, Decimal("14.00"), 20)
 
@@ -203,11 +203,11 @@ def test_a_reconciliation_committed_late_with_a_low_id_is_still_summed(people, r
     low = Reconciliation.objects.order_by("-id").values_list("id", flat=True).first()
     # Runs committed meanwhile were given ids far above it, and summed up.
     _next_reconciliation_id(low + 5000, monkeypatch)
-    services.reconcile(SYSTEM, LAST, table_ids=[v2.pk])
+    services.reconcile(SYSTEM, day_from=LAST, table_ids=[v2.pk])
     assert variance.report(room_, FIRST, june_6).total.hands_short == 9
     # Then the run that drew the low id commits: the next look sums it all the same.
     _next_reconciliation_id(low, monkeypatch)
-    late = services.reconcile(SYSTEM, june_6, table_ids=[v1.pk])
+    late = services.reconcile(SYSTEM, day_from=june_6, table_ids=[v1.pk])
     assert [r.pk for r in late] == [low + 1]
     found = variance.report(room_, FIRST, june_6)
     assert (found.total.hands_short, found.total.amount_short, found.total.hands) == (10, Decimal("16.00"), 21)
@@ -289,7 +289,7 @@ def test_only_the_room_s_officers_and_its_jurisdiction_s_regulators_see_it(clien
 
 
 def variance_findings(people, day):
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=day)
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville, as_of=day)
     return sorted((f.subject_type, f.subject.get("table") or f.subject.get("recorder"), f.severity)
                   for f in run.findings.filter(rule="ledger.short_days_in_a_row"))
 
@@ -298,7 +298,8 @@ def test_a_table_and_a_recorder_short_three_days_in_a_row_are_a_warning_not_befo
     assert variance_findings(people, datetime.date(2026, 6, 2)) == []
     assert variance_findings(people, datetime.date(2026, 6, 3)) == [
         ("recorder", "t-floor", "warning"), ("table", "V-1", "warning")]
-    run = compliance_services.run_establishment(SYSTEM, people.marysville, as_of=datetime.date(2026, 6, 4))
+    run = compliance_services.run_establishment(SYSTEM, establishment=people.marysville,
+                                                as_of=datetime.date(2026, 6, 4))
     found = run.findings.get(rule="ledger.short_days_in_a_row", subject_type="table")
     assert found.table == room[0] and found.subject["from"] == "2026-06-01"
     assert "on 4 days it was played in a row, 2026-06-01 to 2026-06-04" in found.message

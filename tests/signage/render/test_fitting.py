@@ -37,7 +37,7 @@ def stored_before_the_rule(monkeypatch, table, people):
     fields = read_posting(body(table), scope=Scope(people.floor), now=now)
     with monkeypatch.context() as patched:
         patched.setattr(fit, "posting_overflow", lambda posting: "")
-        return post_table({**fields, "notes": LONG}, user=people.floor)[0]
+        return post_table(people.floor, fields={**fields, "notes": LONG})[0]
 
 
 def test_notes_too_long_for_the_sign_are_refused_through_the_api_naming_them(api, people, long_table, clock):

@@ -247,14 +247,14 @@ def test_the_kept_standing_findings_are_what_the_inbox_works_out_whatever_happen
     checking.run_establishment(room)  # a run
     agree(start)
     error = inbox.standing(room, start).filter(severity="error").first().finding
-    acknowledge(error, user=people.compliance, reason="Handled with the Bureau.", scope=Scope(people.compliance))
+    acknowledge(people.compliance, finding=error, reason="Handled with the Bureau.", scope=Scope(people.compliance))
     agree(start)  # an acknowledgement
     assert inbox.standing_counts(inbox.standing(room, start))["error"]["acknowledged"] == 1
     # A posting made for a later moment ends the broken one's findings when it comes into force: no run needed.
     later = datetime.datetime(2026, 12, 1, 8, tzinfo=LA)
-    post_table({"table": floor["broken"].table, "game": floor["broken"].game,
-                "schedule": ScheduleDocument.objects.get(code=GEGA), "option_number": 1, "min_wager": 5,
-                "max_wager": 500, "seats": 6, "effective_from": later}, actor_label="test")
+    post_table(None, fields={"table": floor["broken"].table, "game": floor["broken"].game,
+                             "schedule": ScheduleDocument.objects.get(code=GEGA), "option_number": 1, "min_wager": 5,
+                             "max_wager": 500, "seats": 6, "effective_from": later}, actor_label="test")
     before = agree(start)
     after = agree(later + datetime.timedelta(minutes=1))
     assert after < before

@@ -83,7 +83,7 @@ def room(api, people):
     posting = post(two, "GEGA-002888")
     wrong = post(ten, "CMV-CA-TABLE-ACTION")
     error = Finding.objects.get(posting=wrong, severity="error")
-    acknowledge(error, user=people.compliance, reason="Two rates withdrawn from the floor on 2 March.",
+    acknowledge(people.compliance, finding=error, reason="Two rates withdrawn from the floor on 2 March.",
                 scope=_scope(people.compliance))
     api.force_authenticate(people.floor)
     expected = Decimal("0")
@@ -211,7 +211,7 @@ def test_the_homes_open_errors_agree_with_the_inbox_whatever_ran(people, room):
     assert agree() == 1
     for finding in Finding.objects.filter(run__kind="establishment", severity="error",
                                           acknowledged_at__isnull=True).order_by("-id")[:1]:
-        acknowledge(finding, user=people.compliance, reason="Handled on the floor.", scope=_scope(people.compliance))
+        acknowledge(people.compliance, finding=finding, reason="Handled on the floor.", scope=_scope(people.compliance))
     assert agree() == 0
 
 
