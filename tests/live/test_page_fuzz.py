@@ -12,7 +12,8 @@ through the login page:
    combinations (10 by default, what bin/test's live stage uses): a field left as the page fills it, omitted,
    repeated, or given a hostile value (NUL, lone surrogates encoded as UTF-8 bytes, invalid UTF-8, huge and
    non-finite numbers, dates at both ends and beyond, impossible dates, a choice the select does not offer, a
-   100,000-character value), half of them as htmx asks;
+   100,000-character value), half of them as htmx asks. A kind of GET form (its action's pattern and fields) and
+   a pattern's query parameters are fuzzed once per role: on another row's page they run the same code;
 3. then every POST form (its CSRF token kept) the same way, multipart ones with a file of random bytes.
 
 A run fails on any 5xx, naming every failing request (role, method, URL, fields). Left out: the login and logout
@@ -267,6 +268,9 @@ class Fuzz:
         self.seen = dict(seen or {})  # pattern name -> [path values]: real rows, as the crawls find them
         self.failures, self.requests = [], 0
         self.sessions = {}
+        # What has been fuzzed, by kind: a pattern's query parameters, a GET form (its action's pattern and its
+        # fields), per role. The same form on another row's page runs the same code: it is fetched, not fuzzed again.
+        self.fuzzed = set()
 
     def session(self, role):
         if role not in self.sessions:
@@ -369,20 +373,28 @@ class Fuzz:
         self.unreached = sorted(n for n in self.patterns if n not in self.seen and n not in SKIPPED)
         return pages
 
+    def first(self, *kind):
+        """True the first time a kind of request set is met (then it is fuzzed), False after."""
+        if kind in self.fuzzed:
+            return False
+        self.fuzzed.add(kind)
+        return True
+
     def fuzz_page(self, role, name, target, page):
         """GET the page, fuzz its query parameters and GET forms; its POST forms, for later."""
         status, _, content = self.send(role, "GET", target)
         if page is None and status == 200 and is_html(content):
             page = Page(content.decode("utf-8", "replace"))
         params = {p: {"values": [], "options": []} for p in self.query_params.get(name, ())}
-        if params:
+        if params and self.first(role, name, "query", tuple(sorted(params))):
             run_examples(lambda pairs, htmx: self.send(role, "GET", target, pairs, htmx=htmx), params)
         posts = []
         for form in page.forms if page else ():
             action = urlsplit(form["action"]).path or target
             if form["method"] == "get":
-                run_examples(lambda pairs, htmx, a=action: self.send(role, "GET", a, pairs, htmx=htmx),
-                             form["fields"])
+                if self.first(role, (resolve(action) or (action,))[0], "form", tuple(sorted(form["fields"]))):
+                    run_examples(lambda pairs, htmx, a=action: self.send(role, "GET", a, pairs, htmx=htmx),
+                                 form["fields"])
             elif (resolve(action) or ("",))[0] not in SKIPPED:
                 posts.append((role, action, form))
         return posts
