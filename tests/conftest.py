@@ -25,8 +25,12 @@ _DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "dj
 
 
 def pytest_collection_modifyitems(config, items):
-    """CARDROOM_DATABASE_TESTS_ONLY (bin/test's PostgreSQL pass): leave out the tests that never reach a database;
+    """The long tests first (marked long or migrations), so that the test processes, handed tests in this order,
+    end together rather than one of them running a long test alone at the end.
+
+    CARDROOM_DATABASE_TESTS_ONLY (bin/test's PostgreSQL pass): leave out the tests that never reach a database;
     the SQLite pass has just run them, and a second run on another database could not tell anything new."""
+    items.sort(key=lambda item: not (item.get_closest_marker("long") or item.get_closest_marker("migrations")))
     if os.environ.get("CARDROOM_DATABASE_TESTS_ONLY") != "True":
         return
     kept, left = [], []

@@ -540,6 +540,7 @@ def test_the_regulator_sees_where_each_condition_stands_at_the_establishment(cli
 # -- the demo ----------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_the_demo_records_evergreen_internal_controls_so_its_wa_postings_are_clean():
     call_command("load_demo", force=True, days=0, stdout=io.StringIO(), stderr=io.StringIO())
     evergreen = Establishment.objects.get(slug="demo-evergreen-card-room")

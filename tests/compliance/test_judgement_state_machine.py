@@ -201,6 +201,7 @@ class Judged(RuleBasedStateMachine):
             assert words.endswith(message)
 
 
+@pytest.mark.long
 def test_every_door_agrees_with_the_judgement_whatever_the_order(people, clock):
     Judged.people, Judged.clock = people, staticmethod(clock)
     run_state_machine_as_test(Judged, settings=settings(

@@ -47,6 +47,7 @@ def test_the_default_is_a_whole_month_inside_the_postings_and_before_today():
     assert DEMO_POSTED_FROM.date() < first and last < datetime.date(2026, 11, 23)
 
 
+@pytest.mark.long
 def test_load_demo_adds_compliance_2_and_recorded_play_and_a_second_run_adds_nothing():
     # The first day, then the first two: the longer run adds only the day after.
     load_demo(days=1)

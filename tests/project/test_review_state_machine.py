@@ -353,6 +353,7 @@ class ReviewMachine(RuleBasedStateMachine):
                 assert entry.data["as"] == "administrator"
 
 
+@pytest.mark.long
 def test_the_review_mechanism_holds_whatever_people_do(db, mailoutbox):
     run_state_machine_as_test(ReviewMachine, settings=settings(
         max_examples=15, stateful_step_count=12, deadline=None, database=None,

@@ -517,6 +517,7 @@ def test_the_ledger_refuses_rounds_at_a_house_banked_table(people, table):
 # -- the demo --------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_the_demo_posts_the_washington_tables_and_every_demo_table_prints_a_sign():
     call_command("load_demo", force=True, days=0, stdout=io.StringIO(), stderr=io.StringIO())
     tables = list(Table.objects.filter(establishment__slug__in=["casino-marysville", "demo-evergreen-card-room"]))

@@ -281,6 +281,7 @@ def test_a_get_is_a_watermarked_preview_and_records_nothing(api, people, table):
 
 
 @pytest.mark.parametrize("layout", render.LAYOUTS)  # one test a layout: the two share the run's two processes
+@pytest.mark.long
 def test_every_seeded_option_fits_both_layouts(people, table, tmp_path, layout):
     """The longest (most tiers) and the shortest options, with the game that has the most payouts, print
     without overflow on both layouts; pdftoppm renders every page."""

@@ -56,6 +56,7 @@ def entries(table, day, reference, paid, played):
 # -- an import ----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_importing_the_demo_day_shows_it_on_the_variance_page_without_the_nightly_run(
         client, django_capture_on_commit_callbacks):
     call_command("load_demo", force=True, days=0, stdout=io.StringIO(), stderr=io.StringIO())

@@ -725,6 +725,7 @@ def test_a_checkpoint_of_another_jurisdictions_chain_is_refused(client, people, 
     assert log_of(people.wa_room.slug) in text(response)
 
 
+@pytest.mark.long
 def test_the_audit_log_says_in_words_what_happened_at_room_time_and_a_done_export_is_not_running(client, people):
     import io
 
