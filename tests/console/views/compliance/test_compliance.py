@@ -595,3 +595,14 @@ def test_diff_renumbering_alone_is_no_change():
     old = [option(1, tier(1, "1", "10", "1"), tier(2, "11", None, "2"))]
     new = [option(1, tier(5, "1", "10", "1"), tier(9, "11", None, "2"))]
     assert diff.diff_versions(old, new).is_empty
+
+
+def test_a_tier_printed_without_bounds_reads_as_its_fee_alone(officer):
+    """GEGA-002888 option 1 prints its player fee "$0" once, with no bounds: "As printed" says "$0", not "—: $0"."""
+    page = officer.get(reverse("console:compliance-version", args=["casino-marysville", "GEGA-002888", 1]))
+    html = page.content.decode()
+    tier = FeeTier.objects.filter(option__version__document__code="GEGA-002888", option__version__number=1,
+                                  option__number=1, printed_bounds="").first()
+    assert tier is not None and tier.printed_fee == "$0"
+    assert f'<td data-label="As printed">{tier.printed_fee}</td>' in html
+    assert ">—: " not in html and '<td data-label="As printed">: ' not in html
