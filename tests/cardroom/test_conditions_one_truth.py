@@ -121,3 +121,18 @@ def test_a_record_met_and_its_withdrawal_read_the_same_on_both_pages(client, reg
     assert (state, words.split(" 2. ")[0]) == ("outstanding", "outstanding here")
     assert detail.startswith("A record that it was met was withdrawn by t-compliance-wa ")
     assert detail.endswith(": The letter was for another room.")
+
+
+def test_a_note_is_its_own_sentence_after_the_record(client, regulated):
+    """A note written as a sentence ("….") reads as one after the record on both pages, never "….;"."""
+    wa, pk = regulated.wa_room, condition(INTERNAL_CONTROLS).pk
+    client.force_login(regulated.compliance_wa)
+    met = client.post(reverse("console:compliance-condition-met", args=[wa.slug, pk]),
+                      {f"c{pk}-met_on": "2026-02-01", f"c{pk}-evidence": "WSGC letter IC-2026-17",
+                       f"c{pk}-note": "Seen by the inspector."})
+    assert met.status_code == 302
+    compliance, regulator = both_pages(client, regulated, wa)
+    assert compliance == regulator
+    detail = compliance[pk][2]
+    assert detail.startswith("Met on 2026-02-01; evidence: WSGC letter IC-2026-17; recorded by t-compliance-wa ")
+    assert detail.endswith(". Note: Seen by the inspector.") and ".;" not in detail, detail
