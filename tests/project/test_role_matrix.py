@@ -12,8 +12,9 @@ The rules the table follows:
   same answer as for one that does not exist;
 - something you may see but your role may not do (a regulator printing, a floor supervisor publishing): 403.
 
-Each cell runs on its own fresh data (a posted table with a sign to print, a finding, a draft, a ledger entry,
-an audit export bundle), so a write in one cell never changes another's answer.
+Each cell runs on the same data (a posted table with a sign to print, a finding, a draft, a ledger entry, an audit
+export bundle), made once for the module, in a savepoint of its own rolled back after it, so a write in one cell
+never changes another's answer.
 """
 
 import datetime
@@ -302,9 +303,44 @@ def fill(value, world):
     return value
 
 
+# What the cells read, made once for the module. The others would change what another cell starts from (approving
+# the proposed reading, asking for the broken posting's override, recording the condition a cell records), so each
+# cell that needs them makes its own.
+SHARED = ("table", "posting", "broken_posting", "posted_table", "in_an_hour", "published", "draft", "in_review",
+          "reading_proposed", "entry", "reconciliation", "finding", "export")
+
+
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The data the cells share, made once inside a transaction rolled back after the module; each cell runs in a
+    savepoint of its own (pytest-django's), rolled back after it, so a write in one cell never changes another's
+    answer. Jobs run in-process and exports are signed with the test run's key, as the function fixtures
+    (tests/conftest.py) arrange for each test."""
+    from django.db import transaction
+    from django.test import TestCase, override_settings
+
+    from cardroom.celery import app
+    from tests.conftest import People
+
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        with django_db_blocker.unblock(), transaction.atomic(), override_settings(
+                CELERY_TASK_ALWAYS_EAGER=True, SIGNING_KEY_FILE=tmp_path_factory.getbasetemp() / "signing-key.pem"):
+            world = World(People(), TestCase.captureOnCommitCallbacks)
+            for name in SHARED:
+                world[name]
+            yield dict(world.made)
+            transaction.set_rollback(True)
+    finally:
+        app.conf.task_always_eager = eager
+
+
 @pytest.fixture
-def world(people, django_capture_on_commit_callbacks):
-    return World(people, django_capture_on_commit_callbacks)
+def world(people, shared_world, django_capture_on_commit_callbacks):
+    world = World(people, django_capture_on_commit_callbacks)
+    world.made.update(shared_world)
+    return world
 
 
 @pytest.mark.parametrize("role, method, address, body, expected", CELLS)
