@@ -23,22 +23,24 @@ from .tally import AMOUNTS, FIGURES, Tally
 KEY = ("establishment_id", "table_id", "gaming_day", "currency")
 
 
+ADD_CHUNK = 500  # table-days per statement: 8,000 parameters, well inside SQLite's and PostgreSQL's limits
+
+
 def add(deltas):
     """Add a ``Tally``'s figures to the kept sums, in the caller's transaction (the rows' own)."""
     items = deltas.items()
-    if not items:
-        return
     table = LedgerDay._meta.db_table
     columns = KEY + FIGURES
     row = f"({', '.join(['%s'] * len(columns))})"
-    params = []
-    for (establishment_id, table_id, day, currency), figures in items:
-        params += [establishment_id, table_id, day, currency, *(figures[name] for name in FIGURES)]
-    sql = (f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(items))} "
-           f"ON CONFLICT (table_id, gaming_day, currency) DO UPDATE SET "
-           + ", ".join(f"{name} = {table}.{name} + excluded.{name}" for name in FIGURES))
+    upsert = (f"ON CONFLICT (table_id, gaming_day, currency) DO UPDATE SET "
+              + ", ".join(f"{name} = {table}.{name} + excluded.{name}" for name in FIGURES))
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        for start in range(0, len(items), ADD_CHUNK):
+            part, params = items[start:start + ADD_CHUNK], []
+            for (establishment_id, table_id, day, currency), figures in part:
+                params += [establishment_id, table_id, day, currency, *(figures[name] for name in FIGURES)]
+            cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))} "
+                           + upsert, params)
 
 
 # -- what the rows sum to ---------------------------------------------------------------------------------------
