@@ -29,7 +29,7 @@ from cardroom.access import Scope
 from cardroom.models import AuditLogEntry
 from fees import ledger
 from fees.ledger import kept_sums, tally
-from fees.models import CollectionEntry, FeeTier, LedgerDay
+from fees.models import ClosedMonth, CollectionEntry, FeeTier, LedgerDay
 from tests.conftest import People
 from tests.factories import make_posted_table
 
@@ -257,6 +257,16 @@ def test_a_kept_sum_with_no_rows_left_is_removed_by_the_repair(played):
     check("--repair")
     assert not LedgerDay.objects.filter(gaming_day=datetime.date(2026, 6, 20)).exists()
     assert "agree" in check()
+
+
+def test_a_closed_month_is_left_out_of_the_check_its_kept_sums_are_all_there_is(played):
+    one, _ = played
+    LedgerDay.objects.filter(table=one, gaming_day=DAYS[0]).update(rounds=9)
+    assert kept_sums.differences()
+    ClosedMonth.objects.create(month=DAYS[0].replace(day=1), archive_dir="archive", closed_by="test",
+                               closed_at=datetime.datetime.now(tz=LA))
+    assert kept_sums.differences() == [] and "agree" in check("--repair")
+    assert LedgerDay.objects.get(table=one, gaming_day=DAYS[0]).rounds == 9  # the repair leaves it alone too
 
 
 def test_the_migration_fills_the_kept_sums_from_the_rows(played):
