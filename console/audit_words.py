@@ -169,6 +169,8 @@ WORDS = {
     "ledger.month_reopened": lambda d: (f"Reopened {_month(d)}: its {_files(d, 'partitions')} partitions attached "
                                         "again from their archived files."),
     "ledger.reconcile": _reconciled,
+    "ledger.sums_repaired": lambda d: (f"Rewrote the ledger's kept sums of {_v(d, 'table_days', '?')} table-days from "
+                                       f"their rounds and entries ({_v(d, 'differences', '?')} figures differed)."),
     "ledger.reconcile_requested": lambda d: (f"Asked for every table with play from {_v(d, 'day_from', '?')} to "
                                              f"{_v(d, 'day_to', '?')} to be reconciled again."),
     "posting.create": _posted,

@@ -18,6 +18,9 @@ is checked the same way whichever door it came in by.
   that table at that moment; idempotent on (table, gaming day, reference).
 - ``reconcile``: expected (rounds) against collected (entries no later entry corrects) per table and gaming
   day, hand by hand, aggregated in SQL; results stored as ``Reconciliation`` rows and logged.
+- Kept sums (``kept_sums``, its arithmetic in ``tally``): per table and gaming day, the rounds, expected, entries
+  that count and collected (by payer and fee kind) in ``LedgerDay``, added to in the same transaction as every round
+  and entry written here; ``kept_sums.differences`` and ``repair`` check them against the rows.
 
 The package: ``intake`` (checking entries, ``record_entries``), ``storage`` (writing them), ``rounds``
 (``record_round``), ``compact`` (a round's explanation, fee lines and fees by payer kept compactly and rebuilt:

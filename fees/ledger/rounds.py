@@ -13,7 +13,8 @@ from cardroom.money import CENT
 
 from ..models import LedgerConflict, RoundOfPlay, TablePosting
 from ..months.selectors import closed_for
-from . import compact
+from . import compact, kept_sums
+from .tally import Tally
 from .intake import checked_identifier, RowError, agreed_gaming_day
 
 def _cents(amount):
@@ -117,6 +118,9 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
                 currency=schedule.currency, **stored,
                 recorded_by=user if getattr(user, "is_authenticated", False) else None,
             )
+            added = Tally()  # the table-day's kept sums, in the round's transaction
+            added.round((establishment.pk, table.pk, gaming_day, round_.currency), round_.expected_total)
+            kept_sums.add(added)
     except IntegrityError:
         existing = RoundOfPlay.objects.filter(table=table, gaming_day=gaming_day, reference=reference).first()
         if existing is not None and _same_round(existing, played_at, facts):

@@ -4,6 +4,8 @@ on PostgreSQL, ``bulk_create`` elsewhere; a key already recorded with other cont
 from django.db import connection
 
 from ..models import CollectionEntry, LedgerConflict
+from . import kept_sums
+from .tally import Tally
 
 # A batch that meets a concurrent one in a deadlock or serialization failure is tried again this many times.
 RETRIES = 3
@@ -83,13 +85,25 @@ def insert_postgresql(rows, user_id, now):
         # check below finds both a key re-sent with other content and a key recorded on another day (raising
         # rolls the batch back). In key order, so that two batches sharing keys lock them in the same order and
         # one waits for the other instead of deadlocking.
+        # The rows inserted come back summed per table-day, payer and fee kind, for the kept sums: a correction
+        # adds its amount less the amount of the entry it corrects (recorded before this batch: the statement
+        # reads it as it stood), which stops counting; the entries that count grow by the others alone.
         cursor.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
+            f"WITH inserted AS (INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
             f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY establishment_id, idempotency_key "
-            f"ON CONFLICT (establishment_id, idempotency_key, gaming_day) DO NOTHING",
+            f"ON CONFLICT (establishment_id, idempotency_key, gaming_day) DO NOTHING "
+            f"RETURNING establishment_id, table_id, gaming_day, currency, payer, fee_kind, amount, corrects_id) "
+            f"SELECT i.establishment_id, i.table_id, i.gaming_day, i.currency, i.payer, i.fee_kind, count(*), "
+            f"count(*) FILTER (WHERE i.corrects_id IS NULL), sum(i.amount) - coalesce(sum(o.amount), 0) "
+            f"FROM inserted i LEFT JOIN {table} o ON o.id = i.corrects_id AND o.gaming_day = i.gaming_day "
+            f"GROUP BY 1, 2, 3, 4, 5, 6",
             [user_id, now],
         )
-        created = cursor.rowcount
+        added, created = Tally(), 0
+        for establishment_id, table_id, day, currency, payer, fee_kind, rows_in, counting, amount in \
+                cursor.fetchall():
+            added.collected((establishment_id, table_id, day, currency), payer, fee_kind, amount, entries=counting)
+            created += rows_in
         # The key locks after the insert, so only the check and the commit wait for a concurrent batch; in
         # order, so that two batches never wait for each other both ways. The check is a statement begun after
         # the lock: it sees what a batch that held it committed.
@@ -104,6 +118,7 @@ def insert_postgresql(rows, user_id, now):
         if reused:
             raise _reused_key(reused)
         cursor.execute("DROP TABLE ledger_incoming")
+    kept_sums.add(added)  # last: the batch is known good, and every writer locks its table-days in one order
     return created
 
 
@@ -134,7 +149,26 @@ def insert_portable(rows, user_id, now, chunk=500):
     if reused:
         raise _reused_key(sorted(reused))
     CollectionEntry.objects.bulk_create(fresh, batch_size=chunk)
+    kept_sums.add(_added(fresh, chunk))
     return len(fresh)
+
+
+def _added(fresh, chunk):
+    """What entries just written add to the kept sums: a correction its amount less the amount of the entry it
+    corrects (which stops counting: ``EntryQuerySet.effective``), the others their amount and one entry more."""
+    corrected_ids = [entry.corrects_id for entry in fresh if entry.corrects_id is not None]
+    corrected = {}
+    for start in range(0, len(corrected_ids), chunk):
+        corrected.update(CollectionEntry.objects.filter(pk__in=corrected_ids[start:start + chunk])
+                         .values_list("id", "amount"))
+    added = Tally()
+    for entry in fresh:
+        key = (entry.establishment_id, entry.table_id, entry.gaming_day, entry.currency)
+        if entry.corrects_id is None:
+            added.collected(key, entry.payer, entry.fee_kind, entry.amount)
+        else:
+            added.correction(key, entry.payer, entry.fee_kind, entry.amount, corrected[entry.corrects_id])
+    return added
 
 
 def transient(error):

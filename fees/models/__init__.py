@@ -2,6 +2,7 @@ from .ledger import CollectionEntry, LedgerConflict, LedgerImmutableError, Recon
 from .postings import PostingBonusLimit, PostingImmutableError, TablePosting
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .imports import ImportMapping, RecordImport
+from .ledger_days import LedgerDay
 from .months import ClosedMonth
 from .options import FeeOption, FeeTier
 from .reviews import Interpretation, VersionReview
@@ -14,6 +15,7 @@ __all__ = [
     "ClosedMonth",
     "CollectionEntry",
     "LedgerConflict",
+    "LedgerDay",
     "LedgerImmutableError",
     "Reconciliation",
     "RoundOfPlay",

@@ -1,0 +1,56 @@
+import datetime
+
+from django.core.management.base import CommandError
+
+from cardroom.management.base import BaseCommand
+from cardroom.models import Establishment
+
+from ...ledger import kept_sums
+
+
+def _day(text):
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"{text!r} is not a day (YYYY-MM-DD).") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Rebuild the ledger's kept sums (per table and gaming day: rounds, expected, entries, collected, by payer "
+        "and fee kind) from the rounds and entries and print where they differ from the sums kept as the ledger was "
+        "written. Closed months are left out (their rows are archived). With --repair, rewrite the differing "
+        "table-days from the rows and log it in the audit log. Exit status 1 when differences are found and not "
+        "repaired."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--establishment", metavar="SLUG", help="Only this establishment (its slug).")
+        parser.add_argument("--from", dest="day_from", type=_day, help="The first gaming day (YYYY-MM-DD).")
+        parser.add_argument("--to", dest="day_to", type=_day, help="The last gaming day (YYYY-MM-DD).")
+        parser.add_argument("--repair", action="store_true", help="Rewrite the differing kept sums from the rows.")
+
+    def handle(self, *args, establishment, day_from, day_to, repair, **options):
+        room = None
+        if establishment is not None:
+            room = Establishment.objects.filter(slug=establishment).first()
+            if room is None:
+                raise CommandError(f"No establishment {establishment!r}.")
+        if day_from and day_to and day_to < day_from:
+            raise CommandError(f"--to ({day_to}) comes before --from ({day_from}).")
+        if repair:
+            found = kept_sums.repair(room, day_from, day_to)
+        else:
+            found = kept_sums.differences(room, day_from, day_to)
+        for (establishment_id, table_id, day, currency), name, kept, rebuilt in found:
+            self.stdout.write(f"establishment {establishment_id} table {table_id} {day} {currency} {name}: "
+                              f"kept {kept}, rows {rebuilt}")
+        table_days = len({key for key, *_ in found})
+        if not found:
+            self.stdout.write(self.style.SUCCESS("The kept sums agree with the rows."))
+        elif repair:
+            self.stdout.write(self.style.SUCCESS(f"Repaired {table_days} table-days ({len(found)} figures) from "
+                                                 f"the rows; logged in the audit log."))
+        else:
+            self.stdout.write(f"{table_days} table-days differ ({len(found)} figures); --repair rewrites them.")
+            raise CommandError(f"The kept sums differ from the rows at {table_days} table-days.")

@@ -1,0 +1,288 @@
+"""The ledger's kept sums (fees.models.LedgerDay, fees.ledger.kept_sums): added to in the same transaction as the
+rounds and entries they sum, whatever the door (the services, the bulk API), so that they always equal the sums
+rebuilt from the rows; ``check_ledger_sums`` finds a table-day changed behind their back and ``--repair`` rewrites
+it, logged; migration 0019's fill makes them from the rows already there.
+
+A repricing (fees.quotes.repricing, the impact report) never writes the ledger: nothing for the kept sums to follow.
+
+The state machine's examples each run in a savepoint rolled back at their end, inside the test's transaction
+(SQLite: the portable insert; PostgreSQL: the COPY path)."""
+
+import datetime
+import importlib
+import io
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.apps import apps
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from rest_framework.test import APIClient
+
+from cardroom import generation
+from cardroom.access import Scope
+from cardroom.models import AuditLogEntry
+from fees import ledger
+from fees.ledger import kept_sums, tally
+from fees.models import ClosedMonth, CollectionEntry, FeeTier, LedgerDay
+from tests.conftest import People
+from tests.factories import make_posted_table
+
+pytestmark = pytest.mark.django_db
+LA = ZoneInfo("America/Los_Angeles")
+DAYS = (datetime.date(2026, 6, 1), datetime.date(2026, 6, 2))
+LABELS = ("KS-1", "KS-2", "KS-3")
+BULK = "/api/v1/ledger/entries/bulk/"
+# Facts GEGA-002888 option 43 prices (the tables' posting), for rounds expecting different fees.
+FACTS = (
+    {"wagers": [{"player": "p1", "base": "150", "bonus": "25", "backline": False}, {"player": "p1", "base": "20"},
+                {"player": "p2", "base": "40", "backline": True}]},
+    {"wagers": [{"player": "p1", "base": "20"}]},
+    {"wagers": [{"player": "p1", "base": "150"}, {"player": "p2", "base": "40"}]},
+)
+
+tables = st.integers(0, len(LABELS) - 1)
+days = st.sampled_from(DAYS)
+amounts = st.integers(0, 2_000).map(lambda cents: Decimal(cents).scaleb(-2))  # 0.00 to 20.00
+payers = st.sampled_from(FeeTier.Payer.values)
+kinds = st.sampled_from(FeeTier.FeeKind.values)
+collections = st.lists(st.tuples(tables, days, payers, kinds, amounts), min_size=1, max_size=4)
+
+
+def test_the_figures_cover_every_payer_and_fee_kind_and_the_model_has_them_all():
+    assert set(tally.PAYERS) == set(FeeTier.Payer.values) and set(tally.FEE_KINDS) == set(FeeTier.FeeKind.values)
+    assert set(tally.FIGURES) <= {field.name for field in LedgerDay._meta.fields}
+
+
+class KeptSums(RuleBasedStateMachine):
+    """Rounds, entries, re-sent batches and corrections (through the services and the bulk API) in any order over
+    three tables and two gaming days; after every step the kept sums equal the rows' (``check_ledger_sums``' own
+    comparison), and the money collected equals what a plain model of the ledger says counts."""
+
+    def __init__(self):
+        super().__init__()
+        generation.forget()  # ids come back after a rollback (SQLite): forget what the process remembered
+        self.savepoint = transaction.savepoint()
+        self.people = People()
+        self.user = self.people.compliance
+        self.tables = [make_posted_table(self.people.marysville, label=label) for label in LABELS]
+        self.api = APIClient()
+        self.api.force_authenticate(self.user)
+        self.serial = 0
+        self.sent = []  # batches recorded, to send again
+        # The model: the entries that count, {idempotency key: (table id, day, amount)}; rounds per table-day.
+        self.counting = {}
+        self.rounds = {}
+
+    def teardown(self):
+        transaction.savepoint_rollback(self.savepoint)
+        generation.forget()
+
+    def _key(self, prefix):
+        self.serial += 1
+        return f"{prefix}-{self.serial}"
+
+    def _rows(self, drawn):
+        rows = []
+        for table, day, payer, kind, amount in drawn:
+            played = datetime.datetime.combine(day, datetime.time(15), tzinfo=LA)
+            rows.append({"idempotency_key": self._key("e"), "table": self.tables[table].pk,
+                         "gaming_day": day.isoformat(), "reference": f"H-{self.serial % 5}",
+                         "collected_at": played.isoformat(), "payer": payer, "player": "p1", "fee_kind": kind,
+                         "amount": str(amount)})
+        return rows
+
+    def _counted(self, rows):
+        """The model after ``rows`` were recorded: each counts, and stops the entry it corrects from counting."""
+        for row in rows:
+            corrected = row.get("corrects_key")
+            if corrected is None and row.get("corrects") is not None:
+                corrected = CollectionEntry.objects.get(pk=row["corrects"]).idempotency_key
+            if corrected is not None:
+                table_id, day, _ = self.counting.pop(corrected)
+            else:
+                table_id, day = row["table"], datetime.date.fromisoformat(row["gaming_day"])
+            self.counting[row["idempotency_key"]] = (table_id, day, Decimal(row["amount"]))
+
+    @rule(table=tables, day=days, facts=st.sampled_from(FACTS), again=st.booleans())
+    def record_a_round(self, table, day, facts, again):
+        reference = self._key("R")
+        played = datetime.datetime.combine(day, datetime.time(14), tzinfo=LA)
+        for _ in range(2 if again else 1):  # recorded again: the same round, nothing added
+            round_, _ = ledger.record_round(table=self.tables[table], reference=reference, played_at=played,
+                                            facts=facts, gaming_day=day, user=self.user)
+        self.rounds.setdefault((self.tables[table].pk, day), []).append(round_.expected_total)
+
+    @rule(drawn=collections)
+    def record_entries(self, drawn):
+        rows = self._rows(drawn)
+        result = ledger.record_entries(rows, scope=Scope(self.user), user=self.user)
+        assert result.created == len(rows)
+        self.sent.append(rows)
+        self._counted(rows)
+
+    @rule(drawn=collections)
+    def post_to_the_bulk_api(self, drawn):
+        rows = self._rows(drawn)
+        response = self.api.post(BULK, {"entries": rows}, format="json")
+        assert response.status_code == 201, response.json()
+        self.sent.append(rows)
+        self._counted(rows)
+
+    @precondition(lambda self: self.sent)
+    @rule(data=st.data())
+    def send_a_batch_again(self, data):
+        rows = data.draw(st.sampled_from(self.sent))
+        assert ledger.record_entries(rows, scope=Scope(self.user), user=self.user).created == 0
+
+    @precondition(lambda self: self.counting)
+    @rule(data=st.data(), amount=amounts, by_api=st.booleans())
+    def correct_an_entry(self, data, amount, by_api):
+        corrected = data.draw(st.sampled_from(sorted(self.counting)))
+        fix = {"idempotency_key": self._key("fix"), "amount": str(amount), "reason": "Miscounted"}
+        if by_api:  # by its key, through the bulk API
+            fix["corrects_key"] = corrected
+            response = self.api.post(BULK, {"entries": [fix]}, format="json")
+            assert response.status_code == 201, response.json()
+        else:
+            fix["corrects"] = CollectionEntry.objects.get(idempotency_key=corrected).pk
+            ledger.record_entries([fix], scope=Scope(self.user), user=self.user)
+        self._counted([fix])
+        self.sent.append([fix])
+
+    @invariant()
+    def the_kept_sums_are_the_rows_sums(self):
+        assert kept_sums.differences() == []
+
+    @invariant()
+    def the_kept_sums_are_what_counts(self):
+        mine = {table.pk for table in self.tables}
+        kept = {(key[1], key[2]): figures for key, figures in kept_sums.kept().items() if key[1] in mine}
+        collected = {}
+        for table_id, day, amount in self.counting.values():
+            entries, total = collected.get((table_id, day), (0, Decimal("0.00")))
+            collected[(table_id, day)] = (entries + 1, total + amount)
+        for table_day in set(kept) | set(collected) | set(self.rounds):
+            figures = kept.get(table_day, tally.zero())
+            assert (figures["entries"], figures["collected_total"]) == collected.get(table_day, (0, 0))
+            assert sum(figures[name] for name in tally.BY_PAYER) == figures["collected_total"]
+            assert sum(figures[name] for name in tally.BY_KIND) == figures["collected_total"]
+            expected = self.rounds.get(table_day, [])
+            assert (figures["rounds"], figures["expected_total"]) == (len(expected), sum(expected, Decimal("0.00")))
+
+
+def test_the_kept_sums_always_equal_the_sums_of_the_rows(db):
+    run_state_machine_as_test(KeptSums, settings=settings(
+        max_examples=12, stateful_step_count=10, deadline=None, database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+
+
+# -- the check, the repair and the migration ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def played(people):
+    """Two tables, a round and two collections each on the first day, one corrected; a round on the second."""
+    one, two = (make_posted_table(people.marysville, label=label) for label in ("C-1", "C-2"))
+    user = people.compliance
+    rows = []
+    for table in (one, two):
+        played_at = datetime.datetime.combine(DAYS[0], datetime.time(15), tzinfo=LA)
+        ledger.record_round(table=table, reference="A", played_at=played_at, facts=FACTS[0], gaming_day=DAYS[0],
+                            user=user)
+        rows += [{"idempotency_key": f"{table.label}-{payer}", "table": table.pk, "reference": "A",
+                  "collected_at": played_at.isoformat(), "payer": payer, "player": "p1", "fee_kind": payer,
+                  "amount": amount} for payer, amount in (("player", "4.00"), ("player_dealer", "3.00"))]
+    ledger.record_entries(rows, scope=Scope(user), user=user)
+    ledger.record_entries([{"idempotency_key": "C-1-fix", "corrects_key": "C-1-player", "amount": "3.50",
+                            "reason": "Miscounted"}], scope=Scope(user), user=user)
+    ledger.record_round(table=one, reference="B", played_at=datetime.datetime.combine(
+        DAYS[1], datetime.time(15), tzinfo=LA), facts=FACTS[1], gaming_day=DAYS[1], user=user)
+    return one, two
+
+
+def check(*args):
+    out = io.StringIO()
+    call_command("check_ledger_sums", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_the_kept_sums_of_a_day_played_and_corrected(played):
+    one, _ = played
+    day = LedgerDay.objects.get(table=one, gaming_day=DAYS[0])
+    assert (day.rounds, day.entries, day.collected_total) == (1, 2, Decimal("6.50"))
+    assert (day.paid_by_player, day.paid_by_player_dealer, day.kind_player) == (
+        Decimal("3.50"), Decimal("3.00"), Decimal("3.50"))
+    assert "agree" in check()
+
+
+def test_a_kept_sum_changed_behind_its_back_is_found_and_repaired(people, played):
+    one, two = played
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {LedgerDay._meta.db_table} SET collected_total = collected_total + 1, rounds = 5 "
+                       f"WHERE table_id = %s AND gaming_day = %s", [one.pk, DAYS[0]])
+    # An entry written around the ledger's services: the rows now say more than the kept sums.
+    CollectionEntry.objects.create(
+        idempotency_key="around", establishment=people.marysville, table=two, gaming_day=DAYS[1], reference="Z",
+        collected_at=datetime.datetime.combine(DAYS[1], datetime.time(15), tzinfo=LA), payer="pot", fee_kind="time",
+        amount=Decimal("2.00"), currency="USD", recorded_at=datetime.datetime.now(tz=LA))
+    with pytest.raises(CommandError, match="2 table-days"):
+        check()
+    found = {(key[1], key[2], name): (kept, rebuilt) for key, name, kept, rebuilt in kept_sums.differences()}
+    assert found[(one.pk, DAYS[0], "rounds")] == (5, 1)
+    assert found[(one.pk, DAYS[0], "collected_total")] == (Decimal("7.50"), Decimal("6.50"))
+    assert found[(two.pk, DAYS[1], "kind_time")] == (Decimal("0.00"), Decimal("2.00"))
+    with pytest.raises(CommandError, match="1 table-days"):  # a period: the other day is left out
+        check("--from", DAYS[0].isoformat(), "--to", DAYS[0].isoformat(), "--establishment", "casino-marysville")
+
+    said = check("--repair")
+    assert "Repaired 2 table-days" in said
+    assert "agree" in check()
+    assert LedgerDay.objects.get(table=two, gaming_day=DAYS[1]).paid_by_pot == Decimal("2.00")
+    logged = AuditLogEntry.objects.get(action="ledger.sums_repaired")
+    assert logged.establishment == people.marysville and logged.data["table_days"] == 2
+    assert {"table": one.pk, "gaming_day": DAYS[0].isoformat(), "currency": "USD", "figure": "rounds",
+            "kept": 5, "rebuilt": 1} in logged.data["differing"]
+
+
+def test_a_kept_sum_with_no_rows_left_is_removed_by_the_repair(played):
+    one, _ = played
+    LedgerDay.objects.filter(table=one, gaming_day=DAYS[1]).update(gaming_day=datetime.date(2026, 6, 20))
+    assert len({key for key, *_ in kept_sums.differences()}) == 2
+    check("--repair")
+    assert not LedgerDay.objects.filter(gaming_day=datetime.date(2026, 6, 20)).exists()
+    assert "agree" in check()
+
+
+def test_a_closed_month_is_left_out_of_the_check_its_kept_sums_are_all_there_is(played):
+    one, _ = played
+    LedgerDay.objects.filter(table=one, gaming_day=DAYS[0]).update(rounds=9)
+    assert kept_sums.differences()
+    ClosedMonth.objects.create(month=DAYS[0].replace(day=1), archive_dir="archive", closed_by="test",
+                               closed_at=datetime.datetime.now(tz=LA))
+    assert kept_sums.differences() == [] and "agree" in check("--repair")
+    assert LedgerDay.objects.get(table=one, gaming_day=DAYS[0]).rounds == 9  # the repair leaves it alone too
+
+
+def test_the_migration_fills_the_kept_sums_from_the_rows(played):
+    before = kept_sums.kept()
+    LedgerDay.objects.all().delete()
+    importlib.import_module("fees.migrations.0019_ledger_days").fill(apps, None)
+    assert kept_sums.kept() == before and kept_sums.differences() == []
+
+
+@pytest.mark.migrations
+@pytest.mark.django_db(transaction=True)
+def test_migrating_back_and_forth_fills_the_kept_sums_again(reseed, played):
+    before = kept_sums.kept()
+    assert before
+    for target in ([("fees", "0018_variance_over_collected")], None):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(target or executor.loader.graph.leaf_nodes())
+    assert kept_sums.kept() == before and kept_sums.differences() == []
