@@ -28,39 +28,35 @@ def copy_into_test_database(template, alias="default"):
     """Make the test database of ``alias`` a copy of the template, and point the connection at it (what Django's
     create_test_db does, but copying instead of migrating). Returns the test database's name."""
     connection = connections[alias]
-    test_name = connection.creation._get_test_db_name()
-    if connection.vendor == "sqlite":
-        connection.close()
-        _point(connection, alias, test_name)
-        connection.ensure_connection()
-        with sqlite3.connect(template) as source:
-            source.backup(connection.connection)
-    elif connection.vendor == "postgresql":
-        with connection._nodb_cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{test_name}" WITH (FORCE)')
-            _create_from(cursor, test_name, template)
-        connection.close()
-        _point(connection, alias, test_name)
-    else:
+    if connection.vendor not in ("sqlite", "postgresql"):
         raise RuntimeError(f"{ENV} is set but {connection.vendor} has no template copy here")
+    test_name = connection.creation._get_test_db_name()
+    connection.close()
+    _point(connection, alias, test_name)
+    _copy(connection, template)
     return test_name
 
 
 def reset(alias="default"):
     """After a transactional test, instead of Django's flush (which empties every table, on PostgreSQL a TRUNCATE of
     each, seconds long, after which the seed data had to be loaded again): the test database becomes the template's
-    copy again, seed data and people included. SQLite: copied back in place; PostgreSQL: made again from it."""
-    connection = connections[alias]
+    copy again, seed data and people included."""
+    _copy(connections[alias], named())
+
+
+def _copy(connection, template):
+    """The connection's database made the template's copy: SQLite's copied in place (into the in-memory database the
+    connection keeps open), PostgreSQL's dropped and made again from it."""
     if connection.vendor == "sqlite":
         connection.ensure_connection()
-        with sqlite3.connect(named()) as source:
+        with sqlite3.connect(template) as source:
             source.backup(connection.connection)
-    else:
-        name = connection.settings_dict["NAME"]
-        connection.close()
-        with connection._nodb_cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            _create_from(cursor, name, named())
+        return
+    name = connection.settings_dict["NAME"]
+    connection.close()
+    with connection._nodb_cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _create_from(cursor, name, template)
 
 
 def drop(test_name, alias="default"):
