@@ -246,6 +246,27 @@ if SIGNING_ROOT and not re.fullmatch(r"SHA256:[0-9a-f]{64}", SIGNING_ROOT):
     raise ImproperlyConfigured(f"SIGNING_ROOT must be a key's fingerprint, SHA256: and 64 lower-case hex digits (as "
                                f"GET /api/v1/audit/keys names it), not {SIGNING_ROOT!r}")
 
+# This installation as a witness of other logs (cardroom/witness/, docs/audit.md "Witnesses"; C2SP tlog-witness).
+# WITNESS_NAME is the witness's key name, a schema-less URL such as "witness.example.org/regulator"; empty, this
+# installation is no witness and /witness/ answers 404. Its own Ed25519 key is WITNESS_KEY (PEM, or base64 of the
+# raw 32 bytes), else WITNESS_KEY_FILE, created there (0600) when missing, as SIGNING_KEY; it must not be the signing
+# key. WITNESS_LOGS: the logs it cosigns, entries separated by ";" or newlines, each an origin prefix and the log's
+# verifier key(s) separated by spaces: "cardroom/audit/ cardroom+1a2b3c4d+AT...=; example.org/log example.org/log+..."
+# (cardroom.witness.logs; a checkpoint's origin takes the keys of the longest prefix it starts with).
+WITNESS_NAME = os.environ.get("WITNESS_NAME", "").strip()
+if WITNESS_NAME and (any(c.isspace() or c == "+" for c in WITNESS_NAME) or not WITNESS_NAME.isprintable()):
+    raise ImproperlyConfigured(f"WITNESS_NAME is a key name, a schema-less URL with no spaces and no '+' (e.g. "
+                               f"witness.example.org/regulator), not {WITNESS_NAME!r}")
+WITNESS_KEY = os.environ.get("WITNESS_KEY", "")
+WITNESS_KEY_FILE = Path(os.environ.get("WITNESS_KEY_FILE") or BASE_DIR / "var" / "witness-key.pem")
+try:
+    from cardroom.witness.logs import parse as _parse_witness_logs
+
+    WITNESS_LOGS = _parse_witness_logs(os.environ.get("WITNESS_LOGS", ""))
+except ValueError as _error:
+    raise ImproperlyConfigured(f"WITNESS_LOGS: {_error} (entries '<origin prefix> <verifier key> ...' separated by "
+                               "';'; docs/audit.md, 'Witnesses')") from None
+
 # A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too
 # where MFA_REQUIRED_FOR_COMPLIANCE (by default whenever DEBUG is False); anyone else may. A session that owes one
 # reaches nothing but the pages that take it; HTTP Basic is refused to those who must have one (tokens instead).

@@ -34,6 +34,7 @@ urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("api/v1/", include(api_v1)),
     *signage.urls.public_urlpatterns,
+    path("witness/", include("cardroom.witness.urls")),  # this installation as a witness (C2SP tlog-witness)
     path("account/webauthn/", include("console.webauthn_urls")),  # WebAuthn keys (django-otp-webauthn)
     path("", include("console.urls")),
 ]

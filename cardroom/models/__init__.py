@@ -6,6 +6,7 @@ from .generation import Generation
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
 from .places import Establishment, Jurisdiction, Table
 from .sources import Cited, Source
+from .witness import WitnessedLog
 
 __all__ = [
     "Approval",
@@ -31,4 +32,5 @@ __all__ = [
     "Source",
     "StatedHouseEdge",
     "Table",
+    "WitnessedLog",
 ]

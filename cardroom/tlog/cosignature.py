@@ -37,12 +37,17 @@ SPEC_COMMIT = "5ba5ee830903e91240fc6f9f3a7a9293d49e69c9"
 COSIGNATURE_V1 = b"\x04"  # the signed-note signature type of an Ed25519 cosignature
 HEADER = "cosignature/v1"
 MAX_PROOF_LINES = 63  # tlog-witness: "The client MUST NOT send more than 63 consistency proof lines."
+MAX_SIZE = 2 ** 63 - 1  # the largest tree size a witness stores (a signed 64-bit integer, as databases keep one)
 EMPTY_ROOT = hashlib.sha256(b"").digest()  # RFC 6962 §2.1: the root of the empty tree
 SIZE_CONTENT_TYPE = "text/x.tlog.size"  # the 409 answer's body: the size the witness holds
 
 
 class CosignatureError(ValueError):
     """Not a cosignature, or a request that cannot be read; the message says what is wrong."""
+
+
+class NotSigned(Exception):
+    """A checkpoint without a verifying signature of a key trusted for its origin (tlog-witness: 403)."""
 
 
 # -- keys -------------------------------------------------------------------------------------------------------------
@@ -119,16 +124,49 @@ def cosignature_of(note: str, name: str, public_key: Ed25519PublicKey) -> Cosign
             blob = base64.b64decode(parts[2], validate=True)
         except (binascii.Error, ValueError):
             continue
-        if len(blob) != 4 + 8 + 64 or blob[:4] != wanted:
-            continue  # another key of the same name, or a signature of another type
-        (timestamp,) = struct.unpack(">Q", blob[4:12])
+        if blob[:4] != wanted:
+            continue  # another key of the same name, or a signature of another type (signed-note: ignored)
+        # signed-note: "If the key name and ID match a known key, verifiers MUST verify the signature."
         try:
+            if len(blob) != 4 + 8 + 64:
+                raise CosignatureError("a cosignature is 4 + 8 + 64 bytes.")
+            (timestamp,) = struct.unpack(">Q", blob[4:12])
             public_key.verify(blob[12:], signed_message(body, timestamp))
         except (InvalidSignature, CosignatureError):
             raise CosignatureError(f"the cosignature of {name} does not match the checkpoint: it was altered.") \
                 from None
         return Cosigned(name, timestamp, line)
     return None
+
+
+def log_signatures(note: str, trusted) -> list[str]:
+    """The signature lines on ``note`` of the log keys ``trusted`` ((name, Ed25519 public key) pairs), each
+    verified. NotSigned when none is there, or when one of them does not verify (tlog-witness: "a signature line's
+    key name and ID match a trusted key but the signature itself fails to verify"); lines of other keys are ignored
+    (signed-note). CosignatureError when the note is not a signed note at all."""
+    body, lines = note_parts(note)
+    ids = {(name, checkpoint.key_id(name, key)): key for name, key in trusted}
+    verified = []
+    for line in lines:
+        parts = line.split(" ")
+        if len(parts) != 3 or parts[0] != checkpoint.DASH:
+            continue
+        try:
+            blob = base64.b64decode(parts[2], validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        key = ids.get((parts[1], blob[:4]))
+        if key is None:
+            continue
+        try:
+            key.verify(blob[4:], body.encode())
+        except InvalidSignature:
+            raise NotSigned(f"the signature of {parts[1]} ({blob[:4].hex()}), a key trusted for this log, does not "
+                            "verify: the checkpoint was altered.") from None
+        verified.append(line)
+    if not verified:
+        raise NotSigned("the checkpoint carries no signature of a key trusted for its origin.")
+    return verified
 
 
 def with_cosignatures(note: str, lines) -> str:
@@ -168,10 +206,15 @@ def read_request(text: str) -> Request:
     if not blank or not note:
         raise CosignatureError("the request is an 'old <size>' line, the proof's lines, a blank line and the "
                                "checkpoint; no blank line or no checkpoint was found.")
+    if any(c < " " and c != "\n" for c in text):
+        # signed-note: a note holds no control characters but newlines; none of the other lines may either.
+        raise CosignatureError("the request holds a control character other than newline.")
     lines = head.split("\n")
     word, _, size = lines[0].partition(" ")
-    if word != "old" or not size.isdigit() or (size != "0" and size.startswith("0")):
-        raise CosignatureError("the request's first line must be 'old <size>' (a decimal without leading zeroes).")
+    if (word != "old" or not (size.isascii() and size.isdigit()) or (size != "0" and size.startswith("0"))
+            or int(size) > MAX_SIZE):
+        raise CosignatureError("the request's first line must be 'old <size>' (a decimal without leading zeroes, "
+                               "below 2^63).")
     proof = []
     for line in lines[1:]:
         try:
@@ -213,6 +256,9 @@ def judge(known_size: int, known_root: bytes | None, request: Request, size: int
             return Judgement(422, "a request from size 0 carries no proof: the empty tree is consistent with any.")
         return Judgement(200, "the first checkpoint seen of this log.")
     if request.old_size == size:
+        if request.proof:
+            # RFC 9162 §2.1.4: the consistency proof between a tree and itself is empty.
+            return Judgement(422, "a request from a size to the same size carries no proof.")
         if root != known_root:
             return Judgement(422, f"a checkpoint of {size} entries with another root than the one cosigned: two "
                                   "views of the log.")
