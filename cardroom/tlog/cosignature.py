@@ -103,6 +103,20 @@ class Cosigned:
     line: str  # the signature line as it stood, without its newline
 
 
+def read_line(line: str) -> tuple[str, bytes, int, bytes]:
+    """(witness name, key id, timestamp, Ed25519 signature) of a cosignature line, unverified; CosignatureError when
+    the line is not shaped as one (a signature line whose blob is 4 + 8 + 64 bytes)."""
+    parts = line.rstrip("\n").split(" ")
+    try:
+        blob = base64.b64decode(parts[2], validate=True) if len(parts) == 3 else b""
+    except (binascii.Error, ValueError):
+        blob = b""
+    if parts[0] != checkpoint.DASH or len(blob) != 4 + 8 + 64:
+        raise CosignatureError("not an Ed25519 cosignature line: '\u2014 <name> base64(key id, timestamp, "
+                               "signature)'.")
+    return parts[1], blob[:4], struct.unpack(">Q", blob[4:12])[0], blob[12:]
+
+
 def note_parts(note: str) -> tuple[str, list[str]]:
     """(body, signature lines) of a signed note."""
     text, blank, signatures = note.partition("\n\n")
