@@ -62,6 +62,8 @@ def add_checkpoint(*, body: bytes, now=None) -> Answer:
         log_lines = cosignature.log_signatures(request.note, trusted)
     except cosignature.NotSigned as error:
         return Answer(403, f"Not cosigned: {error}\n")
+    if request.old_size > size:  # judge's first answer, given here before a row is made for the log
+        return Answer(400, f"Not cosigned: the old size {request.old_size} is larger than the checkpoint's, {size}.\n")
     private_key = keys.witness_key()
     key = origin_hash(origin)
     # The row to lock: created at size 0 first (its own statement; two first requests race on the unique hash and
