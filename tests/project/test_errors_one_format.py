@@ -27,6 +27,8 @@ NOT_INPUT_ERRORS = {
     "cardroom.checkpoint.CheckpointError": "the offline verifier's: a checkpoint that does not verify",
     "cardroom.merkle.ProofError": "the offline verifier's: a proof that does not verify",
     "cardroom.tlog.proofs.Unreadable": "the offline verifier's: a proof it cannot read",
+    "cardroom.tlog.cosignature.CosignatureError": "no Django: a witness's request or answer that cannot be read; "
+                                                  "the witness answers it with tlog-witness's plain-text 400",
     "cardroom.transparency.UnknownChain": "no such chain, size or entry: the API's 404",
     "cardroom.gamemath.paytables.NotComputable": "a paytable the game math cannot read: said on the page, not refused",
     "fees.engine.compact.NotCompactable": "an account that would not rebuild exactly: a bug, never input",

@@ -6,10 +6,11 @@ import time
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.test import Client
 
-from cardroom import checkpoint, merkle
+from cardroom import bundle, checkpoint, keys, merkle
 from cardroom.models import AuditLogEntry, WitnessedLog
 from cardroom.tlog import cosignature
 from cardroom.witness import keys as witness_keys
@@ -169,3 +170,18 @@ def test_no_witness_answers_404_everywhere(client, settings, log):
     assert client.get("/witness/key").status_code == 404
     assert client.get(f"/witness/{hashlib.sha256(ORIGIN.encode()).hexdigest()}/checkpoint").status_code == 404
     assert not WitnessedLog.objects.exists()
+
+
+def test_the_witness_key_must_not_be_the_signing_key(witness, settings):
+    settings.WITNESS_KEY = bundle.private_key_pem(keys.installation_key())
+    with pytest.raises(ImproperlyConfigured, match="is the signing key"):
+        witness_keys.witness_key()
+
+
+def test_without_witness_key_the_key_file_is_made_once_and_kept(witness, settings, tmp_path):
+    settings.WITNESS_KEY, settings.WITNESS_KEY_FILE = "", tmp_path / "witness" / "key.pem"
+    made = witness_keys.witness_key()
+    assert settings.WITNESS_KEY_FILE.stat().st_mode & 0o777 == 0o600
+    witness_keys._cache.clear()
+    again = witness_keys.witness_key()
+    assert checkpoint.raw_public_key(again.public_key()) == checkpoint.raw_public_key(made.public_key())
