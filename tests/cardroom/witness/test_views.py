@@ -142,7 +142,9 @@ def test_the_state_is_read_from_the_database_after_a_restart(witness, log):
 def test_the_monitoring_read_serves_the_latest_cosigned_checkpoint(client, witness, log):
     address = f"/witness/{hashlib.sha256(ORIGIN.encode()).hexdigest()}/checkpoint"
     assert client.get(address).status_code == 404
-    post(client, log.request(0, 3))  # a size-0 row is made and locked; still nothing cosigned at 404's first ask
+    assert post(client, log.request(2, 3)).status_code == 409  # the log's row is made (at size 0), nothing cosigned
+    assert client.get(address).status_code == 404
+    assert post(client, log.request(0, 3)).status_code == 200
     line = post(client, log.request(3, 7)).content.decode()
     response = client.get(address)
     assert response.status_code == 200
