@@ -1,4 +1,5 @@
-"""System checks that need the database (``manage.py check --database default``; ``bin/migrate`` runs it)."""
+"""System checks: the root of trust against the recorded keys (needs the database: ``manage.py check --database
+default``; ``bin/migrate`` runs it), and a witness's key."""
 
 from django.core import checks
 from django.db import DatabaseError
@@ -28,3 +29,20 @@ def root_of_trust(app_configs=None, databases=None, **kwargs):
     hint = "docs/audit.md, 'Keys'"
     return ([checks.Error(problem, hint=hint, id="cardroom.E001") for problem in errors]
             + [checks.Warning(problem, hint=hint, id="cardroom.W001") for problem in warnings])
+
+
+@checks.register()
+def witness_key(app_configs=None, **kwargs):
+    """A witness (WITNESS_NAME set) whose key cannot be loaded, or is the signing key, would answer its first
+    submission with a server error: said by the checks instead (manage.py check, runserver, migrate; bin/migrate runs them)."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from .witness import keys
+
+    if not keys.enabled():
+        return []
+    try:
+        keys.witness_key()
+    except ImproperlyConfigured as error:
+        return [checks.Error(str(error), hint="docs/audit.md, 'Running a witness'", id="cardroom.E002")]
+    return []

@@ -94,8 +94,12 @@ def _read(path: Path):
         raise ImproperlyConfigured(f"SIGNING_KEY_FILE {path} does not hold an Ed25519 private key: {error}") from None
 
 
-def load_or_create(path) -> Ed25519PrivateKey:
-    """The key in the PEM file ``path``, generated and written there (0600) if the file does not exist."""
+SIGNING_KEY_WORDS = ("this installation's export signing key", "SIGNING_KEY or a shared SIGNING_KEY_FILE")
+
+
+def load_or_create(path, words=SIGNING_KEY_WORDS) -> Ed25519PrivateKey:
+    """The key in the PEM file ``path``, generated and written there (0600) if the file does not exist. ``words``:
+    (what the key is, the settings that give every host the same one), for the warning when one is generated."""
     path = Path(path)
     try:
         return _read(path)
@@ -131,7 +135,6 @@ def load_or_create(path) -> Ed25519PrivateKey:
         except FileNotFoundError:
             pass
     logger.warning(
-        "Generated this installation's export signing key in %s (%s). Keep it; with several hosts give every host "
-        "the same key (SIGNING_KEY or a shared SIGNING_KEY_FILE).", path, bundle.fingerprint(key)
-    )
+        "Generated %s in %s (%s). Keep it; with several hosts give every host the same key (%s).",
+        words[0], path, bundle.fingerprint(key), words[1])
     return key

@@ -46,7 +46,8 @@ def witness_key() -> Ed25519PrivateKey:
                                                f"raw 32 bytes): {error}") from None
             else:
                 try:
-                    key = installation_keys.load_or_create(path)
+                    key = installation_keys.load_or_create(
+                        path, ("this installation's witness key", "WITNESS_KEY or a shared WITNESS_KEY_FILE"))
                 except ImproperlyConfigured as error:
                     raise ImproperlyConfigured(f"WITNESS_KEY_FILE: {error}") from None
             raw = checkpoint.raw_public_key(key.public_key())

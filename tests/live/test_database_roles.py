@@ -23,6 +23,8 @@ REFUSED = {
     "delete a chain head": f"DELETE FROM {CHAIN_HEADS}",
     "delete a signed checkpoint": f"DELETE FROM {CHECKPOINTS}",
     "change a signed checkpoint": f"UPDATE {CHECKPOINTS} SET root_hash = repeat('0', 64)",
+    # A witness's record of what it cosigned: deleted, a forked log could start over with it (issue 36).
+    "forget a witnessed log": "DELETE FROM cardroom_witnessedlog",
     "record a migration": "INSERT INTO django_migrations (app, name, applied) VALUES ('cardroom', 'forged', now())",
     # A key the service could record would be one it then trusts (docs/audit.md, "Keys").
     "record a signing key": f"""

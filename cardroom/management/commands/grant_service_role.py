@@ -3,7 +3,7 @@ from django.db import connection, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
 from cardroom.management.commands.create_database_roles import role_name
-from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
+from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey, WitnessedLog
 
 ROWS = "SELECT, INSERT, UPDATE, DELETE"
 # Tables whose rows the service role may not rewrite: the audit log is appended to (each entry hash-chained to
@@ -15,6 +15,8 @@ LIMITED = {
     AuditLogEntry._meta.db_table: "SELECT, INSERT",
     AuditCheckpoint._meta.db_table: "SELECT, INSERT",
     AuditChainHead._meta.db_table: "SELECT, INSERT, UPDATE",
+    # A witness's record of the logs it cosigned: a deleted row would let a forked log start over (C2SP tlog-witness).
+    WitnessedLog._meta.db_table: "SELECT, INSERT, UPDATE",
     MigrationRecorder.Migration._meta.db_table: "SELECT",
 }
 

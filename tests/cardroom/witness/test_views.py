@@ -180,6 +180,15 @@ def test_the_witness_key_must_not_be_the_signing_key(witness, settings):
         witness_keys.witness_key()
 
 
+def test_the_system_checks_say_what_is_wrong_with_the_witness_key_before_a_submission_does(witness, settings):
+    from django.core.checks import run_checks
+
+    assert not [m for m in run_checks() if m.id == "cardroom.E002"]
+    settings.WITNESS_KEY = "not a key"
+    said = [m for m in run_checks() if m.id == "cardroom.E002"]
+    assert len(said) == 1 and "WITNESS_KEY is not an Ed25519 private key" in said[0].msg
+
+
 def test_without_witness_key_the_key_file_is_made_once_and_kept(witness, settings, tmp_path):
     settings.WITNESS_KEY, settings.WITNESS_KEY_FILE = "", tmp_path / "witness" / "key.pem"
     made = witness_keys.witness_key()
