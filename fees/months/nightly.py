@@ -163,8 +163,9 @@ def _try_to_close(month, reconcile, now):
     with connection.cursor() as cursor:
         for table in partitions.TABLES:
             if not _has_partition(cursor, table, partitions.month_name(table, first)):
-                month.reasons.append(f"{table} has no partition of its own for {label}: its rows are in "
-                                     f"{table}_default, which is not closed a month at a time (a partition missing)")
+                month.reasons.append(f"{table} has no partition of its own for {label} (a partition missing): its "
+                                     f"rows of the month are in {table}_default, which is not closed a month at a "
+                                     f"time")
     # The month's last reconciliations, a day at a time (its tables together), before anything is frozen.
     by_day = {}
     for table_id, day in unreconciled(first):
