@@ -152,6 +152,11 @@ def _days(pairs):
     return ", ".join(named[:SHOWN]) + more
 
 
+def _said(error):
+    """An error's first line: the database's CONTEXT lines (and the row a COPY stopped at) stay in the log."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def _has_partition(cursor, table, name):
     cursor.execute("SELECT 1 FROM pg_inherits WHERE inhparent = %s::regclass AND inhrelid = to_regclass(%s)",
                    [table, name])
@@ -174,9 +179,10 @@ def _try_to_close(month, reconcile, now):
     for day in sorted(by_day):
         try:
             month.reconciled += len(reconcile(day, sorted(by_day[day])))
-        except (BadInput, StateConflict, DatabaseError) as error:
+        # The driver's own errors too: the reconciliations are written with COPY on its cursor (cardroom.bulk).
+        except (BadInput, StateConflict, DatabaseError, connection.Database.Error) as error:
             failed |= {(t, day) for t in by_day[day]}
-            month.reasons.append(f"gaming day {day.isoformat()} could not be reconciled ({error})")
+            month.reasons.append(f"gaming day {day.isoformat()} could not be reconciled ({_said(error)})")
     if still := unreconciled(first) - failed:
         month.reasons.append(f"not reconciled: {_days(still)}")
     if month.reasons:
@@ -189,9 +195,9 @@ def _try_to_close(month, reconcile, now):
                        say=lambda line: logger.info("%s: %s", label, line.strip()), label=LABEL)
     except (BadInput, StateConflict) as error:
         month.reasons.append(f"the close failed: {error}")
-    except DatabaseError as error:
+    except (DatabaseError, connection.Database.Error) as error:  # a COPY's, the driver's own
         logger.exception("closing %s", label)
-        month.reasons.append(f"the close failed on a database error: {error}".strip())
+        month.reasons.append(f"the close failed on a database error: {_said(error)}")
     else:
         month.closed = True
 
