@@ -21,7 +21,7 @@ from cardroom.exceptions import BadInput, StateConflict
 from cardroom.inbox import awaiting
 from cardroom.models import AuditLogEntry
 from fees import tasks
-from fees.models import ClosedMonth, Reconciliation
+from fees.models import ClosedMonth, Reconciliation, RoundOfPlay
 from fees.months import held, nightly, partitions
 from fees.months import services as months
 from tests.factories import make_posted_table
@@ -234,6 +234,9 @@ def test_the_beat_task_closes_a_month_due_on_a_real_worker(worker, people, tmp_p
     assert closed.archived and closed.archive_dir == str((tmp_path / "archive" / "2024-06").resolve())
     assert (tmp_path / "archive" / "2024-06" / "audit-casino-marysville-2024-06-01-to-2024-06-30.zip").is_file()
     assert Reconciliation.objects.filter(table=table, gaming_day=TENTH, trigger="nightly").exists()
+    # Its rows read back (this test's tables outlive it: a transactional test's end empties them only).
+    months.reopen(JUNE)
+    assert RoundOfPlay.objects.filter(table=table, gaming_day=TENTH).count() == 1
 
 
 @postgresql
@@ -261,3 +264,4 @@ def test_on_a_real_worker_a_day_that_cannot_be_reconciled_keeps_the_month_open_i
     assert held_items(people.compliance) == [f"2024-06 stays open: {month['reasons'][0]}"]
     assert june_of(nightly_on(worker))["closed"]  # reconciled the next night, and closed
     assert held_items(people.compliance) == []
+    months.reopen(JUNE)  # as the test before: the tables outlive the test
