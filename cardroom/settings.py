@@ -205,6 +205,12 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "var" / "media")
 MEDIA_URL = "media/"
 # Closed months of the ledger (manage.py close_month): a folder a month, its signed bundles and partition files.
 LEDGER_ARCHIVE_DIR = Path(os.environ.get("LEDGER_ARCHIVE_DIR") or BASE_DIR / "var" / "archive")
+# The nightly close (fees.tasks.close_due_months, docs/scaling.md "Closing a month") closes a month this many days
+# after its last day, once its last table-days are reconciled: time for late entries and corrections to come in.
+LEDGER_CLOSE_AFTER_DAYS = env_int("LEDGER_CLOSE_AFTER_DAYS", 10, minimum=1)
+# How long a closed month's archive folder is kept (manage.py remove_old_archives removes older ones, each logged);
+# unset: kept for good. Days counted from the closing.
+LEDGER_ARCHIVE_RETENTION_DAYS = env_int("LEDGER_ARCHIVE_RETENTION_DAYS", None, minimum=1)
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
@@ -421,6 +427,12 @@ CELERY_BEAT_SCHEDULE = {
     "ledger-round-partitions": {
         "task": "fees.tasks.ensure_round_partitions",
         "schedule": crontab(hour=6, minute=45),
+    },
+    # Nightly, after the reconciliation: close each month LEDGER_CLOSE_AFTER_DAYS days after it ended, its last days
+    # reconciled first (fees.months.nightly; PostgreSQL only, and as the tables' owner: see docs/scaling.md).
+    "ledger-close-due-months": {
+        "task": "fees.tasks.close_due_months",
+        "schedule": crontab(hour=7, minute=15),
     },
     # Nightly: validate every table's current posting, every approval and every published schedule version.
     "compliance-validate-everything": {

@@ -15,10 +15,12 @@ class FeesConfig(AppConfig):
         from cardroom import jobs
         from cardroom.models import Job
 
+        from .months import held
         from .schedules import reviews
         from .imports import import_records
         from .ledger.services import reconcile_period
 
         reviews.register()
+        held.register()  # a month the nightly close left open, in the inbox
         jobs.register_task(Job.Kind.LEDGER_IMPORT, import_records)
         jobs.register_task(Job.Kind.RECONCILIATION, reconcile_period)

@@ -1,5 +1,6 @@
 """Ledger tasks: reconcile a table's gaming day on demand, the table-days a batch of entries touched once it is
-committed, a room's period as a job (the variance page), and every table with activity each night.
+committed, a room's period as a job (the variance page), and every table with activity each night; keep the month
+partitions ahead, and close the months due (``fees.months.nightly``).
 
 With no broker configured (the embedded default) ``.delay()`` runs these in-process.
 """
@@ -17,7 +18,7 @@ from .imports import import_records  # noqa: F401  (the worker registers the tas
 from .ledger import services
 from .ledger.services import reconcile_period  # noqa: F401  (likewise)
 from .models import Reconciliation
-from .months import partitions
+from .months import nightly, partitions
 
 
 @shared_task
@@ -70,3 +71,17 @@ def ensure_round_partitions():
     """The daily task's name before the entries were partitioned too (the beat schedule's and queued messages'):
     the same work, both tables."""
     return partitions.ensure_ahead()
+
+
+def reconcile_as_scheduler(day, table_ids):
+    """What the nightly close reconciles a month's last days with: the nightly reconciliation's (``SYSTEM``)."""
+    return services.reconcile(SYSTEM, day_from=day, table_ids=table_ids)
+
+
+@shared_task
+def close_due_months(now=None):
+    """Nightly: close each month of the ledger LEDGER_CLOSE_AFTER_DAYS days after it ended, its last days reconciled
+    first (``fees.months.nightly``); a month that cannot close stays open and says why in the inbox. On SQLite
+    nothing is closed, and the result says so. ``now``: an ISO datetime, for a run as of another moment."""
+    moment = datetime.datetime.fromisoformat(now) if now else None
+    return nightly.close_due_months(reconcile=reconcile_as_scheduler, now=moment)

@@ -1,8 +1,9 @@
 """Closed months (``fees.months``, ``manage.py close_month`` / ``reopen_month``): a month of the ledger exported
 as signed bundles, its partitions detached and archived as files beside them, read-only until it is reopened.
 
-A row is written when a month is closed and kept when it is reopened (``reopened_at``): the record of what was
-archived where, and of each file's SHA-256, which reopening checks before it reads a file back.
+A row is written when a month is closed and kept when it is reopened (``reopened_at``) or its archive folder
+removed at the end of its retention (``archive_removed_at``): the record of what was archived where, and of each
+file's SHA-256, which reopening checks before it reads a file back.
 """
 
 from django.db import models
@@ -27,6 +28,11 @@ class ClosedMonth(models.Model):
     closed_at = models.DateTimeField()
     reopened_by = models.CharField(max_length=150, blank=True)
     reopened_at = models.DateTimeField(null=True, blank=True)
+    # Set by manage.py remove_old_archives once the retention period (LEDGER_ARCHIVE_RETENTION_DAYS) has passed: the
+    # folder's bundles and partition files are gone, so the month can no longer be reopened from them.
+    archive_removed_at = models.DateTimeField(null=True, blank=True,
+                                              help_text="When the archive folder was removed (retention ended).")
+    archive_removed_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
         ordering = ["-month", "-closed_at"]
@@ -37,4 +43,6 @@ class ClosedMonth(models.Model):
 
     def __str__(self):
         state = "reopened" if self.reopened_at else "closed" if self.archived else "closing"
+        if self.archive_removed_at:
+            state += f", archived files removed on {self.archive_removed_at:%Y-%m-%d}"
         return f"{self.month:%Y-%m} ({state})"

@@ -188,10 +188,11 @@ def _named(closed):
 
 # -- closing ----------------------------------------------------------------------------------------------------
 
-def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None):
+def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None, label=CLOSE_LABEL):
     """Close the month beginning ``first`` for the establishments ``slugs`` (every one with rows in it). Returns
     the ClosedMonth. Raises BadInput (nothing changed) for a month that cannot be closed; ``say`` is told each
-    step and the export's progress."""
+    step and the export's progress; ``label``: who closes it, as the record and the audit log name them (the
+    command, or the nightly close: ``fees.months.nightly``)."""
     if _export is None:
         raise StateConflict("No audit export is registered (the exports app registers it): a month is closed only "
                             "with its bundles. Nothing was changed.")
@@ -238,7 +239,7 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None):
                        f"give another --archive-dir. Nothing was changed.")
     directory.mkdir(parents=True, exist_ok=True)
 
-    closed = _freeze(first, establishments, directory, found, now)
+    closed = _freeze(first, establishments, directory, found, now, label)
     held = ", ".join(f"{part['partition']}: {part['rows']:,} rows" for part in found)
     say(f"1/4 {month} frozen: nothing is written into it from now on ({held}).")
     try:
@@ -251,7 +252,7 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None):
         raise
     closed.bundles = bundles
     closed.save(update_fields=["bundles"])
-    _log("ledger.month_exported", establishments, closed, month=month, bundles=bundles)
+    _log("ledger.month_exported", establishments, closed, label=label, month=month, bundles=bundles)
     say(f"2/4 exported and verified: {', '.join(b['file'] for b in bundles)}.")
 
     _detach(closed)
@@ -269,13 +270,13 @@ def _refuse_if_closed(first):
                        f"Nothing was changed.")
 
 
-def _freeze(first, establishments, directory, found, now):
+def _freeze(first, establishments, directory, found, now, label):
     check = _check_name(first)
     with transaction.atomic():
         try:
             with transaction.atomic():
                 closed = ClosedMonth.objects.create(month=first, archive_dir=str(directory.resolve()),
-                                                    closed_at=now, closed_by=CLOSE_LABEL)
+                                                    closed_at=now, closed_by=label)
         except IntegrityError:  # closed_month_once
             raise BadInput(f"{first:%Y-%m} is being closed by another run. Nothing was changed.") from None
         closed.establishments.set(establishments)
@@ -292,7 +293,7 @@ def _freeze(first, establishments, directory, found, now):
                 part["rows"] = _one(cursor, f"SELECT count(*) FROM {_q(part['partition'])}")
         closed.partitions = found
         closed.save(update_fields=["partitions"])
-        _log("ledger.month_frozen", establishments, closed, month=f"{first:%Y-%m}",
+        _log("ledger.month_frozen", establishments, closed, label=label, month=f"{first:%Y-%m}",
              partitions={p["partition"]: p["rows"] for p in found})
     return closed
 
@@ -304,7 +305,7 @@ def _unfreeze(closed):
         for part in closed.partitions:
             cursor.execute(f"ALTER TABLE {_q(part['partition'])} DROP CONSTRAINT IF EXISTS {_q(check)}")
             cursor.execute(f"ALTER TABLE {_q(part['table'] + '_default')} DROP CONSTRAINT IF EXISTS {_q(check)}")
-        _log("ledger.month_unfrozen", _named(closed), closed, month=f"{closed.month:%Y-%m}",
+        _log("ledger.month_unfrozen", _named(closed), closed, label=closed.closed_by, month=f"{closed.month:%Y-%m}",
              reason="the export failed; nothing was archived")
         ClosedMonth.objects.filter(pk=closed.pk).delete()
 
@@ -338,7 +339,7 @@ def _detach(closed):
             # No key of the table's refers to it: the corrections' key is each partition's own, onto itself
             # (fees.months.partitions.OWN_KEYS), and leaves with it; the other months are not checked.
             cursor.execute(f"ALTER TABLE {_q(part['table'])} DETACH PARTITION {_q(part['partition'])}")
-        _log("ledger.month_detached", _named(closed), closed, month=f"{closed.month:%Y-%m}",
+        _log("ledger.month_detached", _named(closed), closed, label=closed.closed_by, month=f"{closed.month:%Y-%m}",
              partitions=[p["partition"] for p in closed.partitions])
 
 
@@ -361,7 +362,7 @@ def _archive(closed, directory, say):
         closed.partitions, closed.archived = parts, True
         closed.seal = _seal(closed)
         closed.save(update_fields=["partitions", "archived", "seal"])
-        _log("ledger.month_closed", _named(closed), closed, month=f"{closed.month:%Y-%m}",
+        _log("ledger.month_closed", _named(closed), closed, label=closed.closed_by, month=f"{closed.month:%Y-%m}",
              bundles=closed.bundles, partitions=[{k: p[k] for k in ("partition", "file", "rows", "sha256")}
                                                  for p in parts])
     say(f"4/4 archived and dropped: {', '.join(p['file'] for p in parts)} in {directory}.")
@@ -386,6 +387,10 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
     if closed is None:
         raise BadInput(f"{month} is not closed: there is nothing to reopen.")
     directory = Path(archive_dir) if archive_dir else Path(closed.archive_dir)
+    if closed.archive_removed_at and not archive_dir:
+        raise BadInput(f"{month} is not reopened: its archived files were removed on "
+                       f"{closed.archive_removed_at:%Y-%m-%d} ({closed.archive_removed_by}), its retention period "
+                       f"over. Give --archive-dir where a copy of {closed.archive_dir} is kept. Nothing was changed.")
     if any(part.get("file") for part in closed.partitions) and (problem := seal_problem(closed)):
         raise BadInput(f"{month} is not reopened: {problem}. Its signed bundles ({closed.archive_dir}) are the "
                        f"month's record. Nothing was changed.")
