@@ -59,7 +59,8 @@ from .verification import Limits, Verification, directory_problem, verify
 from .writing import BundleWriter, check_name
 
 __all__ = [
-    "CHUNK", "COMPRESS_LEVEL", "DIRECTORY_BYTES_PER_MEMBER", "FORMAT", "FORMAT_1", "FORMAT_2", "FORMAT_3", "FORMATS", "MANIFEST",
+    "CHUNK", "COMPRESS_LEVEL", "DIRECTORY_BYTES_PER_MEMBER", "FORMAT", "FORMAT_1", "FORMAT_2", "FORMAT_3", "FORMATS",
+    "MANIFEST",
     "MAX_MANIFEST_BYTES", "MAX_SIGNATURE_BYTES", "RATIO_FROM_BYTES", "RESERVED", "SIGNATURE",
     "canonical_json", "fingerprint", "generate_private_key", "load_private_key", "load_public_key",
     "private_key_pem", "public_key_base64", "public_key_pem", "public_key_raw",

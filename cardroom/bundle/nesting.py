@@ -279,7 +279,8 @@ def check(archive, by_name, manifest, files, problems, verify_inner):
         # One that did not verify breaks each chain there (its problems are said): no link is checked across it.
         checkpoints.append((name, chains if verified is not None and verified.ok else None))
     for chain in sorted({chain for _, chains in checkpoints for chain in chains or ()}):
-        carrying = [(name, chains and chains[chain]) for name, chains in checkpoints if chains is None or chain in chains]
+        carrying = [(name, chains and chains[chain]) for name, chains in checkpoints
+                    if chains is None or chain in chains]
         for first, second in zip(carrying, carrying[1:]):
             if first[1] and second[1]:
                 _join(result, problems, chain, first, second,

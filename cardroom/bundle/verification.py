@@ -196,7 +196,7 @@ class Verification:
 
     @property
     def format(self):
-        """The bundle format its manifest names (``cardroom-audit-bundle/1``, ``/2`` or ``/3``); None when unreadable."""
+        """The bundle format its manifest names (``cardroom-audit-bundle/1``, ``/2``, ``/3``); None if unreadable."""
         value = self.manifest.get("format") if self.manifest else None
         return value if isinstance(value, str) else None
 
