@@ -150,7 +150,9 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
         public_key = keys.public_key()  # refused unread: signer_of would read the whole zip directory
     elif own:
         public_key = signer_of(fileobj, ring)
-    result = bundle.verify(fileobj, public_key, limits(), on_progress)
+    # A bundle of bundles' inner ones: each checked against the trusted key its manifest names.
+    result = bundle.verify(fileobj, public_key, limits(), on_progress,
+                           keys={key.fingerprint: key.public_key for key in ring.keys})
     problem = trust_problem(result.manifest, ring) if own else None
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
         result.problems.append(shown(problem))  # it quotes the manifest
@@ -180,14 +182,21 @@ def kept_against(fileobj, verified, notes, ring):
             continue
         chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
         name = f"checkpoints/{chain.replace(':', '-')}.txt"
-        if verified.files.get(name) != "ok":
-            if name not in verified.files:
+        # A bundle of bundles: against its last inner bundle, the newest (as the offline verifier does).
+        inner = [e["name"] for e in (verified.manifest or {}).get("bundles", []) if e.get("name") in verified.inner]
+        holder = verified.inner[inner[-1]] if inner else verified
+        if holder.files.get(name) != "ok":
+            if name not in holder.files:
                 result.fails(f"Your kept checkpoint is of the log {origin}, which this bundle does not cover: it "
                              "cannot be checked against it.")
             continue
         fileobj.seek(0)
         with zipfile.ZipFile(fileobj) as archive:
-            text = archive.read(members(archive)[name]).decode("utf-8", "replace")
+            if inner:
+                with archive.open(members(archive)[inner[-1]]) as nested, zipfile.ZipFile(nested) as newest:
+                    text = newest.read(members(newest)[name]).decode("utf-8", "replace")
+            else:
+                text = archive.read(members(archive)[name]).decode("utf-8", "replace")
         try:
             bundled = ring.checkpoint(text)[:3]
         except checkpoint.CheckpointError as error:

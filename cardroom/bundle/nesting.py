@@ -200,8 +200,9 @@ def _periods(entries, period, problems):
         if _day(start) != _day(before) + datetime.timedelta(days=1):
             problems.append(f"{MANIFEST}: the inner bundles' periods do not follow each other: one ends on {before}, "
                             f"the next covers {start} to {end} (a gap, or days twice)")
+    # A closed month's bundle is whole: the first may begin before the period, the last end after it.
     start, end = span(period)
-    if spans and (_day(spans[-1][1]) != _day(end)
+    if spans and (_day(end) is None or _day(spans[-1][1]) < _day(end)
                   or (_day(start) or datetime.date.min) < (_day(spans[0][0]) or datetime.date.min)):
         problems.append(f"{MANIFEST}: the inner bundles cover {spans[0][0] or 'the beginning'} to {spans[-1][1]}, "
                         f"not the period {period}")
