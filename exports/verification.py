@@ -120,7 +120,12 @@ class Checked:
                 "signature": found.signature, "files": {_cut(shown(n)): state for n, state in files[:STORED_FILES]},
                 "files_left_out": max(0, len(files) - STORED_FILES),
                 "folder": _cut(shown(found.folder)) if found.folder is not None else None,
-                "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]]}
+                "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]],
+                # A bundle of bundles: each inner bundle's verdict (its problems are among the problems, named by
+                # it), and the links between their checkpoints that hold.
+                "inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format, "signature": inner.signature}
+                          for name, inner in list(found.inner.items())[:STORED_FILES]},
+                "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]]}
 
 
 def _cut(text):
