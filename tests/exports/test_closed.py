@@ -15,10 +15,14 @@ import zipfile
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.utils import timezone
 
 from cardroom import bundle, checkpoint, tlog, transparency
 from cardroom.access import Scope
+from cardroom.exceptions import StateConflict
+from exports import closed as closed_export
 from exports import installation
+from exports.collect import ExportScope
 from exports.verification import check
 from fees import ledger
 from fees.models import ClosedMonth
@@ -26,7 +30,8 @@ from fees.months import partitions
 from fees.months import services as months
 from tests.factories import make_posted_table
 
-pytestmark = [pytest.mark.django_db, pytest.mark.services]  # partitions are PostgreSQL's
+pytestmark = pytest.mark.django_db
+postgresql = pytest.mark.services  # closing a month detaches PostgreSQL's partitions
 
 JULY, AUGUST, SEPTEMBER, OCTOBER = (datetime.date(2024, m, 1) for m in (7, 8, 9, 10))
 ROUND = {"wagers": [{"player": "p1", "base": "150", "bonus": "25"}]}
@@ -105,6 +110,7 @@ def rewritten(zip_bytes, changes, key, manifest_change=lambda manifest: None):
     return out.getvalue()
 
 
+@postgresql
 def test_a_quarter_of_closed_months_is_their_bundles_under_one_signed_manifest(quarter, tmp_path):
     path = export(tmp_path, "2024-07-01", "2024-09-30")
     with zipfile.ZipFile(path) as archive:
@@ -201,6 +207,7 @@ def test_a_quarter_of_closed_months_is_their_bundles_under_one_signed_manifest(q
     assert not checked.ok and any(p.startswith(f"link {july} -> {august}") for p in checked.verification.problems)
 
 
+@postgresql
 def test_closed_months_and_open_days_are_one_bundle(quarter, tmp_path):
     path = export(tmp_path, "2024-09-15", "2024-10-20", name="mixed.zip")
     with zipfile.ZipFile(path) as archive:
@@ -211,3 +218,44 @@ def test_closed_months_and_open_days_are_one_bundle(quarter, tmp_path):
     assert manifest["rows"]["rounds"] == 2
     code, out = offline(keys_file(tmp_path), path)
     assert code == 0, out
+
+
+def recorded(people, month, tmp_path, data=b"not the bundle"):
+    """A closing record of ``month`` naming Casino Marysville's bundle, with ``data`` in its place (SQLite too: the
+    record is a row; only closing itself needs PostgreSQL)."""
+    folder = tmp_path / f"{month:%Y-%m}"
+    folder.mkdir()
+    (folder / "month.zip").write_bytes(data)
+    row = ClosedMonth.objects.create(month=month, archive_dir=str(folder), closed_at=timezone.now(), closed_by="t",
+                                     bundles=[{"establishment": SLUG, "file": "month.zip", "bytes": 2,
+                                               "sha256": hashlib.sha256(b"closed").hexdigest()}])
+    row.establishments.set([people.marysville])
+    return row
+
+
+def test_a_period_is_cut_where_its_months_are_closed(people, tmp_path):
+    recorded(people, AUGUST, tmp_path)
+    recorded(people, OCTOBER, tmp_path)
+    scope = ExportScope(establishments=[people.marysville], start=datetime.date(2024, 7, 20), end=OCTOBER.replace(
+        day=5))
+    assert [(first, last, c.month if c else None) for first, last, c, _, _ in closed_export.segments(scope)] == [
+        (datetime.date(2024, 7, 20), datetime.date(2024, 7, 31), None),
+        (AUGUST, datetime.date(2024, 8, 31), AUGUST),
+        (SEPTEMBER, datetime.date(2024, 9, 30), None),
+        (OCTOBER, datetime.date(2024, 10, 31), OCTOBER)]  # a closed month is whole, past the period's end
+    # Another room's export: those months are not closed for it (the closings did not name it).
+    other = ExportScope(establishments=[people.wa_room], start=AUGUST, end=OCTOBER)
+    assert closed_export.segments(other) == []
+
+
+def test_a_closed_months_bundle_not_as_its_closing_recorded_is_not_exported(people, tmp_path):
+    row = recorded(people, AUGUST, tmp_path)
+    scope = ExportScope(establishments=[people.marysville], start=AUGUST, end=datetime.date(2024, 8, 31))
+    with pytest.raises(StateConflict, match="not the .* its closing recorded: it is not the bundle of 2024-08"):
+        closed_export.write(scope, tmp_path / "out.zip")
+    (tmp_path / "2024-08" / "month.zip").unlink()
+    with pytest.raises(StateConflict, match=r"The bundle of 2024-08 for casino-marysville, .*month.zip, is not there"):
+        closed_export.write(scope, tmp_path / "again.zip")
+    row.reopened_at = timezone.now()  # reopened: its rows are back in the database, exported as any day's
+    row.save()
+    assert closed_export.segments(scope) == []
