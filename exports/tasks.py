@@ -1,4 +1,5 @@
-"""The export job: build the bundle into a temporary file, keep it as the job's file, log the export.
+"""The export job: build the bundle into a temporary file (a bundle of bundles when months of the period are closed:
+``exports.closed``), keep it as the job's file, log the export.
 
 Queued by ``exports.requests.start_export``; this module reads the job's params back and imports nothing that
 queues it (so requests -> tasks, never the reverse)."""
@@ -15,7 +16,7 @@ from cardroom import jobs
 from cardroom.audit import log_action
 from cardroom.models import Establishment, Jurisdiction
 
-from . import build
+from . import closed
 from .collect import ExportScope
 
 
@@ -42,7 +43,7 @@ def build_export(job, on_progress=None):
     handle, path = tempfile.mkstemp(suffix=".zip", prefix="cardroom-export-")
     os.close(handle)
     try:
-        manifest = build.build(export_scope, path, requested_by=job.requested_label, on_progress=progress)
+        manifest = closed.write(export_scope, path, requested_by=job.requested_label, on_progress=progress)
         digest = hashlib.sha256()
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):

@@ -120,7 +120,12 @@ class Checked:
                 "signature": found.signature, "files": {_cut(shown(n)): state for n, state in files[:STORED_FILES]},
                 "files_left_out": max(0, len(files) - STORED_FILES),
                 "folder": _cut(shown(found.folder)) if found.folder is not None else None,
-                "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]]}
+                "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]],
+                # A bundle of bundles: each inner bundle's verdict (its problems are among the problems, named by
+                # it), and the links between their checkpoints that hold.
+                "inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format, "signature": inner.signature}
+                          for name, inner in list(found.inner.items())[:STORED_FILES]},
+                "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]]}
 
 
 def _cut(text):
@@ -150,7 +155,9 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
         public_key = keys.public_key()  # refused unread: signer_of would read the whole zip directory
     elif own:
         public_key = signer_of(fileobj, ring)
-    result = bundle.verify(fileobj, public_key, limits(), on_progress)
+    # A bundle of bundles' inner ones: each checked against the trusted key its manifest names.
+    result = bundle.verify(fileobj, public_key, limits(), on_progress,
+                           keys={key.fingerprint: key.public_key for key in ring.keys})
     problem = trust_problem(result.manifest, ring) if own else None
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
         result.problems.append(shown(problem))  # it quotes the manifest
@@ -180,14 +187,21 @@ def kept_against(fileobj, verified, notes, ring):
             continue
         chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
         name = f"checkpoints/{chain.replace(':', '-')}.txt"
-        if verified.files.get(name) != "ok":
-            if name not in verified.files:
+        # A bundle of bundles: against its last inner bundle, the newest (as the offline verifier does).
+        inner = [e["name"] for e in (verified.manifest or {}).get("bundles", []) if e.get("name") in verified.inner]
+        holder = verified.inner[inner[-1]] if inner else verified
+        if holder.files.get(name) != "ok":
+            if name not in holder.files:
                 result.fails(f"Your kept checkpoint is of the log {origin}, which this bundle does not cover: it "
                              "cannot be checked against it.")
             continue
         fileobj.seek(0)
         with zipfile.ZipFile(fileobj) as archive:
-            text = archive.read(members(archive)[name]).decode("utf-8", "replace")
+            if inner:
+                with archive.open(members(archive)[inner[-1]]) as nested, zipfile.ZipFile(nested) as newest:
+                    text = newest.read(members(newest)[name]).decode("utf-8", "replace")
+            else:
+                text = archive.read(members(archive)[name]).decode("utf-8", "replace")
         try:
             bundled = ring.checkpoint(text)[:3]
         except checkpoint.CheckpointError as error:

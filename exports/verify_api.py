@@ -64,8 +64,11 @@ class VerifyView(APIView):
             202: OpenApiResponse(JobSerializer, description=(
                 "The check, queued (kind bundle_verify). Once its status is done, its result holds: ok (boolean), "
                 "problems (each naming the file concerned), format (cardroom-audit-bundle/2 or /1, as the manifest "
-                "names it; null when unreadable), manifest (as read from the bundle: trust it only when "
-                "ok), public_key_fingerprint, installation_key (checked against one of this installation's keys), "
+                "names it, or /3 for a bundle of bundles; null when unreadable), inner and links (a bundle of "
+                "bundles: each inner bundle's ok, format and signature, and the links between their audit "
+                "checkpoints that hold; a problem of an inner bundle or a link is named by it), manifest (as read "
+                "from the bundle: trust it only when ok), public_key_fingerprint, installation_key (checked against "
+                "one of this installation's keys), "
                 "signature (valid, invalid, missing or unchecked) and files (each file's state: ok, altered, "
                 "missing, added or unchecked). It is kept small: the first 100 problems and 200 files, each cut at "
                 "500 characters, with how many were left out (problems_left_out, files_left_out), and the manifest "

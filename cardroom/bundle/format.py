@@ -13,11 +13,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 # The bundle's format, named in its manifest. 1: every kind as CSV and JSON; 2: each kind once, as CSV described
-# in columns.json (types, units, currencies, time zones), JSON only where a record nests. A verifier reads both.
+# in columns.json (types, units, currencies, time zones), JSON only where a record nests; 3: a bundle of bundles, a
+# period whose months are (partly) closed: their own bundles, unchanged, and one of the open days, with the proofs
+# linking their audit checkpoints (``cardroom.bundle.nesting``). A verifier reads all three.
 FORMAT_1 = "cardroom-audit-bundle/1"
 FORMAT_2 = "cardroom-audit-bundle/2"
-FORMAT = FORMAT_2  # what BundleWriter writes
-FORMATS = (FORMAT_1, FORMAT_2)  # what verify accepts
+FORMAT_3 = "cardroom-audit-bundle/3"
+FORMAT = FORMAT_2  # what BundleWriter writes unless told (``finish(..., format=FORMAT_3)``)
+FORMATS = (FORMAT_1, FORMAT_2, FORMAT_3)  # what verify accepts
+INNER_FORMATS = (FORMAT_1, FORMAT_2)  # what a bundle of bundles may hold: no bundle of bundles inside another
+BUNDLES = "bundles/"  # a bundle of bundles' inner bundles: bundles/<name>.zip
+LINKS = "links/"  # its consistency proofs between inner bundles' checkpoints: links/<chain>.<old>-<new>.txt
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
 RESERVED = (MANIFEST, SIGNATURE)

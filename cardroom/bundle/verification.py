@@ -14,19 +14,9 @@ from dataclasses import dataclass, field
 
 from cryptography.exceptions import InvalidSignature
 
-from .format import (
-    CHUNK,
-    DIRECTORY_BYTES_PER_MEMBER,
-    FORMATS,
-    MANIFEST,
-    MAX_MANIFEST_BYTES,
-    MAX_SIGNATURE_BYTES,
-    RATIO_FROM_BYTES,
-    RESERVED,
-    SIGNATURE,
-    fingerprint,
-    load_public_key,
-)
+from . import nesting
+from .format import (CHUNK, DIRECTORY_BYTES_PER_MEMBER, FORMAT_3, FORMATS, MANIFEST, MAX_MANIFEST_BYTES,
+                     MAX_SIGNATURE_BYTES, RATIO_FROM_BYTES, RESERVED, SIGNATURE, fingerprint, load_public_key)
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 # Characters that are not shown as themselves: controls (a newline splits a line), format characters (U+202E turns
@@ -199,10 +189,14 @@ class Verification:
     signature: str = "unchecked"
     # The one top folder every file sat in, taken off their names (a bundle unzipped and zipped again); None.
     folder: str | None = None
+    # A bundle of bundles (format 3): each inner bundle's own Verification by name, and the links between their
+    # checkpoints that hold, in sentences (``nesting.check``; those that do not are problems).
+    inner: dict = field(default_factory=dict)
+    links: list = field(default_factory=list)
 
     @property
     def format(self):
-        """The bundle format its manifest names (``cardroom-audit-bundle/1`` or ``/2``); None when unreadable."""
+        """The bundle format its manifest names (``cardroom-audit-bundle/1``, ``/2``, ``/3``); None if unreadable."""
         value = self.manifest.get("format") if self.manifest else None
         return value if isinstance(value, str) else None
 
@@ -304,11 +298,13 @@ def _check_signature(data, signature, public_key, problems):
     return "valid"
 
 
-def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verification:
+def verify(path_or_fileobj, public_key, limits=None, on_progress=None, keys=None) -> Verification:
     """Check a bundle against a public key (anything ``load_public_key`` takes): every problem, by file.
 
     ``limits`` (``Limits()`` by default) bound what is read: a bundle past them is refused with the reason, before
-    its files are unpacked. ``on_progress(done, total)`` is called as the listed files are checked.
+    its files are unpacked. ``on_progress(done, total)`` is called as the listed files are checked. A bundle of
+    bundles' inner ones are checked against the key their manifest names when ``keys`` (fingerprint -> public key)
+    has it, else against ``public_key``.
     Never raises because of the bundle; an unusable ``public_key`` is the caller's error (ValueError). The problems
     name files as ``shown`` shows them (``files`` holds the names as they are)."""
     public_key = load_public_key(public_key)
@@ -321,9 +317,9 @@ def verify(path_or_fileobj, public_key, limits=None, on_progress=None) -> Verifi
         except OSError as error:
             return Verification(False, [f"the bundle cannot be read ({_reason(error)})"], None)
         with fileobj:
-            result = _verify(fileobj, public_key, limits, on_progress)
+            result = _verify(fileobj, public_key, limits, on_progress, keys or {})
     else:
-        result = _verify(path_or_fileobj, public_key, limits, on_progress)
+        result = _verify(path_or_fileobj, public_key, limits, on_progress, keys or {})
     result.problems = [shown(problem) for problem in result.problems]  # names as they were put in the zip
     return result
 
@@ -385,8 +381,8 @@ def members(archive):
     return by_name
 
 
-def _verify(fileobj, public_key, limits, on_progress):
-    problems, files, signature_state = [], {}, "unchecked"
+def _verify(fileobj, public_key, limits, on_progress, keys):
+    problems, files, signature_state, nested = [], {}, "unchecked", nesting.Nested()
     try:
         refused = directory_problem(fileobj, limits)
         fileobj.seek(0, os.SEEK_END)
@@ -486,6 +482,9 @@ def _verify(fileobj, public_key, limits, on_progress):
                 if name not in listed and name not in RESERVED:
                     problems.append(f"{name}: in the bundle but not listed in the manifest")
                     files[name] = "added"
+            if manifest.get("format") == FORMAT_3 and keys is not None:  # None: inside one (never nested deeper)
+                nested = nesting.check(archive, by_name, manifest, files, problems, lambda inner, named: _verify(
+                    inner, keys.get(named, public_key), limits, None, None))
         else:
             # No manifest to check the files against: still say what the bundle holds unverified.
             others = [name for name in by_name if name not in RESERVED]
@@ -493,4 +492,4 @@ def _verify(fileobj, public_key, limits, on_progress):
                 files.setdefault(name, "unchecked")
             if others and manifest_data is None:
                 problems.append(f"no file could be checked ({len(others)} in the bundle, unverified)")
-    return Verification(not problems, problems, manifest, files, signature_state, folder)
+    return Verification(not problems, problems, manifest, files, signature_state, folder, nested.inner, nested.links)

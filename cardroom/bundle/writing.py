@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .format import COMPRESS_LEVEL, FORMAT, MANIFEST, RESERVED, SIGNATURE, canonical_json
+from .format import COMPRESS_LEVEL, FORMAT, FORMATS, MANIFEST, RESERVED, SIGNATURE, canonical_json
 
 
 def check_name(name) -> str:
@@ -134,11 +134,15 @@ class BundleWriter:
         """The manifest's ``files`` so far, sorted by name."""
         return [dict(self._files[name]) for name in sorted(self._files)]
 
-    def finish(self, manifest: dict, private_key: Ed25519PrivateKey) -> dict:
-        """Write manifest.json (``manifest`` plus ``format`` and ``files``) and manifest.sig, close the zip.
+    def finish(self, manifest: dict, private_key: Ed25519PrivateKey, *, format=None) -> dict:
+        """Write manifest.json (``manifest`` plus ``format``, ``FORMAT`` unless given, and ``files``) and
+        manifest.sig, close the zip.
 
         Returns the manifest as written."""
         self._check_writable()
+        format = format or FORMAT
+        if format not in FORMATS:
+            raise ValueError(f"{format!r} is not a bundle format ({', '.join(FORMATS)})")
         if not isinstance(private_key, Ed25519PrivateKey):
             raise TypeError(f"the bundle is signed with an Ed25519 private key, not {type(private_key).__name__}")
         if not isinstance(manifest, dict):
@@ -146,7 +150,7 @@ class BundleWriter:
         taken = {"format", "files"} & set(manifest)
         if taken:
             raise ValueError(f"the manifest's {', '.join(sorted(taken))} are written by the bundle itself")
-        full = {**manifest, "format": FORMAT, "files": self.files}
+        full = {**manifest, "format": format, "files": self.files}
         data = canonical_json(full)
         signature = base64.b64encode(private_key.sign(data)) + b"\n"
         for name, content in ((MANIFEST, data), (SIGNATURE, signature)):

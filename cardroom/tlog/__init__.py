@@ -26,6 +26,9 @@ own root: no ``--trust`` given). The formats:
   checkpoint the path leads to;
 - a consistency proof has the same shape: ``cardroom/tlog-consistency@v1``, ``old <size>``, the proof's hashes
   (RFC 9162 §2.1.4), a blank line and the newer checkpoint;
+- an export of a period with closed months is a bundle of bundles (``cardroom-audit-bundle/3``,
+  ``cardroom.bundle.nesting``): ``export`` checks it and its links, then each inner bundle as an export of its own,
+  each line named by the inner bundle or the link concerned;
 - an export's range proof (``checkpoints/<chain>.range.txt``): ``cardroom/tlog-range@v1``, ``start <index>``,
   ``end <index>``, the heads of the subtrees outside the run (``cardroom.merkle.range_proof``), a blank line and
   the checkpoint: with the export's audit rows of positions start + 1 to end, it gives back the checkpoint's root.

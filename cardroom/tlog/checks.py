@@ -1,7 +1,11 @@
 """The verifier's checks (``cardroom.tlog``): an entry's inclusion, a kept checkpoint's consistency with a newer one,
-an export bundle with its audit rows and checkpoints, a checkpoint's signature; each gives a ``Result``. No Django."""
+an export bundle with its audit rows and checkpoints (a bundle of bundles: each inner one so, and their checkpoints
+one log), a checkpoint's signature; each gives a ``Result``. No Django."""
 
 import json
+import os
+import shutil
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 
@@ -168,7 +172,7 @@ def check_export(keyring, path, kept_notes=(), proof_texts=()):
             result.fails(f"the bundle was signed by {manifest.get('signing_key')}, which is "
                          + (f"not a trusted key: {why}." if why else "not in the keyring."))
             return result
-        checked = bundle.verify(path, key.public_key)
+        checked = bundle.verify(path, key.public_key, keys={k.fingerprint: k.public_key for k in keyring.keys})
         for problem in checked.problems:
             result.fails(problem)
         if checked.ok:
@@ -178,6 +182,9 @@ def check_export(keyring, path, kept_notes=(), proof_texts=()):
         problem = validity_problem(key, manifest.get("generated_at"))
         if problem:
             result.fails(problem)
+        if manifest.get("format") == bundle.FORMAT_3:
+            _check_inner(result, keyring, archive, names, checked, kept_notes, proof_texts)
+            return result
         kept = [_signed(keyring, note, result, "kept checkpoint") for note in kept_notes]
         kept = [k for k in kept if k is not None]
         read = _Reader(archive, names, checked)
@@ -195,6 +202,29 @@ def check_export(keyring, path, kept_notes=(), proof_texts=()):
                 result.note(f"a consistency proof given (from {proof.fields.get('old')} entries) is not one any "
                             "kept checkpoint needed against this bundle: it was not used.")
     return result
+
+
+def _check_inner(result, keyring, archive, names, checked, kept_notes, proof_texts):
+    """A bundle of bundles (``cardroom.bundle.nesting``): the links ``bundle.verify`` found holding between its inner
+    bundles' checkpoints, then each inner bundle that verified as a bundle checked as an export of its own (its
+    checkpoints' signatures, its audit rows against them), its lines named by it; the checkpoints you kept are
+    checked against the last one, the newest."""
+    for line in checked.links:
+        result.holds(line)
+    inner = [entry["name"] for entry in checked.manifest.get("bundles", []) if entry["name"] in checked.inner]
+    for name in inner:
+        if not checked.inner[name].ok:
+            continue  # its problems are said, under its name
+        handle, copy = tempfile.mkstemp(suffix=".zip")
+        try:
+            with os.fdopen(handle, "wb") as target, archive.open(names[name]) as source:
+                shutil.copyfileobj(source, target, 1 << 20)
+            last = name == inner[-1]
+            found = check_export(keyring, copy, kept_notes if last else (), proof_texts if last else ())
+        finally:
+            os.unlink(copy)
+        result.ok = result.ok and found.ok
+        result.lines += [f"{line[:5]}{name}: {line[5:]}" for line in found.lines]
 
 
 class _Reader:

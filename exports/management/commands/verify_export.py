@@ -53,7 +53,8 @@ def summary(manifest, key_fingerprint):
 
 class Command(BaseCommand):
     help = (
-        "Check an audit export bundle (zip), of format 2 or 1 (the line says which): every file's SHA-256 and size "
+        "Check an audit export bundle (zip), of format 3, 2 or 1 (the line says which; 3: a bundle of bundles, each "
+        "inner bundle checked too): every file's SHA-256 and size "
         "against its manifest, no file missing or added, and the manifest's Ed25519 signature. Needs only the "
         "bundle and the public key (by default this installation's). Exits non-zero naming every file altered, "
         "missing or added."

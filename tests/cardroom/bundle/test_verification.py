@@ -326,11 +326,12 @@ def test_a_signed_manifest_of_the_wrong_format_is_reported(tmp_path, key):
     assert not not_json.ok and not_json.problems[0].startswith("manifest.json: not valid JSON")
     wrong = bundle.verify(_signed_zip(tmp_path / "b.zip", key, b'{"format": "other/2", "files": []}'), key)
     assert wrong.problems == ["manifest.json: format is 'other/2', expected 'cardroom-audit-bundle/1' or "
-                              "'cardroom-audit-bundle/2'"]
-    later = bundle.verify(_signed_zip(tmp_path / "d.zip", key, b'{"format": "cardroom-audit-bundle/3", "files": []}'),
+                              "'cardroom-audit-bundle/2' or 'cardroom-audit-bundle/3'"]
+    later = bundle.verify(_signed_zip(tmp_path / "d.zip", key, b'{"format": "cardroom-audit-bundle/4", "files": []}'),
                           key)
-    assert later.problems == ["manifest.json: format is 'cardroom-audit-bundle/3', expected "
-                              "'cardroom-audit-bundle/1' or 'cardroom-audit-bundle/2'"] and not later.ok
+    assert later.problems == ["manifest.json: format is 'cardroom-audit-bundle/4', expected "
+                              "'cardroom-audit-bundle/1' or 'cardroom-audit-bundle/2' or 'cardroom-audit-bundle/3'"]
+    assert not later.ok
     bad_entry = json.dumps({"format": bundle.FORMAT, "files": [{"name": "a.csv", "sha256": "zz", "bytes": 1}]})
     result = bundle.verify(_signed_zip(tmp_path / "c.zip", key, bad_entry.encode(), [("a.csv", b"1")]), key)
     assert "manifest.json: the entry for a.csv has no valid SHA-256 (wrong format)" in result.problems

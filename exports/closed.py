@@ -1,0 +1,238 @@
+"""An export of a period whose months are (partly) closed: a bundle of bundles (format 3, ``cardroom.bundle.nesting``;
+docs/exports.md, "A bundle of bundles").
+
+A closed month's rounds and entries left the database when it was closed (``fees.months.services.close``); what
+holds them is the bundle signed then, one per establishment, in the month's archive folder. So an export of such a
+period carries those bundles as they are (each checked against the SHA-256 its closing recorded, and that record
+against the closing's seal: never rebuilt), a bundle of the open days built as any export is (``build.build``), the
+consistency proofs that join their audit checkpoints into one log where an inner bundle does not carry one, and a
+report of the whole period, under one manifest signed by the installation's key. A period with no closed month is
+exported as before (format 2).
+"""
+
+import datetime
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from cardroom import keys
+from cardroom.bundle import FORMAT_3, BundleWriter
+from cardroom.bundle import reading as bundle_reading
+from cardroom.bundle.nesting import checkpoint_stem, link_name
+from cardroom.exceptions import StateConflict
+from fees.models import ClosedMonth
+from fees.months.selectors import seal_problem
+
+from . import build, collect, report
+from .collect import ExportScope
+
+FEES = "fees_by_table_day"
+
+
+def _next_month(first):
+    return (first.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
+
+
+def segments(scope):
+    """The period cut where its months are closed, in order: ``(first, last, closed, entries, open_establishments)``
+    each; ``closed`` the ClosedMonth (None for open days), ``entries`` its recorded bundles of the scope's
+    establishments, ``open_establishments`` those the export builds a bundle of for these days (all of them for
+    open days; in a closed month, those the closing did not name: it names every one with rows in the month)."""
+    slugs = [e.slug for e in scope.establishments]
+    months = ClosedMonth.objects.filter(reopened_at__isnull=True, month__lte=scope.end).order_by("month")
+    if scope.start is not None:
+        months = months.filter(month__gte=scope.start.replace(day=1))
+    found, cursor = [], scope.start
+    for closed in months:
+        entries = [b for b in closed.bundles if b.get("establishment") in slugs]
+        if not entries:
+            continue  # none of these rooms had rows in it: their days are read as open ones
+        first, last = closed.month, _next_month(closed.month) - datetime.timedelta(days=1)
+        if cursor is None or cursor < first:
+            found.append((cursor, first - datetime.timedelta(days=1), None, [], scope.establishments))
+        named = {b["establishment"] for b in entries}
+        found.append((first, last, closed, entries, [e for e in scope.establishments if e.slug not in named]))
+        cursor = last + datetime.timedelta(days=1)
+    if found and cursor <= scope.end:
+        found.append((cursor, scope.end, None, [], scope.establishments))
+    return found
+
+
+def write(scope, path, *, requested_by="", on_progress=None):
+    """Write the export of ``scope`` to ``path``: a bundle of bundles when months of its period are closed, else the
+    bundle ``build.build`` writes. Returns the manifest as signed."""
+    parts = segments(scope)
+    if not parts:
+        return build.build(scope, path, requested_by=requested_by, on_progress=on_progress)
+    from cardroom.transparency import current_key
+
+    signing_key, _ = current_key()
+    started = timezone.now()
+    total = sum(len(entries) + (1 if others else 0) for _, _, _, entries, others in parts) + 2
+    done = 0
+
+    def say(stage):
+        if on_progress is not None:
+            on_progress(done, total, stage)
+
+    work = Path(tempfile.mkdtemp(prefix="cardroom-export-"))
+    inners, closed_fees = [], []
+    try:
+        with BundleWriter(path) as writer:
+            for first, last, closed, entries, others in parts:
+                for entry in entries:
+                    say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
+                    inners.append(_closed_bundle(writer, closed, entry, work))
+                    closed_fees += _fee_rows(work / entry["file"], scope, first, last)
+                    done += 1
+                if others:
+                    inner_scope = ExportScope(establishments=others, start=first, end=last,
+                                              jurisdiction=scope.jurisdiction if closed is None else None)
+                    name = f"audit-{_who(inner_scope)}-{first.isoformat() if first else 'beginning'}-to-{last}.zip"
+                    say(f"bundles/{name}: building the {'open days' if closed is None else 'rooms with no rows'}")
+                    inner_path = work / name
+                    build.build(inner_scope, inner_path, requested_by=requested_by)
+                    inners.append(_add(writer, f"bundles/{name}", inner_path, closed))
+                    done += 1
+            links = _links(writer, inners)
+            scope.freeze()
+            counts = {}
+            for inner in inners:
+                for kind, rows in inner["manifest"].get("rows", {}).items():
+                    counts[kind] = counts.get(kind, 0) + rows
+            say("report.pdf")
+            closed_days = [(first, last) for first, last, closed, _, _ in parts if closed is not None]
+            writer.add_bytes("report.pdf", report.render(_WholePeriod(scope, closed_fees, closed_days), counts,
+                                                         generated_at=started, requested_by=requested_by))
+            done += 1
+            manifest = {
+                "generated_at": collect.utc(started), "generated_by": requested_by, "generator": build.generator(),
+                "scope": {"establishments": [e.slug for e in scope.establishments],
+                          "jurisdiction": scope.jurisdiction.code if scope.jurisdiction is not None else None},
+                "period": ({"from": scope.start.isoformat(), "to": scope.end.isoformat()} if scope.start
+                           else {"as_of": scope.end.isoformat()}),
+                "time_zone": settings.TIME_ZONE,
+                "audit_chains": [{"chain": chain, "sequence": sequence, "entry_hash": entry_hash}
+                                 for chain, (sequence, entry_hash) in sorted(scope.chain_heads.items())],
+                "rows": counts,
+                "bundles": [{k: v for k, v in inner.items() if k != "manifest"} for inner in inners],
+                "links": links,
+                "signing_key": keys.key_fingerprint(),
+            }
+            return writer.finish(manifest, signing_key, format=FORMAT_3)
+    finally:
+        for leftover in work.iterdir():
+            leftover.unlink()
+        work.rmdir()
+
+
+def _who(scope):
+    return scope.jurisdiction.code if scope.jurisdiction is not None else "-".join(e.slug for e in scope.establishments)
+
+
+def _closed_bundle(writer, closed, entry, work):
+    """A closed month's recorded bundle, copied into the outer bundle (and beside it, to read its fees) once its
+    closing record is as sealed and the file is the one recorded, byte for byte."""
+    month = f"{closed.month:%Y-%m}"
+    if closed.archived and (problem := seal_problem(closed)):
+        raise StateConflict(f"The closing of {month} cannot vouch for its bundles: {problem}. Nothing was exported.")
+    source = Path(closed.archive_dir) / entry["file"]
+    if not source.is_file():
+        raise StateConflict(f"The bundle of {month} for {entry['establishment']}, {source}, is not there: a closed "
+                            f"month is exported from the bundle signed when it was closed. Nothing was exported.")
+    digest, copy = hashlib.sha256(), work / entry["file"]
+    with open(source, "rb") as f, open(copy, "wb") as kept:
+        with writer.open(f"bundles/{entry['file']}") as into:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+                into.write(chunk)
+                kept.write(chunk)
+    if digest.hexdigest() != entry["sha256"]:
+        raise StateConflict(f"{source} has SHA-256 {digest.hexdigest()}, not the {entry['sha256']} its closing "
+                            f"recorded: it is not the bundle of {month}. Nothing was exported.")
+    return {**_entry(f"bundles/{entry['file']}", copy), "closed_month": month}
+
+
+def _add(writer, name, path, closed):
+    with open(path, "rb") as f, writer.open(name) as into:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            into.write(chunk)
+    return {**_entry(name, path), **({"closed_month": f"{closed.month:%Y-%m}"} if closed is not None else {})}
+
+
+def _entry(name, path):
+    """The outer manifest's entry of an inner bundle, with its own manifest (dropped from what is written)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+    return {"name": name, "period": manifest["period"], "sha256": digest.hexdigest(),
+            "bytes": os.path.getsize(path), "manifest": manifest}
+
+
+def _links(writer, inners):
+    """For each chain, between inner bundles that follow each other: the consistency proof from the smaller
+    checkpoint to the larger, written when the larger bundle does not carry it (``transparency.consistency``)."""
+    from cardroom.transparency import consistency
+
+    links, written = [], set()
+    chains = sorted({head["chain"] for inner in inners for head in inner["manifest"].get("audit_chains", [])})
+    for chain in chains:
+        carrying = [(inner, head["sequence"]) for inner in inners for head in inner["manifest"]["audit_chains"]
+                    if head["chain"] == chain and head["sequence"]]
+        for (earlier, size_a), (later, size_b) in zip(carrying, carrying[1:]):
+            (old, _), (new, larger) = sorted(((size_a, earlier), (size_b, later)), key=lambda item: item[0])
+            carried = f"{checkpoint_stem(chain)}.from-{old}.txt"
+            if old == new or any(f["name"] == carried for f in larger["manifest"]["files"]):
+                continue
+            name = link_name(chain, old, new)
+            if name not in written:
+                writer.add_bytes(name, consistency(chain, old, new).encode())
+                written.add(name)
+            links.append({"chain": chain, "from": earlier["name"], "to": later["name"], "file": name})
+    return links
+
+
+def _fee_rows(path, scope, first, last):
+    """A closed month's fees per table and day, read from its bundle as ``fee_day_rows`` gives them."""
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        if f"{FEES}.csv" not in names or "columns.json" not in names:
+            return []  # a format-1 bundle: its fees are in its own report
+        columns = bundle_reading.columns_of(archive.read("columns.json").decode(), FEES)
+        records = bundle_reading.records(f"{FEES}.csv", archive.read(f"{FEES}.csv").decode(), columns)
+    start = max(first, scope.start) if scope.start else first
+    rows = []
+    for r in records:
+        day = datetime.date.fromisoformat(r["gaming_day"])
+        if start <= day <= min(last, scope.end):
+            rows.append((day, r["establishment"], r["table"], Decimal(r["expected"]), Decimal(r["collected"]),
+                         Decimal(r["difference"]), r["currency"]))
+    return rows
+
+
+class _WholePeriod:
+    """The whole period as the report reads it: the database's rows, but the fees per table and day of the closed
+    months from their bundles (their rounds and entries are no longer in the database)."""
+
+    def __init__(self, scope, closed_fees, closed_days):
+        self._scope, self._closed_fees, self._closed_days = scope, closed_fees, closed_days
+
+    def __getattr__(self, name):
+        return getattr(self._scope, name)
+
+    def rows(self, kind):
+        rows = self._scope.rows(kind)
+        if kind.name != FEES:
+            return rows
+        open_rows = [r for r in rows if not any(first <= r[0] <= last for first, last in self._closed_days)]
+        return sorted(open_rows + self._closed_fees, key=lambda r: (r[0], r[1], r[2]))
