@@ -168,7 +168,16 @@ WORDS = {
                                       "its audit export; it can be read from the export and reopened."),
     "ledger.month_reopened": lambda d: (f"Reopened {_month(d)}: its {_files(d, 'partitions')} partitions attached "
                                         "again from their archived files."),
+    "ledger.month_held": lambda d: (f"Left {_month(d)} open at its nightly close: "
+                                    + ("; ".join(d.get("reasons") or []) or "no reason given") + "."),
+    "ledger.month_archive_removed": lambda d: (
+        f"Removed {_month(d)}'s archived files ({len(d.get('removed') or [])}) from {_v(d, 'directory', '?')}, "
+        f"older than the retention of {_v(d, 'retention_days', '?')} days"
+        + (f"; not removed: {'; '.join(d['problems'])}" if d.get("problems") else "") + "."),
     "ledger.reconcile": _reconciled,
+    "witness.conflicting_checkpoint": lambda d: (
+        f"As a witness, refused a checkpoint of {_v(d, 'origin', 'a log')} at {_v(d, 'size', '?')} entries with "
+        "another root than the one cosigned: two views of one log, kept as evidence."),
     "ledger.sums_repaired": lambda d: (f"Rewrote the ledger's kept sums of {_v(d, 'table_days', '?')} table-days from "
                                        f"their rounds and entries ({_v(d, 'differences', '?')} figures differed)."),
     "ledger.reconcile_requested": lambda d: (f"Asked for every table with play from {_v(d, 'day_from', '?')} to "
