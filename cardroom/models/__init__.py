@@ -1,6 +1,7 @@
 from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition, ConditionFulfilment
 from .audit import AuditChainHead, AuditChainVerified, AuditCheckpoint, AuditLogEntry, SigningKey
+from .cosignature import CheckpointCosignature, WitnessState
 from .jobs import Job
 from .generation import Generation
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
@@ -15,6 +16,7 @@ __all__ = [
     "AuditCheckpoint",
     "AuditLogEntry",
     "BetLimit",
+    "CheckpointCosignature",
     "Cited",
     "ConditionFulfilment",
     "Establishment",
@@ -31,4 +33,5 @@ __all__ = [
     "Source",
     "StatedHouseEdge",
     "Table",
+    "WitnessState",
 ]
