@@ -320,3 +320,24 @@ def test_over_http_a_cosignature_a_409_and_a_server_error(room, settings):
         server.server_close()
     settings.WITNESSES = [{**fake.config(), "url": base}]  # nobody listens there now
     assert submit(room, signed(room))[fake.name].result == witnessing.DOWN
+
+
+def test_the_verify_check_and_the_regulators_audit_log_say_who_cosigned(client, people, room, witnesses, tmp_path):
+    from django.urls import reverse
+
+    from exports import verification
+
+    w1, w2 = witnesses
+    w2.down = True
+    bundle = export(room, tmp_path / "bundle.zip")
+    with open(bundle, "rb") as handle:
+        checked = verification.check(handle)
+    assert checked.ok
+    [first, second] = checked.as_dict()["witnesses"]
+    assert first.startswith(f"{w1.name}: cosigned {room.chain} at ") and first.endswith(" UTC.")
+    assert second == f"{w2.name}: cosigned none of its checkpoints."
+
+    client.force_login(people.regulator_wa)
+    page = client.get(reverse("console:regulator-audit-log", args=[room.slug])).content.decode()
+    assert f"Witness <code>{w1.name}</code>: cosigned the checkpoint of 5 entries at " in page
+    assert f"Witness <code>{w2.name}</code>: has cosigned no checkpoint of this chain." in page
