@@ -140,9 +140,19 @@ def test_a_witness_holding_a_size_this_log_never_signed_is_an_error_in_the_inbox
     assert "holds 40 entries" in outcomes[w1.name].detail and len(w1.requests) == 1  # not asked again
     for user in (people.compliance_wa, people.admin):
         assert kinds(user) == {(witnessing.REFUSED_KIND, w1.name)}
-    assert kinds(people.floor_wa if hasattr(people, "floor_wa") else people.regulator_wa) == set()
+    assert kinds(people.regulator_wa) == set()  # not a compliance officer nor an administrator
     entry = AuditLogEntry.objects.get(action="audit.witness_refused")
     assert entry.data["witness"] == w1.name and "40 entries" in entry.data["refusal"]
+
+
+def test_the_compliance_home_shows_a_refusal(client, room, witnesses, people):
+    from django.urls import reverse
+
+    witnesses[0].status = 422
+    submit(room, signed(room))
+    client.force_login(people.compliance_wa)
+    page = client.get(reverse("console:compliance", args=[people.wa_room.slug])).content.decode()
+    assert "Error: a witness refused: the witness witness.example/w1 refused to cosign: it answered 422" in page
 
 
 @pytest.mark.parametrize("status", [422, 403, 404])
