@@ -28,7 +28,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
@@ -41,7 +41,6 @@ from .tlog.witnessed import Witness
 logger = logging.getLogger(__name__)
 
 COSIGNED, REFUSED, DOWN, BEHIND = "cosigned", "refused", "down", "behind"
-REFUSING = {400, 403, 404, 409, 422}  # tlog-witness's answers that say no (400: a request it cannot read)
 
 
 def configured():

@@ -14,6 +14,7 @@ verifier key (which carries its name) and its submission prefix, one witness a l
     witness.example/w1+1a2b3c4d+BFyz...= https://witness.example/w1
 """
 
+import datetime
 import json
 import zipfile
 from dataclasses import dataclass
@@ -123,8 +124,6 @@ def check(result, checkpoints, witnesses, quorum):
 
 
 def _when(timestamp):
-    import datetime
-
     return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
