@@ -6,11 +6,16 @@ class CardroomConfig(AppConfig):
     default = True
     name = "cardroom"
     verbose_name = "Card rooms, games and approvals"
+    # Cosignatures are kept as the witnesses answered them (grant_service_role).
+    service_role_privileges = {"cardroom.CheckpointCosignature": "SELECT, INSERT"}
 
     def ready(self):
         from . import celery  # noqa: F401  (the app every @shared_task binds to)
         from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
         from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
+        from . import witnessing
+
+        witnessing.register()  # a witness refusing or down, in the inbox
         from django.contrib.auth.signals import user_logged_in
 
         from .second_factor import remember_devices

@@ -251,6 +251,25 @@ SIGNING_ROOT = os.environ.get("SIGNING_ROOT", "").strip()
 if SIGNING_ROOT and not re.fullmatch(r"SHA256:[0-9a-f]{64}", SIGNING_ROOT):
     raise ImproperlyConfigured(f"SIGNING_ROOT must be a key's fingerprint, SHA256: and 64 lower-case hex digits (as "
                                f"GET /api/v1/audit/keys names it), not {SIGNING_ROOT!r}")
+# Witnesses (docs/audit.md, "Submitting to witnesses"): each signed checkpoint is submitted to them (C2SP
+# tlog-witness) and their cosignatures travel with the exports. WITNESSES: one witness a line (or separated by ';'),
+# its verifier key (name+hex id+base64 of 0x04 and its Ed25519 key, as its operator publishes it) and its submission
+# prefix URL. A witness down longer than WITNESS_DOWN_WARNING_AFTER hours is a warning in the inbox; each request
+# waits WITNESS_TIMEOUT seconds.
+
+
+def _witnesses(text):
+    from cardroom.tlog.witnessed import read_config
+
+    try:
+        return [{"name": w.name, "verifier_key": w.verifier_key, "url": w.url} for w in read_config(text)]
+    except ValueError as error:
+        raise ImproperlyConfigured(f"WITNESSES: {error}") from None
+
+
+WITNESSES = _witnesses(os.environ.get("WITNESSES", ""))
+WITNESS_DOWN_WARNING_AFTER = env_int("WITNESS_DOWN_WARNING_AFTER", 6, minimum=1)
+WITNESS_TIMEOUT = env_int("WITNESS_TIMEOUT", 10, minimum=1)
 
 # This installation as a witness of other logs (cardroom/witness/, docs/audit.md "Witnesses"; C2SP tlog-witness).
 # WITNESS_NAME is the witness's key name, a schema-less URL such as "witness.example.org/regulator"; empty, this

@@ -12,15 +12,19 @@ def worker_health():
 
 @shared_task
 def sign_checkpoints():
-    """The beat's checkpoints: every audit chain that grew since its last one. Fails (so the failure shows where
+    """The beat's checkpoints: every audit chain that grew since its last one, then each chain's newest
+    checkpoint submitted to the witnesses that have not cosigned it. Fails (so the failure shows where
     tasks are watched) when a chain disagrees with a checkpoint already signed; each such chain is also logged."""
     from . import transparency
 
     signed, refused = transparency.sign_moved_chains()
+    # Then the witnesses (cardroom.witnessing): one down or refusing is said in the inbox, never fails the task.
+    witnessed = transparency.witness_pending()
     if refused:
         raise transparency.ChainRewritten(f"Refused to sign checkpoints of {', '.join(refused)}: they no longer "
                                           "agree with checkpoints already signed (see the audit log).")
-    return {"signed": signed}
+    return {"signed": signed, "witnessed": {chain: {o.witness: o.result for o in outcomes}
+                                            for chain, outcomes in witnessed.items()}}
 
 
 @shared_task

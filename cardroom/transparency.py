@@ -19,7 +19,7 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from . import chain as hashchain
-from . import bundle, checkpoint, keys, merkle, tlog
+from . import bundle, checkpoint, keys, merkle, tlog, witnessing
 from .exceptions import StateConflict
 from .models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey
 
@@ -299,28 +299,42 @@ def consistency(chain, old_size, new_size=None):
 def export_files(chain_heads, start_moment, end_moment):
     """The files an audit export carries per chain it covers (docs/exports.md): the checkpoint of the chain as the
     export covers it, the range proof of the period's entries, and a consistency proof from every checkpoint handed
-    out before (by an earlier export or the API). ``chain_heads``: chain -> (sequence, entry_hash) as frozen by the
+    out before (by an earlier export or the API), each note with the witnesses' cosignatures of it appended
+    (``cardroom.witnessing``: submitted first). ``chain_heads``: chain -> (sequence, entry_hash) as frozen by the
     export."""
-    files = {}
+    files, down = {}, set()
     for chain, (size, _) in sorted(chain_heads.items()):
         if not size:
             continue
         signed = sign(chain, size=size, purpose=AuditCheckpoint.Purpose.EXPORT)
         leaves = tree_leaves(chain, size)
+        # Submitted before the files are written, so they carry its cosignatures; a witness down or refusing does
+        # not stop the export (the file goes without its cosignature; the inbox says why: cardroom.witnessing).
+        witnessing.witness(signed, leaves, down=down)
+        note = witnessing.cosigned(signed)
         period = AuditLogEntry.objects.filter(chain=chain, sequence__lte=size, created_at__gte=start_moment,
                                               created_at__lt=end_moment).aggregate(first=Min("sequence"),
                                                                                    last=Max("sequence"))
         start, end = (period["first"] - 1, period["last"]) if period["first"] else (size, size)
         stem = f"checkpoints/{chain.replace(':', '-')}"
-        files[f"{stem}.txt"] = signed.note
-        files[f"{stem}.range.txt"] = tlog.range_text(start, end, merkle.range_proof(leaves, start, end), signed.note)
+        files[f"{stem}.txt"] = note
+        files[f"{stem}.range.txt"] = tlog.range_text(start, end, merkle.range_proof(leaves, start, end), note)
         # From every size handed out (exports, the API); the hourly ones stay in the service.
         earlier = (AuditCheckpoint.objects.filter(chain=chain, size__lt=size, size__gt=0)
                    .exclude(purpose=AuditCheckpoint.Purpose.SCHEDULE).values_list("size", flat=True).distinct())
         for old in sorted(set(earlier)):
             files[f"{stem}.from-{old}.txt"] = tlog.consistency_text(
-                old, merkle.consistency_proof(leaves, old), signed.note)
+                old, merkle.consistency_proof(leaves, old), note)
     return files
+
+
+def witness_pending():
+    """The beat's submissions, after signing: each chain's newest checkpoint to the witnesses that have not
+    cosigned it (``cardroom.witnessing``). {chain: [Outcome]}."""
+    done, down = {}, set()
+    for signed in witnessing.pending():
+        done[signed.chain] = witnessing.witness(signed, tree_leaves(signed.chain, signed.size), down=down)
+    return done
 
 
 def status(chain):

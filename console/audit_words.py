@@ -137,6 +137,12 @@ WORDS = {
     "approval.condition_withdrawn": lambda d: "Withdrew a record that an approval's condition was met." + _reason(d),
     "audit.checkpoint_refused": lambda d: ("Refused to sign a checkpoint: the log no longer agrees with its signed "
                                            f"checkpoints ({str(_v(d, 'problem', 'no detail')).rstrip('.')})."),
+    "audit.witness_back": lambda d: (f"The witness {_v(d, 'witness', '?')} cosigns again (it was "
+                                     f"{_v(d, 'was', 'not cosigning')} since {_v(d, 'since', '?')})."),
+    "audit.witness_down": lambda d: (f"The witness {_v(d, 'witness', '?')} has not answered since {_v(d, 'since', '?')}: "
+                                     f"{str(_v(d, 'reason', 'no detail')).rstrip('.')}."),
+    "audit.witness_refused": lambda d: (f"The witness {_v(d, 'witness', '?')} refused to cosign: "
+                                        f"{str(_v(d, 'refusal', 'no detail')).rstrip('.')}."),
     "audit.export": lambda d: ("Made a signed audit export"
                                + (f" of {d['period']['from']} to {d['period']['to']}"
                                   if isinstance(d.get("period"), dict) and d["period"].get("from") else "") + "."),

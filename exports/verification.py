@@ -96,6 +96,7 @@ class Checked:
     public_key_fingerprint: str
     installation_key: bool  # checked against one of this installation's own keys (current or rotated)
     kept: list = field(default_factory=list)  # what held of the kept checkpoints checked against it, in sentences
+    witnesses: list = field(default_factory=list)  # a line per configured witness: what of the bundle it cosigned
 
     @property
     def ok(self):
@@ -125,7 +126,10 @@ class Checked:
                 # it), and the links between their checkpoints that hold.
                 "inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format, "signature": inner.signature}
                           for name, inner in list(found.inner.items())[:STORED_FILES]},
-                "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]]}
+                "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]],
+                # Only where witnesses are configured (WITNESSES): what each cosigned of the bundle.
+                **({"witnesses": [_cut(shown(line)) for line in self.witnesses[:STORED_PROBLEMS]]}
+                   if self.witnesses else {})}
 
 
 def _cut(text):
@@ -168,7 +172,42 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
         result.ok = False
     fingerprint = bundle.fingerprint(public_key)
     return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring),
-                   [line.removeprefix("OK   ") for line in held.lines if line.startswith("OK ")] if held else [])
+                   [line.removeprefix("OK   ") for line in held.lines if line.startswith("OK ")] if held else [],
+                   witnessed_lines(fileobj, result))
+
+
+def witnessed_lines(fileobj, verified):
+    """A line per configured witness (``settings.WITNESSES``): which of the bundle's checkpoints it cosigned and
+    when, read from the checkpoint files that verified (docs/audit.md, "Verifying with witnesses")."""
+    import datetime
+
+    from django.conf import settings
+
+    from cardroom.tlog import Unreadable, witnessed
+
+    if not settings.WITNESSES or not verified.manifest:
+        return []
+    try:
+        notes = [(chain, note) for chain, note in witnessed.bundle_checkpoints(fileobj)
+                 if verified.files.get(f"checkpoints/{chain.replace(':', '-')}.txt") == "ok"]
+    except Unreadable:
+        return []
+    finally:
+        fileobj.seek(0)
+    lines = []
+    for w in settings.WITNESSES:
+        named = witnessed.witness(w["name"], w["verifier_key"])
+        said, missing = [], []
+        for chain, note in notes:
+            good, bad = witnessed.cosigners(note, [named])
+            if w["name"] in good:
+                moment = datetime.datetime.fromtimestamp(good[w["name"]].timestamp, datetime.UTC)
+                said.append(f"{chain} at {moment:%Y-%m-%d %H:%M} UTC")
+            else:
+                missing.append(f"{chain} (its cosignature does not verify)" if w["name"] in bad else chain)
+        lines.append(f"{w['name']}: " + (f"cosigned {', '.join(said)}" if said else "cosigned none of its checkpoints")
+                     + (f"; not {', '.join(missing)}" if said and missing else "") + ".")
+    return lines
 
 
 def kept_against(fileobj, verified, notes, ring):

@@ -1,6 +1,7 @@
 from .access import Membership, Role
 from .approvals import Approval, ApprovalCondition, ConditionFulfilment
 from .audit import AuditChainHead, AuditChainVerified, AuditCheckpoint, AuditLogEntry, SigningKey
+from .cosignature import CheckpointCosignature, WitnessState
 from .jobs import Job
 from .generation import Generation
 from .games import BetLimit, Game, GameRules, Paytable, PaytableLine, StatedHouseEdge
@@ -16,6 +17,7 @@ __all__ = [
     "AuditCheckpoint",
     "AuditLogEntry",
     "BetLimit",
+    "CheckpointCosignature",
     "Cited",
     "ConditionFulfilment",
     "Establishment",
@@ -32,5 +34,6 @@ __all__ = [
     "Source",
     "StatedHouseEdge",
     "Table",
+    "WitnessState",
     "WitnessedLog",
 ]

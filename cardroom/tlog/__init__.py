@@ -9,6 +9,10 @@ and ``cryptography`` alone, with no access to the service (docs/audit.md, "Check
         [--proof PROOF.txt ...]
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT checkpoint CHECKPOINT.txt
 
+With ``--witness <name> <verifier key>`` (repeatable) and ``--quorum N`` (default: all the witnesses named), the
+checkpoints checked must also carry good cosignatures of at least N of those witnesses (``cardroom.tlog.witnessed``):
+each chain's checkpoint of an export bundle, the newer checkpoint of a consistency proof, the checkpoint given.
+
 Only keys that lead back to the root of trust (``--trust``: the first key's fingerprint, kept when the installation
 was set up) are trusted: each later key carries the key before it's signature over ``endorsement_statement``, and
 is valid from its endorsed ``valid_from`` until the next key's. The keys file's own ``root`` proves nothing (whoever
@@ -43,6 +47,7 @@ import json
 import sys
 
 from ..bundle.verification import shown
+from . import witnessed
 from .checks import (
     Result,
     check_checkpoint,
@@ -140,8 +145,16 @@ def main(argv=None):
                              "for a checkpoint kept after the export (repeatable).")
     note = commands.add_parser("checkpoint", help="A checkpoint's signature.")
     note.add_argument("checkpoint")
+    parser.add_argument("--witness", nargs=2, action="append", default=[], metavar=("NAME", "VERIFIER_KEY"),
+                        help="A witness whose cosignature the checkpoints must carry (repeatable): its name and "
+                             "verifier key (name+hex id+base64 of 0x04 and its Ed25519 key), as its operator "
+                             "publishes them.")
+    parser.add_argument("--quorum", type=int, metavar="N",
+                        help="How many of the witnesses named must have cosigned each checkpoint (default: all).")
     args = parser.parse_args(argv)
     try:
+        witnesses = [witnessed.witness(name, key) for name, key in args.witness]
+        quorum = witnessed.quorum_of(witnesses, args.quorum)
         files = [Keyring.parse(_text(path, "the keys file")) for path in args.keys]
         given = Keyring([k for ring in files for k in ring.keys], tuple(r for ring in files for r in ring.roots))
         keyring = given.trusted(args.trust)
@@ -163,6 +176,8 @@ def main(argv=None):
                                   [_text(path, "the proof") for path in args.proof])
         else:
             result = check_checkpoint(keyring, _text(args.checkpoint, "the checkpoint"))
+        if witnesses:
+            witnessed.check(result, _witnessed_checkpoints(args), witnesses, quorum)
     except (Unreadable, ValueError) as error:
         _say(f"UNREADABLE {error}", sys.stderr)
         return EXIT["UNREADABLE"]
@@ -177,6 +192,17 @@ def main(argv=None):
         verdict, line = "HOLDS", "HOLDS"
     _say(line)
     return EXIT[verdict]
+
+
+def _witnessed_checkpoints(args):
+    """[(what, note)]: the checkpoints the witnesses must have cosigned, for the command given."""
+    if args.command == "export":
+        return [(f"{chain} checkpoint", note) for chain, note in witnessed.bundle_checkpoints(args.bundle)]
+    if args.command == "consistency":
+        return [("newer checkpoint", parse_proof(_text(args.proof, "the proof"), CONSISTENCY).note)]
+    if args.command == "checkpoint":
+        return [("checkpoint", _text(args.checkpoint, "the checkpoint"))]
+    return [("checkpoint", parse_proof(_text(args.proof, "the proof"), INCLUSION).note)]
 
 
 def _say(line, stream=None):

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from cardroom import checkpoint, merkle, tlog, transparency
+from cardroom import checkpoint, merkle, tlog, transparency, witnessing
 from cardroom.audit import chain_entries, chain_head, chain_name, verify_new_entries
 from cardroom.models import AuditLogEntry, Job
 
@@ -127,4 +127,6 @@ def audit_log(request, establishment, scope):
     return render(request, "console/regulator/audit_log.html", {
         "section": "regulator", "establishment": establishment, "page": log_page, "rows": rows,
         "report": report, "checkpoints": checkpoints, "unsigned": _unsigned_since(chain, checkpoints),
-        "kept_form": kept_form, "kept": kept, "kept_limit": KEPT_CHECKPOINT_MAX_CHARS}, status=status)
+        "kept_form": kept_form, "kept": kept, "kept_limit": KEPT_CHECKPOINT_MAX_CHARS,
+        "witnesses": [(name, row, witnessing.moment(row.timestamp) if row else None)
+                      for name, row in witnessing.latest_by_witness(chain)]}, status=status)
