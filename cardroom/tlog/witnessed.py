@@ -15,13 +15,14 @@ verifier key (which carries its name) and its submission prefix, one witness a l
 """
 
 import datetime
+import io
 import json
 import zipfile
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from ..bundle.format import MANIFEST
+from ..bundle.format import BUNDLES, MANIFEST
 from ..bundle.verification import members
 from .cosignature import CosignatureError, cosignature_of, read_verifier_key
 from .proofs import Unreadable
@@ -130,11 +131,21 @@ def _when(timestamp):
 def bundle_checkpoints(path):
     """[(chain, note)] of the checkpoints an export bundle carries (``checkpoints/<chain>.txt``, in a top folder
     too), for the chains its manifest lists; Unreadable when it cannot be read. The bundle's own check says whether
-    they are signed and whether one is missing."""
+    they are signed and whether one is missing. A bundle of bundles (format 3) is witnessed through its last inner
+    bundle's checkpoints, those of the period's end: the outer check proves each earlier inner bundle's checkpoint a
+    prefix of the next (``cardroom.bundle.nesting``), so a cosigned last one vouches for the log they make together.
+    """
     try:
         with zipfile.ZipFile(path) as archive:
             names = members(archive)
             manifest = json.loads(archive.read(names[MANIFEST]))
+            inner = manifest.get("bundles")
+            if isinstance(inner, list) and inner:
+                last = inner[-1]["name"]  # bundles/<name>.zip
+                if not str(last).startswith(BUNDLES):
+                    raise ValueError(f"its last inner bundle is not under {BUNDLES}")
+                return [(f"{last}: {chain}", note)
+                        for chain, note in bundle_checkpoints(io.BytesIO(archive.read(names[last])))]
             chains = [head["chain"] for head in manifest.get("audit_chains", [])]
             found = []
             for chain in chains:

@@ -1,6 +1,10 @@
 """The verifier's witness check (cardroom.tlog.witnessed), plain Python: the quorum counted over good
 cosignatures of the witnesses named, a bad line a failure, the command line's --witness and --quorum read."""
 
+import io
+import json
+import zipfile
+
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -73,3 +77,29 @@ def test_the_command_lines_witnesses_and_quorum():
 def test_no_checkpoint_found_fails_when_witnesses_are_required():
     assert not witnessed.check(Result(), [], NAMED, 1).ok
     assert witnessed.check(Result(), [], [], 0).ok
+
+
+def _zip(files):
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, json.dumps(content) if isinstance(content, dict) else content)
+    return data.getvalue()
+
+
+def test_a_bundle_of_bundles_is_witnessed_through_its_last_inner_bundles_checkpoints(tmp_path):
+    def inner(note):
+        return _zip({"manifest.json": {"audit_chains": [{"chain": "installation"}]},
+                     "checkpoints/installation.txt": note})
+
+    first, last = "bundles/audit-2026-09.zip", "bundles/audit-2026-10-01-to-2026-10-05.zip"
+    path = tmp_path / "quarter.zip"
+    path.write_bytes(_zip({"manifest.json": {"bundles": [{"name": first}, {"name": last}]},
+                           first: inner(NOTE), last: inner(cosigned_by(W1))}))
+    [(what, note)] = witnessed.bundle_checkpoints(path)
+    assert what == f"{last}: installation"
+    assert witnessed.check(Result(), [(what, note)], NAMED[:1], 1).ok
+    # The earlier month's, not cosigned, is not what is counted: the outer check links it to the last.
+    path.write_bytes(_zip({"manifest.json": {"bundles": [{"name": last}, {"name": first}]},
+                           first: inner(NOTE), last: inner(cosigned_by(W1))}))
+    assert not witnessed.check(Result(), witnessed.bundle_checkpoints(path), NAMED[:1], 1).ok
