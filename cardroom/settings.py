@@ -271,6 +271,15 @@ WITNESSES = _witnesses(os.environ.get("WITNESSES", ""))
 WITNESS_DOWN_WARNING_AFTER = env_int("WITNESS_DOWN_WARNING_AFTER", 6, minimum=1)
 WITNESS_TIMEOUT = env_int("WITNESS_TIMEOUT", 10, minimum=1)
 
+# The name the audit log's checkpoints give it (their origin line: "<AUDIT_LOG_ORIGIN>/<chain>"), as witnesses know it
+# (docs/audit.md, "Witnesses"). A witness keeps one record per origin, so every installation a witness serves needs a
+# name of its own, e.g. "marysville.example.com/audit"; the default suits an installation without witnesses. Changed
+# later, witnesses see new logs from then on (the old ones' checkpoints keep their name and still verify).
+AUDIT_LOG_ORIGIN = os.environ.get("AUDIT_LOG_ORIGIN", "cardroom/audit").strip()
+if not re.fullmatch(r"[!-~]+", AUDIT_LOG_ORIGIN) or AUDIT_LOG_ORIGIN.endswith("/") or "+" in AUDIT_LOG_ORIGIN:
+    raise ImproperlyConfigured(f"AUDIT_LOG_ORIGIN is a log's name, a schema-less URL of printable ASCII without spaces, "
+                               f"'+' or a final '/' (e.g. marysville.example.com/audit), not {AUDIT_LOG_ORIGIN!r}")
+
 # This installation as a witness of other logs (cardroom/witness/, docs/audit.md "Witnesses"; C2SP tlog-witness).
 # WITNESS_NAME is the witness's key name, a schema-less URL such as "witness.example.org/regulator"; empty, this
 # installation is no witness and /witness/ answers 404. Its own Ed25519 key is WITNESS_KEY (PEM, or base64 of the

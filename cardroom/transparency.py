@@ -37,7 +37,7 @@ class UnknownChain(ValueError):
 
 
 def origin(chain):
-    return tlog.ORIGIN_PREFIX + chain
+    return f"{settings.AUDIT_LOG_ORIGIN}/{chain}"
 
 
 def root_fingerprint():
@@ -351,5 +351,5 @@ def holds(note):
     the installation trusts)."""
     ring = trusted_keys()
     chain_origin, size, root, _ = ring.checkpoint(note)
-    leaves = tree_leaves(chain_origin.removeprefix(tlog.ORIGIN_PREFIX), size)
+    leaves = tree_leaves(tlog.chain_of(chain_origin), size)
     return len(leaves) == size and merkle.root(leaves) == root

@@ -122,11 +122,12 @@ class Checked:
                 "files_left_out": max(0, len(files) - STORED_FILES),
                 "folder": _cut(shown(found.folder)) if found.folder is not None else None,
                 "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]],
-                # A bundle of bundles: each inner bundle's verdict (its problems are among the problems, named by
-                # it), and the links between their checkpoints that hold.
-                "inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format, "signature": inner.signature}
-                          for name, inner in list(found.inner.items())[:STORED_FILES]},
-                "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]],
+                # Only for a bundle of bundles: each inner bundle's verdict (its problems are among the problems,
+                # named by it), and the links between their checkpoints that hold.
+                **({"inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format,
+                                                  "signature": inner.signature}
+                              for name, inner in list(found.inner.items())[:STORED_FILES]},
+                    "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]]} if found.inner else {}),
                 # Only where witnesses are configured (WITNESSES): what each cosigned of the bundle.
                 **({"witnesses": [_cut(shown(line)) for line in self.witnesses[:STORED_PROBLEMS]]}
                    if self.witnesses else {})}
@@ -224,7 +225,7 @@ def kept_against(fileobj, verified, notes, ring):
         except checkpoint.CheckpointError as error:
             result.fails(f"Your kept checkpoint cannot be used: {error}")
             continue
-        chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
+        chain = tlog.chain_of(origin)
         name = f"checkpoints/{chain.replace(':', '-')}.txt"
         # A bundle of bundles: against its last inner bundle, the newest (as the offline verifier does).
         inner = [e["name"] for e in (verified.manifest or {}).get("bundles", []) if e.get("name") in verified.inner]

@@ -63,6 +63,7 @@ from .proofs import (
     CONSISTENCY,
     INCLUSION,
     ORIGIN_PREFIX,
+    chain_of,
     RANGE,
     Proof,
     Unreadable,
@@ -75,7 +76,7 @@ from .proofs import (
 )
 
 __all__ = [
-    "CONSISTENCY", "INCLUSION", "ORIGIN_PREFIX", "RANGE", "Proof", "Unreadable", "consistency_text", "inclusion_text",
+    "CONSISTENCY", "INCLUSION", "ORIGIN_PREFIX", "RANGE", "Proof", "Unreadable", "chain_of", "consistency_text", "inclusion_text",
     "parse_proof", "range_text",
     "ENDORSEMENT", "Key", "Keyring", "endorsement_statement",
     "Result", "check_checkpoint", "check_consistency", "check_entry", "check_export", "compare_kept", "entry_from_row",

@@ -14,7 +14,7 @@ from .. import bundle, checkpoint, merkle
 from ..bundle import reading as bundle_read
 from ..bundle.verification import members
 from .keys import read_moment, sha256
-from .proofs import CONSISTENCY, INCLUSION, ORIGIN_PREFIX, RANGE, Unreadable, unb64, parse_proof
+from .proofs import CONSISTENCY, INCLUSION, RANGE, Unreadable, chain_of, parse_proof, unb64
 
 @dataclass
 class Result:
@@ -105,7 +105,7 @@ def check_entry(keyring, proof_text, row=None):
         return result
     origin, size, root = signed
     chain, sequence = entry.get("chain"), entry.get("sequence")
-    if origin != ORIGIN_PREFIX + str(chain):
+    if chain_of(origin) != str(chain):
         result.fails(f"the entry belongs to chain {chain}, the checkpoint to the log {origin}.")
     if sequence != index + 1:
         result.fails(f"the entry says it is at position {sequence}; the proof is for position {index + 1}.")
@@ -192,9 +192,9 @@ def check_export(keyring, path, kept_notes=(), proof_texts=()):
         chains = [head["chain"] for head in manifest.get("audit_chains", [])]
         for head in manifest.get("audit_chains", []):
             _check_chain(result, keyring, read, head, rows,
-                         [k for k in kept if k[0] == ORIGIN_PREFIX + head["chain"]], proofs)
+                         [k for k in kept if chain_of(k[0]) == head["chain"]], proofs)
         for origin, size, _ in kept:
-            if origin.removeprefix(ORIGIN_PREFIX) not in chains:
+            if chain_of(origin) not in chains:
                 result.fails(f"the kept checkpoint of {size} entries is of the log {origin}, which this bundle does "
                              "not cover: it cannot be checked against it.")
         for proof in proofs:
@@ -302,7 +302,7 @@ def _check_chain(result, keyring, read, head, rows, kept, proofs):
     if signed is None:
         return
     origin, size, root = signed
-    if origin != ORIGIN_PREFIX + chain or size != sequence:
+    if chain_of(origin) != chain or size != sequence:
         result.fails(f"{chain}: the checkpoint is of {origin} at {size} entries; the manifest says {chain} at "
                      f"{sequence}.")
         return

@@ -80,6 +80,7 @@ def test_a_weak_secret_key_is_refused(key):
     ("SECURE_PROXY_SSL_HEADER", "X-Forwarded-Proto: https"),
     ("CSRF_TRUSTED_ORIGINS", "cardroom.example.org"),
     ("LOGIN_FAILURE_LIMIT", "0"),
+    ("AUDIT_LOG_ORIGIN", "marysville.example.com/audit/"),
 ])
 def test_a_malformed_setting_stops_start_up(name, value):
     result = manage("check", **{**documented_environment(), name: value})

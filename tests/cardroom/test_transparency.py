@@ -633,3 +633,15 @@ def test_a_members_name_cannot_split_a_line_or_turn_it_around(api, people, room,
     assert job["result"]["files"][shown] == "added" and name not in job["result"]["files"]
     page = api.get(f"/regulator/verify/?job={job['uuid']}").content.decode()
     assert "\u202e" not in page and "holds\\u202ecsv.exe" in page
+
+
+def test_the_installation_names_its_log_for_witnesses_and_the_verifier_reads_any_name(api, regulator, room, settings,
+                                                                                      tmp_path):
+    settings.AUDIT_LOG_ORIGIN = "marysville.example.com/audit"
+    keys = keys_file(api, tmp_path)
+    text = regulator.get("/api/v1/audit/proof", {"chain": room.slug, "sequence": 4}).content.decode()
+    note = tlog.parse_proof(text, tlog.INCLUSION).note
+    assert note.startswith(f"marysville.example.com/audit/{room.chain}\n")
+    code, out = check(keys, "entry", save(tmp_path, "entry.tlog-proof", text))
+    assert code == 0 and "entry 4 of" in out
+    assert transparency.holds(note)

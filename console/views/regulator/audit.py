@@ -58,10 +58,10 @@ def _check_kept(note, establishment, scope, form):
             text = f"not a signed checkpoint ({text})"
         form.add_error(None, f"This checkpoint cannot be checked: {text}")
         return None
-    chain = origin.removeprefix(tlog.ORIGIN_PREFIX)
+    chain = tlog.chain_of(origin)
     if chain != chain_name(establishment):
         other = (regulated_establishments(scope).filter(pk=int(chain.split(":")[1])).first()
-                 if origin.startswith(tlog.ORIGIN_PREFIX + "establishment:") and chain.split(":")[1].isdigit()
+                 if chain.startswith("establishment:") and chain.split(":")[1].isdigit()
                  else None)
         if other is None:
             form.add_error(None, f"This checkpoint is of the log {origin}, not of a log you may read here.")
