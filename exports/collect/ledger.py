@@ -1,20 +1,20 @@
 """The big kinds, streamed in chunks: ledger entries, rounds and their fee lines, the audit log; the pricings the
 rounds share (round_pricings.json); and the fees expected vs collected per table and gaming day that the ledger sums
-to (``fee_day_rows``, ``fees_by_day`` for the pages)."""
+to (``fee_day_rows``; ``fees_by_day``, for the pages, reads the same figures from the ledger's kept sums)."""
 
 import datetime
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import DecimalField, Exists, F, OuterRef, Q, Sum, Value
+from django.db.models import Exists, OuterRef, Q, Sum
 
 from cardroom.models import AuditLogEntry, Table
 from cardroom.money import CENT
 from cardroom.ordering import natural
 from fees.ledger.compact import fee_line_rows
-from fees.models import CollectionEntry, RoundOfPlay, RoundPricing
+from fees.models import CollectionEntry, LedgerDay, RoundOfPlay, RoundPricing
 
-from .scope import CHUNK, ExportScope, utc
+from .scope import CHUNK, utc
 
 
 def _iterate(queryset, fields):
@@ -95,30 +95,32 @@ def fee_day_rows(scope):
         yield (day, slug, label, want, got, got - want, currency)
 
 
-def _days_and_differing(scope):
-    """One pass of the database over the month: per table and day, expected (rounds) and collected (entries no
-    later entry corrects) summed as ``fee_day_rows`` sums them; then per (gaming day, currency) the day's totals.
-    Only the table-days that differ come back, and one row of every day (for its totals): ``(day, currency, label,
-    expected, collected, day's expected, day's collected)``, sums not yet in cents."""
-    corrected = CollectionEntry.objects.filter(corrects=OuterRef("pk"))
-    columns = ("table_id", "gaming_day", "currency")
-    rounds = _rounds(scope).order_by().annotate(e=F("expected_total"), c=Value(0, DecimalField())).values_list(
-        *columns, "e", "c")
-    entries = (_entries(scope).filter(~Exists(corrected)).order_by()
-               .annotate(e=Value(0, DecimalField()), c=F("amount")).values_list(*columns, "e", "c"))
-    (rounds_sql, rounds_params), (entries_sql, entries_params) = (q.query.sql_with_params() for q in (rounds, entries))
+def _days_and_differing(establishment_ids, start, end):
+    """Per table and day, expected and collected as the ledger's kept sums hold them (``fees.models.LedgerDay``:
+    the rounds' expected totals and the entries no later entry corrects, summed as the ledger is written, the same
+    figures ``fee_day_rows`` sums from the rows); then per (gaming day, currency) the day's totals. Only the
+    table-days that differ come back, and one row of every day (for its totals): ``(day, currency, label,
+    expected, collected, day's expected, day's collected)``, sums not yet in cents. One statement over the room's
+    index (``ledger_day_room_day``), a row per table-day read: not the month's rounds and entries."""
+    if not establishment_ids:
+        return []
+    where, params = [f"l.establishment_id IN ({', '.join(['%s'] * len(establishment_ids))})", "l.gaming_day <= %s"], [
+        *establishment_ids, end]
+    if start is not None:
+        where.append("l.gaming_day >= %s")
+        params.append(start)
     sql = f"""
         SELECT gaming_day, currency, label, e, c, day_e, day_c FROM (
-            SELECT g.gaming_day, g.currency, t.label, g.e, g.c, SUM(g.e) OVER w AS day_e, SUM(g.c) OVER w AS day_c,
+            SELECT l.gaming_day, l.currency, t.label, l.expected_total AS e, l.collected_total AS c,
+                   SUM(l.expected_total) OVER w AS day_e, SUM(l.collected_total) OVER w AS day_c,
                    ROW_NUMBER() OVER w AS n
-            FROM (SELECT table_id, gaming_day, currency, SUM(e) AS e, SUM(c) AS c
-                  FROM ({rounds_sql} UNION ALL {entries_sql}) u GROUP BY table_id, gaming_day, currency) g
-            JOIN {Table._meta.db_table} t ON t.id = g.table_id
-            WINDOW w AS (PARTITION BY g.gaming_day, g.currency)) x
+            FROM {LedgerDay._meta.db_table} l JOIN {Table._meta.db_table} t ON t.id = l.table_id
+            WHERE {" AND ".join(where)}
+            WINDOW w AS (PARTITION BY l.gaming_day, l.currency)) x
         WHERE n = 1 OR ROUND(c - e, 2) <> 0"""
     with connection.cursor() as cursor:
-        cursor.execute(sql, rounds_params + entries_params)
-        yield from cursor.fetchall()
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def _cents(value):
@@ -129,11 +131,12 @@ def fees_by_day(establishments, start, end):
     """Expected vs collected per gaming day over ``establishments`` (what ``fee_day_rows`` sums to per day and
     currency), for the pages: ``[{"day", "currency", "expected", "collected", "difference", "tables": [(label,
     expected, collected, difference)]}]`` in day order; ``tables`` holds only the tables whose collections differ
-    from what was expected that day, in floor order. The database sums the days and returns only the table-days that
-    differ, so the work in Python does not grow with the tables (three queries)."""
-    scope = ExportScope(establishments=list(establishments), start=start, end=end).freeze_ledger()
+    from what was expected that day, in floor order. Read from the ledger's kept sums (one query; a closed month's
+    figures too, its rows archived): the database sums the days and returns only the table-days that differ, so
+    the work in Python does not grow with the tables."""
     days = {}
-    for day, currency, label, want, got, day_want, day_got in _days_and_differing(scope):
+    for day, currency, label, want, got, day_want, day_got in _days_and_differing(
+            [e.pk for e in establishments], start, end):
         day = day if isinstance(day, datetime.date) else datetime.date.fromisoformat(day)  # SQLite answers text
         total = days.setdefault((day, currency), {"day": day, "currency": currency, "expected": _cents(day_want),
                                                   "collected": _cents(day_got), "tables": []})
