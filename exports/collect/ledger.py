@@ -1,20 +1,20 @@
 """The big kinds, streamed in chunks: ledger entries, rounds and their fee lines, the audit log; the pricings the
 rounds share (round_pricings.json); and the fees expected vs collected per table and gaming day that the ledger sums
-to (``fee_day_rows``, ``fees_by_day`` for the pages)."""
+to (``fee_day_rows``; ``fees_by_day``, for the pages, reads the same figures from the ledger's kept sums)."""
 
 import datetime
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import DecimalField, Exists, F, OuterRef, Q, Sum, Value
+from django.db.models import Exists, OuterRef, Q, Sum
 
 from cardroom.models import AuditLogEntry, Table
 from cardroom.money import CENT
 from cardroom.ordering import natural
 from fees.ledger.compact import fee_line_rows
-from fees.models import CollectionEntry, RoundOfPlay, RoundPricing
+from fees.models import CollectionEntry, LedgerDay, RoundOfPlay, RoundPricing
 
-from .scope import CHUNK, ExportScope, utc
+from .scope import CHUNK, utc
 
 
 def _iterate(queryset, fields):
@@ -95,30 +95,32 @@ def fee_day_rows(scope):
         yield (day, slug, label, want, got, got - want, currency)
 
 
-def _days_and_differing(scope):
-    """One pass of the database over the month: per table and day, expected (rounds) and collected (entries no
-    later entry corrects) summed as ``fee_day_rows`` sums them; then per (gaming day, currency) the day's totals.
-    Only the table-days that differ come back, and one row of every day (for its totals): ``(day, currency, label,
-    expected, collected, day's expected, day's collected)``, sums not yet in cents."""
-    corrected = CollectionEntry.objects.filter(corrects=OuterRef("pk"))
-    columns = ("table_id", "gaming_day", "currency")
-    rounds = _rounds(scope).order_by().annotate(e=F("expected_total"), c=Value(0, DecimalField())).values_list(
-        *columns, "e", "c")
-    entries = (_entries(scope).filter(~Exists(corrected)).order_by()
-               .annotate(e=Value(0, DecimalField()), c=F("amount")).values_list(*columns, "e", "c"))
-    (rounds_sql, rounds_params), (entries_sql, entries_params) = (q.query.sql_with_params() for q in (rounds, entries))
+def _days_and_differing(establishment_ids, start, end):
+    """Per (gaming day, currency) the day's totals, and the table-days whose collections differ from what was
+    expected, as the ledger's kept sums hold them (``fees.models.LedgerDay``: the rounds' expected totals and the
+    entries no later entry corrects, summed as the ledger is written; the figures ``fee_day_rows`` sums from the
+    rows). One statement down the room's index (``ledger_day_room_day``), a row per table-day read, not the month's
+    rounds and entries: ``(day, currency, label, expected, collected)``, ``label`` None for a day's totals, sums not
+    yet in cents. (A window over the table-days, as when the rows were summed, cost SQLite four times as much.)"""
+    if not establishment_ids:
+        return []
+    room = f"IN ({', '.join(['%s'] * len(establishment_ids))})"
+    bounds = [*establishment_ids, end] + ([start] if start is not None else [])
+
+    def within(alias):
+        return (f"{alias}establishment_id {room} AND {alias}gaming_day <= %s"
+                + (f" AND {alias}gaming_day >= %s" if start is not None else ""))
+
     sql = f"""
-        SELECT gaming_day, currency, label, e, c, day_e, day_c FROM (
-            SELECT g.gaming_day, g.currency, t.label, g.e, g.c, SUM(g.e) OVER w AS day_e, SUM(g.c) OVER w AS day_c,
-                   ROW_NUMBER() OVER w AS n
-            FROM (SELECT table_id, gaming_day, currency, SUM(e) AS e, SUM(c) AS c
-                  FROM ({rounds_sql} UNION ALL {entries_sql}) u GROUP BY table_id, gaming_day, currency) g
-            JOIN {Table._meta.db_table} t ON t.id = g.table_id
-            WINDOW w AS (PARTITION BY g.gaming_day, g.currency)) x
-        WHERE n = 1 OR ROUND(c - e, 2) <> 0"""
+        SELECT gaming_day, currency, NULL, SUM(expected_total), SUM(collected_total)
+            FROM {LedgerDay._meta.db_table} WHERE {within("")} GROUP BY gaming_day, currency
+        UNION ALL
+        SELECT l.gaming_day, l.currency, t.label, l.expected_total, l.collected_total
+            FROM {LedgerDay._meta.db_table} l JOIN {Table._meta.db_table} t ON t.id = l.table_id
+            WHERE {within("l.")} AND ROUND(l.collected_total - l.expected_total, 2) <> 0"""
     with connection.cursor() as cursor:
-        cursor.execute(sql, rounds_params + entries_params)
-        yield from cursor.fetchall()
+        cursor.execute(sql, bounds + bounds)
+        return cursor.fetchall()
 
 
 def _cents(value):
@@ -129,17 +131,20 @@ def fees_by_day(establishments, start, end):
     """Expected vs collected per gaming day over ``establishments`` (what ``fee_day_rows`` sums to per day and
     currency), for the pages: ``[{"day", "currency", "expected", "collected", "difference", "tables": [(label,
     expected, collected, difference)]}]`` in day order; ``tables`` holds only the tables whose collections differ
-    from what was expected that day, in floor order. The database sums the days and returns only the table-days that
-    differ, so the work in Python does not grow with the tables (three queries)."""
-    scope = ExportScope(establishments=list(establishments), start=start, end=end).freeze_ledger()
-    days = {}
-    for day, currency, label, want, got, day_want, day_got in _days_and_differing(scope):
+    from what was expected that day, in floor order. Read from the ledger's kept sums (one query; a closed month's
+    figures too, its rows archived): the database sums the days and returns only the table-days that differ, so
+    the work in Python does not grow with the tables."""
+    days, differing = {}, []
+    for day, currency, label, want, got in _days_and_differing([e.pk for e in establishments], start, end):
         day = day if isinstance(day, datetime.date) else datetime.date.fromisoformat(day)  # SQLite answers text
-        total = days.setdefault((day, currency), {"day": day, "currency": currency, "expected": _cents(day_want),
-                                                  "collected": _cents(day_got), "tables": []})
-        want, got = _cents(want), _cents(got)
+        if label is None:
+            days[(day, currency)] = {"day": day, "currency": currency, "expected": _cents(want),
+                                     "collected": _cents(got), "tables": []}
+        else:
+            differing.append((day, currency, label, _cents(want), _cents(got)))
+    for day, currency, label, want, got in differing:
         if got != want:
-            total["tables"].append((label, want, got, got - want))
+            days[(day, currency)]["tables"].append((label, want, got, got - want))
     for total in days.values():
         total["difference"] = total["collected"] - total["expected"]
         total["tables"].sort(key=lambda t: natural(t[0]))

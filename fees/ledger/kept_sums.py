@@ -1,6 +1,6 @@
 """The ledger's kept sums (``fees.models.LedgerDay``): added to as rounds and entries are written, in their
 transaction (``add``), rebuilt from the rows to check them (``rebuilt``, ``kept``, ``differences``) and rewritten
-from the rows when they differ (``repair``). The arithmetic is ``fees.ledger.tally``'s.
+from the rows when they differ (``repair``, logged; ``rewrite``, not). The arithmetic is ``fees.ledger.tally``'s.
 
 ``add`` is one ``INSERT ... ON CONFLICT (table, gaming day, currency) DO UPDATE SET figure = figure + excluded
 .figure`` for every table-day a write touched (PostgreSQL and SQLite both): a concurrent first writer of a table-day
@@ -109,19 +109,13 @@ def differences(establishment=None, day_from=None, day_to=None):
     return tally.differences(kept(establishment, day_from, day_to), rebuilt(establishment, day_from, day_to))
 
 
-LOGGED_DIFFERENCES = 200  # per establishment in the audit entry of a repair; the count says how many in all
-
-
-def repair(establishment=None, day_from=None, day_to=None, *, actor=None, actor_label="check_ledger_sums"):
-    """Rewrite the kept sums that differ from the rows (open months only), and log it: one audit entry
-    (``ledger.sums_repaired``) per establishment repaired, with what differed. Returns the differences found (each
-    table-day among them now holds what its rows sum to). Run it while nothing writes to those days: a round or
-    entry recorded between the rows' sum and the rewrite would be left out until the next repair."""
+def rewrite(establishment=None, day_from=None, day_to=None):
+    """Rewrite the kept sums that differ from the rows (open months only), unlogged, and return the differences
+    found: ``repair``'s work, and how rows written around the services (a test's or a benchmark's, straight into
+    the tables) are summed. Run it while nothing writes to those days."""
     with transaction.atomic():
         rows = rebuilt(establishment, day_from, day_to)
         found = tally.differences(kept(establishment, day_from, day_to), rows)
-        if not found:
-            return found
         for key in sorted({key for key, *_ in found}, key=lambda k: (k[1], k[2], k[3])):
             establishment_id, table_id, day, currency = key
             figures = rows.get(key)
@@ -131,6 +125,21 @@ def repair(establishment=None, day_from=None, day_to=None, *, actor=None, actor_
             else:
                 LedgerDay.objects.update_or_create(**where, defaults={"establishment_id": establishment_id,
                                                                       **figures})
+    return found
+
+
+LOGGED_DIFFERENCES = 200  # per establishment in the audit entry of a repair; the count says how many in all
+
+
+def repair(establishment=None, day_from=None, day_to=None, *, actor=None, actor_label="check_ledger_sums"):
+    """Rewrite the kept sums that differ from the rows (open months only), and log it: one audit entry
+    (``ledger.sums_repaired``) per establishment repaired, with what differed. Returns the differences found (each
+    table-day among them now holds what its rows sum to). Run it while nothing writes to those days: a round or
+    entry recorded between the rows' sum and the rewrite would be left out until the next repair."""
+    with transaction.atomic():
+        found = rewrite(establishment, day_from, day_to)
+        if not found:
+            return found
         by_room = {}
         for difference in found:
             by_room.setdefault(difference[0][0], []).append(difference)

@@ -11,6 +11,7 @@ import time_machine
 
 from cardroom.access import Scope
 from cardroom.models import Game, Table
+from fees.ledger import kept_sums
 from fees.models import CollectionEntry, RoundOfPlay
 from signage.postings import post_table, read_posting
 
@@ -53,6 +54,7 @@ def played(site):
     CollectionEntry.objects.create(idempotency_key="csp-H-1", establishment=site.marysville, table=table,
                                    gaming_day=now.date(), reference="H-1", collected_at=now, payer="player",
                                    fee_kind="player", amount=Decimal("2.00"), currency="USD", recorded_at=now)
+    kept_sums.rewrite(site.marysville)  # written around the services: the regulator's chart reads the kept sums
     site.posting = posting
     return site
 

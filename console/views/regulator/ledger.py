@@ -1,5 +1,5 @@
-"""Fees expected vs collected for one establishment's month: the figures per gaming day (exports.collect),
-the tables reconciled, and the SVG chart laid out."""
+"""Fees expected vs collected for one establishment's month: the figures per gaming day (exports.collect, read from
+the ledger's kept sums), the tables reconciled, and the SVG chart laid out."""
 
 import calendar
 import datetime
@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from cardroom.money import format_difference
 from exports import collect
-from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+from fees.models import LedgerDay, Reconciliation
 
 from ...rows import cell, e
 from ...templatetags.console import money
@@ -25,12 +25,10 @@ def shift_month(first, months):
     return datetime.date(index // 12, index % 12 + 1, 1)
 
 
-def _latest_day(table_ids):
-    """The last gaming day with a round or a collection at these tables (two index-backed queries)."""
-    days = [model.objects.filter(table_id__in=table_ids).aggregate(last=Max("gaming_day"))["last"]
-            for model in (RoundOfPlay, CollectionEntry)]
-    days = [d for d in days if d is not None]
-    return max(days) if days else None
+def _latest_day(establishment):
+    """The last gaming day with a round or a collection in the room: the ledger's kept sums have a row for every
+    table-day written (``fees.models.LedgerDay``, one look down its room-and-day index)."""
+    return LedgerDay.objects.filter(establishment=establishment).aggregate(last=Max("gaming_day"))["last"]
 
 
 def _reconciled(table_ids, first, last):
@@ -119,7 +117,7 @@ def fees_month(establishment, tables, month_form):
     """The month shown (chosen, else the latest with rounds or collections) and its figures per gaming day."""
     table_ids = [t.pk for t in tables]
     first = month_form.first_day()
-    latest = _latest_day(table_ids)
+    latest = _latest_day(establishment)
     if first is None:
         today = timezone.localdate(timezone.now(), establishment.zone)
         first = (latest or today).replace(day=1)

@@ -1,7 +1,7 @@
 """The ledger's kept sums (fees.models.LedgerDay, fees.ledger.kept_sums): added to in the same transaction as the
 rounds and entries they sum, whatever the door (the services, the bulk API), so that they always equal the sums
 rebuilt from the rows; ``check_ledger_sums`` finds a table-day changed behind their back and ``--repair`` rewrites
-it, logged; migration 0019's fill makes them from the rows already there.
+it, logged (``kept_sums.rewrite``, unlogged, sums rows written around the services); migration 0019's fill makes them from the rows already there.
 
 A repricing (fees.quotes.repricing, the impact report) never writes the ledger: nothing for the kept sums to follow.
 
@@ -257,6 +257,23 @@ def test_a_kept_sum_with_no_rows_left_is_removed_by_the_repair(played):
     check("--repair")
     assert not LedgerDay.objects.filter(gaming_day=datetime.date(2026, 6, 20)).exists()
     assert "agree" in check()
+
+
+def test_rows_written_around_the_services_are_summed_by_the_rewrite_unlogged_and_in_its_period(people, played):
+    one, two = played
+    at = datetime.datetime.combine(DAYS[1], datetime.time(15), tzinfo=LA)
+    for table in (one, two):  # as a test's or a benchmark's data is written: straight into the rows
+        CollectionEntry.objects.create(
+            idempotency_key=f"around-{table.label}", establishment=people.marysville, table=table,
+            gaming_day=DAYS[1], reference="B", collected_at=at, payer="player", fee_kind="player",
+            amount=Decimal("1.25"), currency="USD", recorded_at=at)
+    LedgerDay.objects.filter(table=two, gaming_day=DAYS[0]).update(rounds=7)
+    found = kept_sums.rewrite(people.marysville, DAYS[1], DAYS[1])
+    assert {(key[1], name) for key, name, *_ in found} >= {(one.pk, "collected_total"), (two.pk, "kind_player")}
+    assert LedgerDay.objects.get(table=two, gaming_day=DAYS[1]).collected_total == Decimal("1.25")
+    assert LedgerDay.objects.get(table=two, gaming_day=DAYS[0]).rounds == 7  # outside the period: left alone
+    assert not AuditLogEntry.objects.filter(action="ledger.sums_repaired").exists()
+    assert kept_sums.rewrite() and kept_sums.differences() == [] and kept_sums.rewrite() == []
 
 
 def test_a_closed_month_is_left_out_of_the_check_its_kept_sums_are_all_there_is(played):

@@ -1,6 +1,7 @@
 """The regulator's month of fees summed per gaming day by the database, only the table-days that differ read, and the
-tables reconciled counted there (issue 25: the page read every table-day of the month and summed it in Python). The
-figures are the export's (``exports.collect.fee_day_rows``), to the cent."""
+tables reconciled counted there (issue 25: the page read every table-day of the month and summed it in Python), from
+the ledger's kept sums (issue 35: no page sums the raw rows). The figures are the export's
+(``exports.collect.fee_day_rows``, summed from the rows), to the cent."""
 
 import datetime
 from decimal import Decimal
@@ -13,8 +14,8 @@ from cardroom.models import Game, Table
 from console.views.regulator.ledger import _reconciled
 from exports import collect
 from exports.collect.scope import ExportScope
-from fees.ledger import reconcile
-from fees.models import CollectionEntry, Reconciliation
+from fees.ledger import kept_sums, reconcile
+from fees.models import CollectionEntry, LedgerDay, Reconciliation
 from tests.console.views.regulator.test_regulator import DAY, LA, page_of, played, post
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +45,7 @@ def floor(people):
     CollectionEntry.objects.create(idempotency_key="lone", establishment=people.marysville, table=ten, gaming_day=NEXT,
                                    reference="Z", collected_at=at, payer="player", fee_kind="player",
                                    amount=Decimal("2.00"), currency="USD", recorded_at=at)
+    kept_sums.rewrite(people.marysville)  # the entries above were written around the services
     return tables
 
 
@@ -73,8 +75,18 @@ def test_the_queries_do_not_grow_with_the_tables(people, floor):
         played(table, post(table, "GEGA-002888"), "A", "1.00", "0.50")
     with CaptureQueriesContext(connection) as more:
         days = collect.fees_by_day([people.marysville], DAY, NEXT)
-    assert len(more) == len(few) == 3
+    assert len(more) == len(few) == 1  # the kept sums' table-days, summed per day by the same statement
     assert [label for label, *_ in days[0]["tables"]] == [f"S-{n}" for n in range(20, 26)]
+
+
+def test_the_days_are_read_from_the_kept_sums_not_the_rows(people, floor):
+    one, two, ten = floor
+    # A month closed: its rows leave the live database, its kept sums stay. Here the kept sums alone are changed.
+    LedgerDay.objects.filter(table=one, gaming_day=NEXT).update(collected_total=Decimal("0.30"))
+    days = collect.fees_by_day([people.marysville], DAY, NEXT)
+    assert (days[1]["expected"], days[1]["collected"]) == (Decimal("0.30"), Decimal("2.30"))
+    assert days[1]["tables"] == [("S-10", Decimal("0.00"), Decimal("2.00"), Decimal("2.00"))]
+    assert collect.fees_by_day([], DAY, NEXT) == []
 
 
 def test_a_table_day_counts_its_latest_reconciliation(people, floor):

@@ -29,7 +29,7 @@ from compliance.checking import run_establishment, run_everything
 from compliance.findings import acknowledge
 from compliance.models import Finding
 from console.views import regulator
-from fees.ledger import reconcile
+from fees.ledger import kept_sums, reconcile
 from fees.models import CollectionEntry, RoundOfPlay
 from tests.factories import post_fields
 
@@ -57,7 +57,8 @@ def post(table, schedule, option=1, minimum=5, maximum=500):
 
 
 def played(table, posting, reference, expected, collected, day=DAY):
-    """A round and its collection straight into the ledger (the API's path is tested in test_ledger)."""
+    """A round and its collection straight into the ledger (the API's path is tested in test_ledger), and the
+    ledger's kept sums rewritten from the rows (what the page reads)."""
     at = datetime.datetime.combine(day, datetime.time(2), LA)
     RoundOfPlay.objects.create(establishment=table.establishment, table=table, gaming_day=day, reference=reference,
                                played_at=at, facts={}, posting=posting, schedule_code=posting.schedule.code,
@@ -68,6 +69,7 @@ def played(table, posting, reference, expected, collected, day=DAY):
             idempotency_key=f"{table.pk}-{day}-{reference}", establishment=table.establishment, table=table,
             gaming_day=day, reference=reference, collected_at=at, payer="player", fee_kind="player",
             amount=Decimal(collected), currency="USD", recorded_at=at)
+    kept_sums.rewrite(table.establishment, day, day)
 
 
 @pytest.fixture
