@@ -31,6 +31,10 @@ class Awaiting:
     def kind_label(self):
         return review.KINDS[self.kind].label
 
+    @property
+    def alert(self):
+        return review.KINDS[self.kind].alert
+
 
 def room_slug(document, scope, establishment=None):
     """The room whose pages show a document: its own, or (a jurisdiction's shared one) the page's or one of yours."""

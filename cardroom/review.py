@@ -208,7 +208,8 @@ class Kind:
     query); ``items(pks, user, scope, establishment)``: those rows as ``cardroom.inbox.Awaiting``; ``what(obj)``,
     ``path(obj)``: the thing in words and the page where it is answered; ``approvers(obj)``: who is told it awaits
     them; ``role(obj)``: what they are asked as; ``asked(obj)``: (who asked, their reason); ``answered(obj)``: (who
-    answered, their reason); ``outcomes``: what approved and refused mean, in words.
+    answered, their reason); ``outcomes``: what approved and refused mean, in words; ``alert``: a matter that stands
+    until it is put right (a witness that refused, a month left open), not a request a second person answers.
     """
 
     name: str
@@ -222,6 +223,7 @@ class Kind:
     asked: Callable
     answered: Callable
     outcomes: tuple = ("approved", "refused")
+    alert: bool = False
 
 
 KINDS = {}

@@ -320,7 +320,7 @@ def _kind(name, label):
         what=lambda state: f"the witness {state.witness}", path=lambda state: reverse("console:home"),
         approvers=lambda state: [], role=lambda state: "compliance officer or administrator",
         asked=lambda state: (None, state.refusal or state.down_reason), answered=lambda state: (None, ""),
-        outcomes=("cosigns again", "stays"))
+        outcomes=("cosigns again", "stays"), alert=True)
 
 
 def register():

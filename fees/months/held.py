@@ -58,7 +58,7 @@ MONTH_HELD_KIND = review.Kind(
     name=KIND, label="Month left open", waiting=_waiting, items=_items, what=what, path=path, approvers=_officers,
     role=lambda entry: f"a compliance officer of {entry.establishment.name} or an administrator",
     asked=lambda entry: (None, "; ".join(entry.data.get("reasons") or [])), answered=lambda entry: (None, ""),
-    outcomes=("closed", "left open"),
+    outcomes=("closed", "left open"), alert=True,
 )
 
 

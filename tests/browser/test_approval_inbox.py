@@ -53,7 +53,7 @@ def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site,
     log_in(page_b, site.url, b.get_username())
     page_b.goto(f"{site.url}/compliance/")
     assert page_b.get_by_role("link", name=re.compile(r"^Compliance 1 awaiting your approval$")).count() == 1
-    inbox = page_b.locator("section", has=page_b.get_by_role("heading", name="Awaiting your approval"))
+    inbox = page_b.locator("section", has=page_b.get_by_role("heading", name="Awaiting you"))
     item = inbox.get_by_role("link", name=re.compile(rf"{CODE} v{number}"))
     assert item.count() == 1 and "asked by t-compliance" in inbox.inner_text()
     assert serious_violations(page_b) == []
@@ -71,5 +71,5 @@ def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site,
     assert "Checked against the Bureau's letter" in mailoutbox[1].body
     page_b.goto(f"{site.url}/compliance/")
     assert page_b.get_by_role("link", name=re.compile(r"^Compliance$")).count() == 1
-    assert inbox.get_by_text("Nothing awaits your approval").count() == 1
+    assert inbox.get_by_text("Nothing awaits you").count() == 1
     other.close()

@@ -50,13 +50,13 @@ def test_the_homes_list_it_and_the_navigation_counts_it(client, people):
     client.force_login(people.compliance_2)
     page = client.get(reverse("console:compliance", args=[ROOM]))
     html = page.content.decode()
-    assert "Awaiting your approval" in html and f"{PAI_GOW} v{own.number}" in html
+    assert "Awaiting you" in html and f"{PAI_GOW} v{own.number}" in html
     assert reverse("console:compliance-publish", args=[ROOM, PAI_GOW, own.number]) in html
     assert page.context["nav_awaiting"] == 1 and '<span class="count"' in html
     client.force_login(people.compliance)  # the author: nothing awaits him, no count
     page = client.get(reverse("console:compliance", args=[ROOM]))
     assert page.context["nav_awaiting"] == 0 and '<span class="count"' not in page.content.decode()
-    assert "Nothing awaits your approval" in page.content.decode()
+    assert "Nothing awaits you" in page.content.decode()
     client.force_login(people.admin)
     page = client.get(reverse("console:admin-home"))
     assert f"{PAI_GOW} v{own.number}" in page.content.decode()

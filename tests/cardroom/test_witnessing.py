@@ -153,6 +153,9 @@ def test_the_compliance_home_shows_a_refusal(client, room, witnesses, people):
     client.force_login(people.compliance_wa)
     page = client.get(reverse("console:compliance", args=[people.wa_room.slug])).content.decode()
     assert "Error: a witness refused: the witness witness.example/w1 refused to cosign: it answered 422" in page
+    # A matter standing since then, not an approval someone asked for.
+    item = page[page.index("Error: a witness refused"):]
+    assert "since" in item[:item.index("</li>")] and "asked by" not in item[:item.index("</li>")]
 
 
 @pytest.mark.parametrize("status", [422, 403, 404])

@@ -1,0 +1,125 @@
+"""The room's audit log witnessed by a second installation (bin/test-live starts it: its own database and key).
+
+The flow of issue 36: the beat task submits the room's checkpoints to the witness, which cosigns them; an export
+carries the cosignatures and the offline verifier, told the witness, says HOLDS. Then the database owner rewrites
+the log's tail (hashes, chain head and stored checkpoints put right, as only the owner can) and the room signs
+again: the witness refuses the rewritten checkpoint, the room's compliance officer sees the refusal in the inbox,
+and the rewritten log's bundle fails the verifier with the witness, while the honest bundle, kept, still passes."""
+
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from cardroom import chain as hashchain
+from cardroom.tlog import ORIGIN_PREFIX
+
+from .test_page_fuzz import Session
+from .test_service import fetch
+
+ROOM = "casino-marysville"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def witness_name():
+    return os.environ["LIVE_WITNESS_KEY"].split("+", 1)[0]
+
+
+def sign_checkpoints():
+    """The hourly beat task, run now by the live worker."""
+    from cardroom.tasks import sign_checkpoints as task
+
+    return task.delay().get(timeout=120)
+
+
+def room_chain(service):
+    (pk,) = service.execute("SELECT id FROM cardroom_establishment WHERE slug = %s", [ROOM]).fetchone()
+    return hashchain.chain_name(pk)
+
+
+def export(path):
+    """The room's audit export up to today, by the command line (the same job as the API and the pages)."""
+    subprocess.run([sys.executable, "manage.py", "export_audit", "--establishment", ROOM, "--as-of",
+                    datetime.date.today().isoformat(), "-o", str(path)], cwd=ROOT, check=True, capture_output=True)
+
+
+def verify(bundle, keys, root, *witness):
+    """The offline verifier's exit code and output, with ``--witness`` and ``--quorum 1`` when a witness is given."""
+    extra = ["--witness", *witness, "--quorum", "1"] if witness else []
+    run = subprocess.run([sys.executable, "-m", "cardroom.tlog", "--keys", str(keys), "--trust", root, *extra,
+                          "export", str(bundle)], cwd=ROOT, capture_output=True, text=True)
+    return run.returncode, run.stdout + run.stderr
+
+
+def rewrite_tail(owner_url, chain):
+    """What a database owner can do: the chain's last entry changed, its hash and the chain head recomputed, the
+    stored checkpoints and their cosignatures deleted (so that the room signs again, unaware)."""
+    with psycopg.connect(owner_url) as owner, owner.transaction():
+        for table in ("cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"):
+            owner.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        cursor = owner.cursor(row_factory=psycopg.rows.dict_row)
+        entry = cursor.execute(f"SELECT id, {', '.join(hashchain.FIELDS)} FROM cardroom_auditlogentry WHERE chain = %s "
+                               "ORDER BY sequence DESC LIMIT 1", [chain]).fetchone()
+        entry["object_repr"] = "rewritten by the owner"
+        forged = hashchain.entry_hash(entry)
+        owner.execute("UPDATE cardroom_auditlogentry SET object_repr = %s, entry_hash = %s WHERE id = %s",
+                      [entry["object_repr"], forged, entry["id"]])
+        owner.execute("UPDATE cardroom_auditchainhead SET entry_hash = %s WHERE chain = %s", [forged, chain])
+        owner.execute("DELETE FROM cardroom_checkpointcosignature WHERE checkpoint_id IN "
+                      "(SELECT id FROM cardroom_auditcheckpoint WHERE chain = %s)", [chain])
+        owner.execute("DELETE FROM cardroom_auditcheckpoint WHERE chain = %s", [chain])
+        for table in ("cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"):
+            owner.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+
+
+@pytest.mark.services  # the beat task runs on the live worker
+def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
+        live_url, demo_users, service_database_url, owner_database_url, tmp_path):
+    witness_url, witness_key = os.environ["LIVE_WITNESS_URL"], os.environ["LIVE_WITNESS_KEY"]
+    with psycopg.connect(service_database_url, autocommit=True) as service:
+        chain = room_chain(service)
+
+        # Honest: the beat's checkpoint is cosigned, and the witness says so too.
+        sign_checkpoints()
+        cosigned = service.execute(
+            "SELECT count(*) FROM cardroom_checkpointcosignature s JOIN cardroom_auditcheckpoint c "
+            "ON c.id = s.checkpoint_id WHERE c.chain = %s AND s.witness = %s", [chain, witness_name()]).fetchone()[0]
+        assert cosigned >= 1
+        origin_hash = hashlib.sha256((ORIGIN_PREFIX + chain).encode()).hexdigest()
+        status, _, seen = fetch(f"{witness_url}/{origin_hash}/checkpoint")
+        assert status == 200 and f"\u2014 {witness_name()} " in seen.decode()
+
+        status, _, keys = fetch(f"{live_url}/api/v1/audit/keys", ("floor", demo_users["floor"]))
+        assert status == 200
+        (tmp_path / "keys.json").write_bytes(keys)
+        root = json.loads(keys)["root"]
+        export(tmp_path / "honest.zip")
+        code, said = verify(tmp_path / "honest.zip", tmp_path / "keys.json", root, witness_name(), witness_key)
+        assert code == 0, said
+
+        # The owner rewrites the tail; the room signs again and submits: the witness refuses it.
+        rewrite_tail(owner_database_url, chain)
+        sign_checkpoints()
+        refusal = service.execute("SELECT refusal FROM cardroom_witnessstate WHERE witness = %s",
+                                  [witness_name()]).fetchone()
+        assert refusal and "422" in refusal[0], refusal
+
+    # The room's compliance officer sees it in the inbox.
+    officer = Session(live_url)
+    officer.log_in("compliance", demo_users["compliance"])
+    status, _, page = officer.request("GET", f"/compliance/{ROOM}/")
+    assert status == 200 and witness_name() in page.decode()
+
+    # The rewritten log's bundle fails with the witness named; without it, it would pass: the keys sign it all.
+    export(tmp_path / "rewritten.zip")
+    code, said = verify(tmp_path / "rewritten.zip", tmp_path / "keys.json", root, witness_name(), witness_key)
+    assert code == 1 and witness_name() in said, said
+    assert verify(tmp_path / "rewritten.zip", tmp_path / "keys.json", root)[0] == 0
+    # The honest bundle, kept, still holds.
+    assert verify(tmp_path / "honest.zip", tmp_path / "keys.json", root, witness_name(), witness_key)[0] == 0
