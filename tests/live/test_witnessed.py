@@ -18,12 +18,12 @@ import psycopg
 import pytest
 
 from cardroom import chain as hashchain
-from cardroom.tlog import ORIGIN_PREFIX
 
 from .test_page_fuzz import Session
 from .test_service import fetch
 
 ROOM = "casino-marysville"
+TABLES = ("cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -57,24 +57,31 @@ def verify(bundle, keys, root, *witness):
     return run.returncode, run.stdout + run.stderr
 
 
-def rewrite_tail(owner_url, chain):
-    """What a database owner can do: the chain's last entry changed, its hash and the chain head recomputed, the
-    stored checkpoints and their cosignatures deleted (so that the room signs again, unaware)."""
+def rewrite_tail(owner_url, chain, start):
+    """What a database owner can do: the chain's entry at position ``start`` changed and every hash from it on
+    recomputed (each entry's link to the one before too), the chain head moved to match, the stored checkpoints and
+    their cosignatures deleted: the log holds no trace of the rewrite, and the room signs again, unaware."""
+    columns = ", ".join(hashchain.FIELDS)
     with psycopg.connect(owner_url) as owner, owner.transaction():
-        for table in ("cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"):
+        owner.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no key check left pending when the triggers go back on
+        for table in TABLES:
             owner.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         cursor = owner.cursor(row_factory=psycopg.rows.dict_row)
-        entry = cursor.execute(f"SELECT id, {', '.join(hashchain.FIELDS)} FROM cardroom_auditlogentry WHERE chain = %s "
-                               "ORDER BY sequence DESC LIMIT 1", [chain]).fetchone()
-        entry["object_repr"] = "rewritten by the owner"
-        forged = hashchain.entry_hash(entry)
-        owner.execute("UPDATE cardroom_auditlogentry SET object_repr = %s, entry_hash = %s WHERE id = %s",
-                      [entry["object_repr"], forged, entry["id"]])
-        owner.execute("UPDATE cardroom_auditchainhead SET entry_hash = %s WHERE chain = %s", [forged, chain])
+        (previous,) = owner.execute("SELECT entry_hash FROM cardroom_auditlogentry WHERE chain = %s AND sequence = %s",
+                                    [chain, start - 1]).fetchone() or (hashchain.GENESIS,)
+        for entry in cursor.execute(f"SELECT id, {columns} FROM cardroom_auditlogentry WHERE chain = %s AND "
+                                    "sequence >= %s ORDER BY sequence", [chain, start]).fetchall():
+            if entry["sequence"] == start:
+                entry["object_repr"] = "rewritten by the owner"
+            entry["prev_hash"] = previous
+            previous = hashchain.entry_hash(entry)
+            owner.execute("UPDATE cardroom_auditlogentry SET object_repr = %s, prev_hash = %s, entry_hash = %s "
+                          "WHERE id = %s", [entry["object_repr"], entry["prev_hash"], previous, entry["id"]])
+        owner.execute("UPDATE cardroom_auditchainhead SET entry_hash = %s WHERE chain = %s", [previous, chain])
         owner.execute("DELETE FROM cardroom_checkpointcosignature WHERE checkpoint_id IN "
                       "(SELECT id FROM cardroom_auditcheckpoint WHERE chain = %s)", [chain])
         owner.execute("DELETE FROM cardroom_auditcheckpoint WHERE chain = %s", [chain])
-        for table in ("cardroom_auditlogentry", "cardroom_auditchainhead", "cardroom_auditcheckpoint"):
+        for table in TABLES:
             owner.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 
 
@@ -91,7 +98,7 @@ def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
             "SELECT count(*) FROM cardroom_checkpointcosignature s JOIN cardroom_auditcheckpoint c "
             "ON c.id = s.checkpoint_id WHERE c.chain = %s AND s.witness = %s", [chain, witness_name()]).fetchone()[0]
         assert cosigned >= 1
-        origin_hash = hashlib.sha256((ORIGIN_PREFIX + chain).encode()).hexdigest()
+        origin_hash = hashlib.sha256(f"{os.environ['AUDIT_LOG_ORIGIN']}/{chain}".encode()).hexdigest()
         status, _, seen = fetch(f"{witness_url}/{origin_hash}/checkpoint")
         assert status == 200 and f"\u2014 {witness_name()} " in seen.decode()
 
@@ -104,7 +111,9 @@ def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
         assert code == 0, said
 
         # The owner rewrites the tail; the room signs again and submits: the witness refuses it.
-        rewrite_tail(owner_database_url, chain)
+        status, _, seen = fetch(f"{witness_url}/{origin_hash}/checkpoint")
+        witnessed_size = int(seen.decode().split("\n")[1])
+        rewrite_tail(owner_database_url, chain, witnessed_size)  # an entry the witness has cosigned
         sign_checkpoints()
         refusal = service.execute("SELECT refusal FROM cardroom_witnessstate WHERE witness = %s",
                                   [witness_name()]).fetchone()
