@@ -1,6 +1,7 @@
 """Which logs a witness trusts: WITNESS_LOGS as the environment writes it (cardroom.witness.logs), a malformed
 value stopping start-up, and each origin given the keys of the longest prefix it starts with."""
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from cardroom import checkpoint
 from cardroom.witness import logs
 
 ROOT = Path(__file__).resolve().parents[3]
-ROOM, OTHER = Ed25519PrivateKey.generate().public_key(), Ed25519PrivateKey.generate().public_key()
+# Keys from fixed seeds: the parametrized cases below name them, and every test process must collect the same names.
+ROOM, OTHER = (Ed25519PrivateKey.from_private_bytes(hashlib.sha256(seed).digest()).public_key()
+               for seed in (b"the room", b"another log"))
 ROOM_VKEY, OTHER_VKEY = checkpoint.verifier_key("cardroom", ROOM), checkpoint.verifier_key("example.org/log", OTHER)
 
 
