@@ -52,7 +52,7 @@ def test_the_second_officer_is_told_approves_and_the_author_is_told(login, site,
     page_b = other.new_page()
     log_in(page_b, site.url, b.get_username())
     page_b.goto(f"{site.url}/compliance/")
-    assert page_b.get_by_role("link", name=re.compile(r"^Compliance 1 awaiting your approval$")).count() == 1
+    assert page_b.get_by_role("link", name=re.compile(r"^Compliance 1 awaiting you$")).count() == 1
     inbox = page_b.locator("section", has=page_b.get_by_role("heading", name="Awaiting you"))
     item = inbox.get_by_role("link", name=re.compile(rf"{CODE} v{number}"))
     assert item.count() == 1 and "asked by t-compliance" in inbox.inner_text()

@@ -4,14 +4,17 @@ The flow of issue 36: the beat task submits the room's checkpoints to the witnes
 carries the cosignatures and the offline verifier, told the witness, says HOLDS. Then the database owner rewrites
 the log's tail (hashes, chain head and stored checkpoints put right, as only the owner can) and the room signs
 again: the witness refuses the rewritten checkpoint, the room's compliance officer sees the refusal in the inbox,
-and the rewritten log's bundle fails the verifier with the witness, while the honest bundle, kept, still passes."""
+and the rewritten log's bundle fails the verifier with the witness, while the honest bundle, kept, still passes. The
+witness is restarted in between: what it refuses, it refuses from the state it keeps in its database."""
 
 import datetime
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -55,6 +58,17 @@ def verify(bundle, keys, root, *witness):
     run = subprocess.run([sys.executable, "-m", "cardroom.tlog", "--keys", str(keys), "--trust", root, *extra,
                           "export", str(bundle)], cwd=ROOT, capture_output=True, text=True)
     return run.returncode, run.stdout + run.stderr
+
+
+def restart_the_witness(witness_url):
+    """gunicorn's HUP: its worker processes replaced by new ones, which know only what the database keeps."""
+    os.kill(int(os.environ["LIVE_WITNESS_PID"]), signal.SIGHUP)
+    time.sleep(1)  # the old worker finishes; the new one is booting
+    for _ in range(60):
+        if fetch(f"{witness_url}/key")[0] == 200:
+            return
+        time.sleep(0.5)
+    pytest.fail("the witness did not answer again within 30 s of its restart")
 
 
 def rewrite_tail(owner_url, chain, start):
@@ -110,7 +124,9 @@ def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
         code, said = verify(tmp_path / "honest.zip", tmp_path / "keys.json", root, witness_name(), witness_key)
         assert code == 0, said
 
-        # The owner rewrites the tail; the room signs again and submits: the witness refuses it.
+        # The witness restarted remembers what it cosigned; the owner rewrites the tail from an entry it cosigned,
+        # the room signs again and submits: the witness refuses it.
+        restart_the_witness(witness_url)
         status, _, seen = fetch(f"{witness_url}/{origin_hash}/checkpoint")
         witnessed_size = int(seen.decode().split("\n")[1])
         rewrite_tail(owner_database_url, chain, witnessed_size)  # an entry the witness has cosigned
