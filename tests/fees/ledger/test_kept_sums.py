@@ -72,8 +72,10 @@ HEADER = ["Record", "Table", "Gaming date", "Time", "Hand #", "Payer", "Player",
 MAPPING = {"record": "Record", "table": "Table", "gaming_day": "Gaming date", "time": "Time", "reference": "Hand #",
            "payer": "Payer", "player": "Player", "fee_kind": "Fee type", "amount": "Amount", "facts": "Facts",
            "idempotency_key": "Row id", "corrects_key": "Corrects", "reason": "Reason"}
-# A row the import refuses: a table the room does not have, an amount written with a comma, a row written twice.
-REFUSALS = ("no such table", "amount with a comma", "written twice")
+# A row the import refuses: a table the room does not have, an amount written with a comma, a row written twice, a
+# row id recorded before for another entry (the batch is recorded in halves around it), a correction of an entry
+# corrected already (the batch is checked in halves around it).
+REFUSALS = ("no such table", "amount with a comma", "written twice", "row id used before", "corrected already")
 
 
 def test_the_figures_cover_every_payer_and_fee_kind_and_the_model_has_them_all():
@@ -224,18 +226,8 @@ class KeptSums(RuleBasedStateMachine):
                           "reason": "Recounted at the cage"})
             lines.append(["entry", "", "", "", "", "", "", "", "1.25", "", fixes[0]["idempotency_key"], corrected,
                           "Recounted at the cage"])
-        if refuse == "written twice" and not entries:
-            refuse = "no such table"
-        if refuse == "written twice":
-            lines.append(self._entry_line(entries[0]))
-        elif refuse is not None:
-            bad = {**self._rows([(0, DAYS[0], "player", "player", Decimal("4.50"))])[0]}
-            line = self._entry_line(bad)
-            if refuse == "no such table":
-                line[1] = "T-99"
-            else:
-                line[8] = "4,50"
-            lines.append(line)
+        if refuse is not None:
+            lines.append(self._refused_line(data, refuse, entries, resent_entries))
         if not lines:
             return
         lines = data.draw(st.permutations(lines))
@@ -259,6 +251,26 @@ class KeptSums(RuleBasedStateMachine):
             self.played.append((table, day, reference, played, facts))
         self._counted(entries + fixes)
         self.sent += [rows for rows in (entries, fixes) if rows]
+
+    def _refused_line(self, data, refuse, entries, resent):
+        """A line of the file the import refuses (``refuse`` says which kind: one of REFUSALS)."""
+        taken = {row["idempotency_key"] for row in resent}
+        plain = [row for rows in self.sent for row in rows if "table" in row and row["idempotency_key"] not in taken]
+        corrected = sorted({row["idempotency_key"] for rows in self.sent for row in rows} - set(self.counting))
+        if refuse == "written twice" and entries:
+            return self._entry_line(entries[0])
+        if refuse == "row id used before" and plain:  # the same id, another amount
+            used = data.draw(st.sampled_from(plain))
+            return self._entry_line({**used, "amount": str(Decimal(used["amount"]) + Decimal("0.01"))})
+        if refuse == "corrected already" and corrected:
+            return ["entry", "", "", "", "", "", "", "", "2.00", "", self._key("ifix"),
+                    data.draw(st.sampled_from(corrected)), "Recounted again"]
+        line = self._entry_line(self._rows([(0, DAYS[0], "player", "player", Decimal("4.50"))])[0])
+        if refuse == "amount with a comma":
+            line[8] = "4,50"
+        else:
+            line[1] = "T-99"
+        return line
 
     def _round_line(self, table, day, reference, played, facts):
         return ["round", LABELS[table], day.isoformat(), played.isoformat(), reference, "", "", "", "",
