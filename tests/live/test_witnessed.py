@@ -52,11 +52,13 @@ def export(path):
                     datetime.date.today().isoformat(), "-o", str(path)], cwd=ROOT, check=True, capture_output=True)
 
 
-def verify(bundle, keys, root, *witness):
-    """The offline verifier's exit code and output, with ``--witness`` and ``--quorum 1`` when a witness is given."""
+def verify(bundle, keys, root, *witness, kept=None):
+    """The offline verifier's exit code and output, with ``--witness`` and ``--quorum 1`` when a witness is given,
+    and a kept checkpoint when one is."""
     extra = ["--witness", *witness, "--quorum", "1"] if witness else []
     run = subprocess.run([sys.executable, "-m", "cardroom.tlog", "--keys", str(keys), "--trust", root, *extra,
-                          "export", str(bundle)], cwd=ROOT, capture_output=True, text=True)
+                          "export", str(bundle), *(["--kept", str(kept)] if kept else [])],
+                         cwd=ROOT, capture_output=True, text=True)
     return run.returncode, run.stdout + run.stderr
 
 
@@ -129,6 +131,7 @@ def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
         restart_the_witness(witness_url)
         status, _, seen = fetch(f"{witness_url}/{origin_hash}/checkpoint")
         witnessed_size = int(seen.decode().split("\n")[1])
+        (tmp_path / "witnessed.txt").write_bytes(seen)  # the witness keeps it: the regulator needs to keep nothing
         rewrite_tail(owner_database_url, chain, witnessed_size)  # an entry the witness has cosigned
         sign_checkpoints()
         refusal = service.execute("SELECT refusal FROM cardroom_witnessstate WHERE witness = %s",
@@ -147,5 +150,8 @@ def test_a_rewritten_log_is_refused_by_its_witness_and_fails_the_verifier(
     code, said = verify(tmp_path / "rewritten.zip", tmp_path / "keys.json", root, witness_name(), witness_key)
     assert code == 1 and witness_name() in said, said
     assert verify(tmp_path / "rewritten.zip", tmp_path / "keys.json", root)[0] == 0
+    # The checkpoint the witness cosigned (its monitoring read) is not a prefix of the rewritten log.
+    code, said = verify(tmp_path / "rewritten.zip", tmp_path / "keys.json", root, kept=tmp_path / "witnessed.txt")
+    assert code == 1, said
     # The honest bundle, kept, still holds.
     assert verify(tmp_path / "honest.zip", tmp_path / "keys.json", root, witness_name(), witness_key)[0] == 0
