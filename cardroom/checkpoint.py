@@ -31,28 +31,34 @@ def raw_public_key(public_key: Ed25519PublicKey) -> bytes:
     return public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def key_id(name: str, public_key: Ed25519PublicKey) -> bytes:
-    return hashlib.sha256(name.encode() + b"\n" + ED25519 + raw_public_key(public_key)).digest()[:4]
+# ``kind``: the signed-note signature type, ED25519 for a log's own key (0x01), 0x04 for a witness's cosignature key
+# (cardroom.tlog.cosignature): the same key id and verifier key formats, each type its own ids.
+
+def key_id(name: str, public_key: Ed25519PublicKey, kind: bytes = ED25519) -> bytes:
+    return hashlib.sha256(name.encode() + b"\n" + kind + raw_public_key(public_key)).digest()[:4]
 
 
-def verifier_key(name: str, public_key: Ed25519PublicKey) -> str:
-    """The key as a verifier writes it down: ``<name>+<hex key id>+<base64(0x01 || public key)>``."""
-    return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(ED25519 + raw_public_key(public_key)).decode()}"
+def verifier_key(name: str, public_key: Ed25519PublicKey, kind: bytes = ED25519) -> str:
+    """The key as a verifier writes it down: ``<name>+<hex key id>+<base64(kind || public key)>``."""
+    encoded = base64.b64encode(kind + raw_public_key(public_key)).decode()
+    return f"{name}+{key_id(name, public_key, kind).hex()}+{encoded}"
 
 
-def read_verifier_key(text: str) -> tuple[str, Ed25519PublicKey]:
-    """(name, public key) of a verifier key written as ``verifier_key`` writes it; its key id must match."""
+def read_verifier_key(text: str, kind: bytes = ED25519, what: str = "verifier key") -> tuple[str, Ed25519PublicKey]:
+    """(name, public key) of a verifier key written as ``verifier_key`` writes it; its key id must match. ``what``
+    names it in the error."""
     name, _, rest = text.strip().partition("+")
     hex_id, _, encoded = rest.partition("+")
     try:
         blob = base64.b64decode(encoded, validate=True)
-        public_key = Ed25519PublicKey.from_public_bytes(blob[1:]) if blob[:1] == ED25519 and len(blob) == 33 else None
+        public_key = Ed25519PublicKey.from_public_bytes(blob[1:]) if blob[:1] == kind and len(blob) == 33 else None
     except (binascii.Error, ValueError):
         public_key = None
     if not name or public_key is None:
-        raise CheckpointError("not a verifier key: expected <name>+<hex key id>+<base64 of 0x01 and the public key>.")
-    if key_id(name, public_key).hex() != hex_id.lower():
-        raise CheckpointError(f"the verifier key's id {hex_id} does not match its name and public key.")
+        raise CheckpointError(f"not a {what}: expected <name>+<hex key id>+<base64 of 0x{kind.hex()} and the "
+                              "Ed25519 public key>.")
+    if key_id(name, public_key, kind).hex() != hex_id.lower():
+        raise CheckpointError(f"the {what}'s id {hex_id} does not match its name and public key.")
     return name, public_key
 
 

@@ -35,17 +35,31 @@ from . import bundle
 logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_cache = {}  # (SIGNING_KEY, SIGNING_KEY_FILE) -> private key
+_cache = {}  # (setting, its value, the key file) -> private key
+# (what the key is, the settings giving every host the same one): load_or_create's warning when it makes one.
+SIGNING_KEY_WORDS = ("this installation's export signing key", "SIGNING_KEY or a shared SIGNING_KEY_FILE")
 
 
 def installation_key() -> Ed25519PrivateKey:
     """This installation's Ed25519 private key."""
-    configured = getattr(settings, "SIGNING_KEY", "") or ""
     path = Path(getattr(settings, "SIGNING_KEY_FILE", None) or Path(settings.BASE_DIR) / "var" / "signing-key.pem")
-    cache_key = (configured, str(path))
+    return configured_key(getattr(settings, "SIGNING_KEY", "") or "", path, "SIGNING_KEY")
+
+
+def configured_key(configured, path, setting, words=SIGNING_KEY_WORDS, check=None) -> Ed25519PrivateKey:
+    """The key a ``setting`` gives (its text, ``configured``), else the one in the file ``path`` (made when missing),
+    loaded once per process and value. ``check(key)`` may refuse it (ImproperlyConfigured), each time it is asked
+    for, outside the lock: a check may load another key."""
+    cache_key = (setting, configured, str(path))
     key = _cache.get(cache_key)
-    if key is not None:
-        return key
+    if key is None:
+        key = _load(cache_key, configured, path, setting, words)
+    if check is not None:
+        check(key)
+    return key
+
+
+def _load(cache_key, configured, path, setting, words):
     with _lock:
         key = _cache.get(cache_key)
         if key is None:
@@ -54,10 +68,13 @@ def installation_key() -> Ed25519PrivateKey:
                     key = bundle.load_private_key(configured)
                 except ValueError as error:
                     raise ImproperlyConfigured(
-                        f"SIGNING_KEY is not an Ed25519 private key (PEM, or base64 of the raw 32 bytes): {error}"
+                        f"{setting} is not an Ed25519 private key (PEM, or base64 of the raw 32 bytes): {error}"
                     ) from None
             else:
-                key = load_or_create(path)
+                try:
+                    key = load_or_create(path, words)
+                except ImproperlyConfigured as error:
+                    raise ImproperlyConfigured(f"{setting}_FILE: {error}") from None
             _cache[cache_key] = key
     return key
 
@@ -92,9 +109,6 @@ def _read(path: Path):
         return bundle.load_private_key(data)
     except ValueError as error:
         raise ImproperlyConfigured(f"SIGNING_KEY_FILE {path} does not hold an Ed25519 private key: {error}") from None
-
-
-SIGNING_KEY_WORDS = ("this installation's export signing key", "SIGNING_KEY or a shared SIGNING_KEY_FILE")
 
 
 def load_or_create(path, words=SIGNING_KEY_WORDS) -> Ed25519PrivateKey:

@@ -53,31 +53,20 @@ class NotSigned(Exception):
 # -- keys -------------------------------------------------------------------------------------------------------------
 
 def key_id(name: str, public_key: Ed25519PublicKey) -> bytes:
-    return hashlib.sha256(name.encode() + b"\n" + COSIGNATURE_V1 + checkpoint.raw_public_key(public_key)).digest()[:4]
+    return checkpoint.key_id(name, public_key, COSIGNATURE_V1)
 
 
 def verifier_key(name: str, public_key: Ed25519PublicKey) -> str:
     """The witness's key as verifiers write it (a signed-note vkey of type 0x04): ``name+hexid+base64``."""
-    raw = checkpoint.raw_public_key(public_key)
-    return f"{name}+{key_id(name, public_key).hex()}+{base64.b64encode(COSIGNATURE_V1 + raw).decode()}"
+    return checkpoint.verifier_key(name, public_key, COSIGNATURE_V1)
 
 
 def read_verifier_key(text: str) -> tuple[str, Ed25519PublicKey]:
     """(name, public key) of a witness's verifier key; its key id must match its name and key."""
-    name, _, rest = text.strip().partition("+")
-    hex_id, _, encoded = rest.partition("+")
     try:
-        blob = base64.b64decode(encoded, validate=True)
-        public_key = (Ed25519PublicKey.from_public_bytes(blob[1:])
-                      if blob[:1] == COSIGNATURE_V1 and len(blob) == 33 else None)
-    except (binascii.Error, ValueError):
-        public_key = None
-    if not name or public_key is None:
-        raise CosignatureError("not a witness's verifier key: expected <name>+<hex key id>+<base64 of 0x04 and the "
-                               "Ed25519 public key>.")
-    if key_id(name, public_key).hex() != hex_id.lower():
-        raise CosignatureError(f"the witness key's id {hex_id} does not match its name and public key.")
-    return name, public_key
+        return checkpoint.read_verifier_key(text, COSIGNATURE_V1, "witness's verifier key")
+    except checkpoint.CheckpointError as error:
+        raise CosignatureError(str(error)) from None
 
 
 # -- cosignatures -----------------------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ def test_state_is_per_origin(client, witness, log):
 
 def test_the_state_is_read_from_the_database_after_a_restart(witness, log):
     assert post(Client(), log.request(0, 8)).status_code == 200
-    witness_keys._cache.clear()  # what a new process starts without; the rows are all it has
+    keys._cache.clear()  # what a new process starts without; the rows are all it has
     restarted = Client()
     response = post(restarted, log.request(0, 12))
     assert (response.status_code, response.content) == (409, b"8\n")
@@ -193,6 +193,6 @@ def test_without_witness_key_the_key_file_is_made_once_and_kept(witness, setting
     settings.WITNESS_KEY, settings.WITNESS_KEY_FILE = "", tmp_path / "witness" / "key.pem"
     made = witness_keys.witness_key()
     assert settings.WITNESS_KEY_FILE.stat().st_mode & 0o777 == 0o600
-    witness_keys._cache.clear()
+    keys._cache.clear()
     again = witness_keys.witness_key()
     assert checkpoint.raw_public_key(again.public_key()) == checkpoint.raw_public_key(made.public_key())
