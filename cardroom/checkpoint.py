@@ -80,14 +80,10 @@ def sign(origin: str, size: int, root: bytes, name: str, private_key: Ed25519Pri
     return f"{text}\n{DASH} {name} {line}\n"
 
 
-def verify(note: str, name: str, public_key: Ed25519PublicKey) -> tuple[str, int, bytes]:
-    """(origin, size, root) of a checkpoint signed by ``name``'s ``public_key``; CheckpointError otherwise."""
-    text, blank, signatures = note.partition("\n\n")
-    if not blank or not signatures.endswith("\n"):
-        raise CheckpointError("not a signed note: a body, a blank line, then signature lines.")
-    text += "\n"
-    wanted = key_id(name, public_key)
-    for line in signatures[:-1].split("\n"):
+def signed_by(lines, name: str, wanted: bytes):
+    """(line, decoded signature) of each signature line of ``name`` whose key id is ``wanted``; signed-note: lines of
+    other names or key ids (another key, another signature type) are ignored."""
+    for line in lines:
         parts = line.split(" ")
         if len(parts) != 3 or parts[0] != DASH or parts[1] != name:
             continue
@@ -95,8 +91,17 @@ def verify(note: str, name: str, public_key: Ed25519PublicKey) -> tuple[str, int
             blob = base64.b64decode(parts[2], validate=True)
         except (binascii.Error, ValueError):
             continue
-        if blob[:4] != wanted:
-            continue
+        if blob[:4] == wanted:
+            yield line, blob
+
+
+def verify(note: str, name: str, public_key: Ed25519PublicKey) -> tuple[str, int, bytes]:
+    """(origin, size, root) of a checkpoint signed by ``name``'s ``public_key``; CheckpointError otherwise."""
+    text, blank, signatures = note.partition("\n\n")
+    if not blank or not signatures.endswith("\n"):
+        raise CheckpointError("not a signed note: a body, a blank line, then signature lines.")
+    text += "\n"
+    for _, blob in signed_by(signatures[:-1].split("\n"), name, key_id(name, public_key)):
         try:
             public_key.verify(blob[4:], text.encode())
         except InvalidSignature:

@@ -118,17 +118,7 @@ def cosignature_of(note: str, name: str, public_key: Ed25519PublicKey) -> Cosign
     """The cosignature of the witness ``name`` with ``public_key`` on the note; None when it carries none. Raises
     CosignatureError when a line with this witness's name and key id does not verify (the note was altered)."""
     body, lines = note_parts(note)
-    wanted = key_id(name, public_key)
-    for line in lines:
-        parts = line.split(" ")
-        if len(parts) != 3 or parts[0] != checkpoint.DASH or parts[1] != name:
-            continue
-        try:
-            blob = base64.b64decode(parts[2], validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        if blob[:4] != wanted:
-            continue  # another key of the same name, or a signature of another type (signed-note: ignored)
+    for line, blob in checkpoint.signed_by(lines, name, key_id(name, public_key)):
         # signed-note: "If the key name and ID match a known key, verifiers MUST verify the signature."
         try:
             if len(blob) != 4 + 8 + 64:
