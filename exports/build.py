@@ -212,6 +212,24 @@ def _write_checkpoints(writer, scope):
         writer.add_bytes(name, text.encode())
 
 
+def manifest_head(scope, started, requested_by, counts):
+    """What every export's manifest says of itself (a bundle of bundles' too): when, by whom and what made it, what it
+    covers, the audit chains' heads as frozen, and its rows per kind."""
+    return {
+        "generated_at": collect.utc(started),
+        "generated_by": requested_by,
+        "generator": generator(),
+        "scope": {"establishments": [e.slug for e in scope.establishments],
+                  "jurisdiction": scope.jurisdiction.code if scope.jurisdiction is not None else None},
+        "period": ({"from": scope.start.isoformat(), "to": scope.end.isoformat()} if scope.start
+                   else {"as_of": scope.end.isoformat()}),
+        "time_zone": settings.TIME_ZONE,
+        "audit_chains": [{"chain": chain, "sequence": sequence, "entry_hash": entry_hash}
+                         for chain, (sequence, entry_hash) in sorted(scope.chain_heads.items())],
+        "rows": counts,
+    }
+
+
 def build(scope, path, *, requested_by="", on_progress=None):
     """Write the bundle for ``scope`` to ``path``; returns the manifest (as signed)."""
     from cardroom.transparency import current_key
@@ -235,17 +253,7 @@ def build(scope, path, *, requested_by="", on_progress=None):
         progress.file_done("report.pdf", None)
         _write_checkpoints(writer, scope)
         manifest = {
-            "generated_at": collect.utc(started),
-            "generated_by": requested_by,
-            "generator": generator(),
-            "scope": {"establishments": [e.slug for e in scope.establishments],
-                      "jurisdiction": scope.jurisdiction.code if scope.jurisdiction is not None else None},
-            "period": ({"from": scope.start.isoformat(), "to": scope.end.isoformat()} if scope.start
-                       else {"as_of": scope.end.isoformat()}),
-            "time_zone": settings.TIME_ZONE,
-            "audit_chains": [{"chain": chain, "sequence": sequence, "entry_hash": entry_hash}
-                             for chain, (sequence, entry_hash) in sorted(scope.chain_heads.items())],
-            "rows": counts,
+            **manifest_head(scope, started, requested_by, counts),
             "last_ids": {"ledger_entries": scope.last_entry, "rounds": scope.last_round},
             "signing_key": keys.key_fingerprint(),
         }

@@ -19,7 +19,6 @@ import zipfile
 from decimal import Decimal
 from pathlib import Path
 
-from django.conf import settings
 from django.utils import timezone
 
 from cardroom import keys
@@ -30,7 +29,7 @@ from cardroom.exceptions import StateConflict
 from fees.models import ClosedMonth
 from fees.months.selectors import seal_problem
 
-from . import build, collect, report
+from . import build, report
 from .collect import ExportScope
 
 FEES = "fees_by_table_day"
@@ -113,15 +112,7 @@ def write(scope, path, *, requested_by="", on_progress=None):
                                                          generated_at=started, requested_by=requested_by))
             done += 1
             manifest = {
-                "generated_at": collect.utc(started), "generated_by": requested_by, "generator": build.generator(),
-                "scope": {"establishments": [e.slug for e in scope.establishments],
-                          "jurisdiction": scope.jurisdiction.code if scope.jurisdiction is not None else None},
-                "period": ({"from": scope.start.isoformat(), "to": scope.end.isoformat()} if scope.start
-                           else {"as_of": scope.end.isoformat()}),
-                "time_zone": settings.TIME_ZONE,
-                "audit_chains": [{"chain": chain, "sequence": sequence, "entry_hash": entry_hash}
-                                 for chain, (sequence, entry_hash) in sorted(scope.chain_heads.items())],
-                "rows": counts,
+                **build.manifest_head(scope, started, requested_by, counts),
                 "bundles": [{k: v for k, v in inner.items() if k != "manifest"} for inner in inners],
                 "links": links,
                 "signing_key": keys.key_fingerprint(),
