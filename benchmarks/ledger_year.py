@@ -85,7 +85,7 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     at = datetime.datetime.combine(FIRST_DAY, datetime.time(18), tzinfo=datetime.timezone.utc)
     posting = TablePosting.objects.in_force(tables[0], at)
     schedule, option, quote = quoting.quote_posting(posting, ROUND, at)
-    lines, by_payer = ledger_rounds._lines(quote)
+    lines, by_payer = ledger_rounds.lines_of(quote)
     explanation = quoting.explain(schedule, option, quote, as_of=at.date())
     fees = {(p["payer"], p["player"]): p["fee"] for p in by_payer}
     # What every round stores of its account: the shared pricing (stored here, once), its fee lines; each round is
