@@ -10,6 +10,9 @@ export reads its rows in one pass per kind, so its time grows with the rows and 
 rate), the way the export task does. Prints the time, the bundle's size, the rows per kind and the process's peak
 memory beside the targets. Generates the days that are not there yet (ledger_year.ensure); days already
 there are kept.
+
+At the smoke size (BENCH_SMOKE=1, bin/bench --smoke: DATABASE_URL must name the database) 2 gaming days of the
+smoke-sized year, generated in the run's own database, signed with a throw-away key.
 """
 
 import datetime
@@ -21,14 +24,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench_year")
+from support import database_url, figure, kept_file, sized  # noqa: E402
+
+os.environ["DATABASE_URL"] = database_url("postgres://postgres@127.0.0.1:5432/cardroom_bench_year")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cardroom-bench-media-"))
 # The same key every run: the year is kept, and its database records the key that signed its first bundle.
-os.environ.setdefault("SIGNING_KEY_FILE", str(Path(__file__).resolve().parent.parent / "var" / "bench-year-key.pem"))
+os.environ.setdefault("SIGNING_KEY_FILE", str(kept_file("bench-year-key.pem")))
 import ledger_ingest as setup  # noqa: E402  (puts the project on sys.path, Django's settings)
 import ledger_year as year  # noqa: E402
 
-EXPORT_DAYS = int(os.environ.get("BENCH_EXPORT_DAYS", "30"))
+EXPORT_DAYS = sized(30, 2, "BENCH_EXPORT_DAYS")
 TIME_TARGET_S, MEMORY_TARGET_MB = 300, 300
 
 
@@ -56,11 +61,10 @@ def main():
     year_s = seconds * year.DAYS / EXPORT_DAYS
     print(f"the bundle of {place} over {EXPORT_DAYS} gaming days ({year.FIRST_DAY} to {last_day}): "
           f"{rows['rounds']:,} rounds, {rows['ledger_entries']:,} entries, {sum(rows.values()):,} rows in all")
-    print(f"  {seconds:.1f} s, {size_mb:,.0f} MB zip, {sum(rows.values()) / seconds:,.0f} rows/s")
-    print(f"a year ({year.DAYS} days) at this rate: {year_s / 60:.1f} min (target < {TIME_TARGET_S // 60} min: "
-          f"{'met' if year_s < TIME_TARGET_S else 'NOT met'})")
-    print(f"peak memory (max RSS of the process): {peak_mb:.0f} MB (target < {MEMORY_TARGET_MB} MB: "
-          f"{'met' if peak_mb < MEMORY_TARGET_MB else 'NOT met'})")
+    print(f"  {size_mb:,.0f} MB zip, {sum(rows.values()) / seconds:,.0f} rows/s")
+    figure(f"the bundle of {EXPORT_DAYS} gaming days", seconds, "s")
+    figure(f"a year ({year.DAYS} days) at this rate", year_s / 60, "min", ("<", TIME_TARGET_S // 60))
+    figure("peak memory (max RSS of the process)", peak_mb, "MB", ("<", MEMORY_TARGET_MB))
 
 
 if __name__ == "__main__":

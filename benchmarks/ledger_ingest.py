@@ -13,6 +13,9 @@ Prints rows/s and elapsed beside the target (>= 20,000 rows/s) and deletes every
 Then the service's throughput, issue 15's target (>= 100,000 rows/s): BENCH_CLIENTS (default 2, a core each)
 processes post BENCH_ROWS more rows side by side, each its share in its own batches; rows/s is all of them over
 the wall time from the moment all are ready to the last answer.
+
+At the smoke size (BENCH_SMOKE=1, bin/bench --smoke: DATABASE_URL must name the database) 300 rows in batches of
+100 at 3 tables, 100 on the portable path.
 """
 
 import datetime
@@ -22,23 +25,24 @@ import sys
 import time
 from pathlib import Path
 
-from support import ensure_postgres_database  # benchmarks/ is on sys.path when run as a script
+# benchmarks/ is on sys.path as a script
+from support import database_url, ensure_postgres_database, figure, migrate_and_seed, sized
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cardroom_bench")
+DATABASE_URL = database_url("postgres://postgres@127.0.0.1:5432/cardroom_bench")
 os.environ["DATABASE_URL"] = DATABASE_URL
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
 os.environ.setdefault("LOG_LEVEL", "ERROR")
-ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
-BATCH = int(os.environ.get("BENCH_BATCH", "10000"))
-PORTABLE_ROWS = int(os.environ.get("BENCH_PORTABLE_ROWS", "100000"))
-TABLES = 50
+ROWS = sized(1_000_000, 300, "BENCH_ROWS")
+BATCH = sized(10_000, 100, "BENCH_BATCH")
+PORTABLE_ROWS = sized(100_000, 100, "BENCH_PORTABLE_ROWS")
+TABLES = sized(50, 3)
 DAYS = 30
 FIRST_DAY = datetime.date(2026, 1, 1)
 TARGET = 20_000
 SERVICE_TARGET = 100_000  # issue 15
-CLIENTS = int(os.environ.get("BENCH_CLIENTS", "2"))
+CLIENTS = sized(2, 2, "BENCH_CLIENTS")
 USERNAME = "bench-ledger"
 
 
@@ -54,14 +58,12 @@ def prepare(clean=True):
 
     django.setup()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from cardroom.models import Establishment, Game, Role, Table
     from cardroom.roles import appoint
     from fees.models import ScheduleDocument, TablePosting
 
-    call_command("migrate", verbosity=0)
-    call_command("load_seed_data", verbosity=0)
+    migrate_and_seed()
     marysville = Establishment.objects.get(slug="casino-marysville")
     user, _ = get_user_model().objects.get_or_create(username=USERNAME)
     appoint(user, Role.FLOOR_SUPERVISOR, establishment=marysville)
@@ -173,7 +175,7 @@ def main():
 
     from cardroom.access import Scope
     from fees import ledger
-    from fees.ledger import intake, storage
+    from fees.ledger import storage
     from fees.models import CollectionEntry
 
     client = APIClient()
@@ -202,17 +204,17 @@ def main():
         retry_s = time.perf_counter() - began
         assert retry.status_code == 200 and retry.json()["created"] == 0, retry.content[:300]
 
-        # The portable path (bulk_create) on PostgreSQL, for comparison: same checks, no COPY.
+        # The portable path (bulk_create) on PostgreSQL, for comparison: the same checks (the ledger's own,
+        # ``check_entries``), then the rows written as SQLite's path writes them instead of by COPY.
         scope = Scope(user)
         rows = entry_rows(tables, 0, PORTABLE_ROWS, prefix + "-portable")
         began = time.perf_counter()
         for start in range(0, PORTABLE_ROWS, BATCH):
-            batch = rows[start:start + BATCH]
-            cleaned = intake._clean_rows(batch, tables=ledger.writable_tables(scope).in_bulk([t.pk for t in tables]),
-                                         originals=intake._Originals(batch, ledger.writable_tables(scope)),
-                                         batch_key=None, label=lambda i: f"entries[{i}]")
+            checked = ledger.check_entries(rows[start:start + BATCH], scope=scope)
+            assert not checked.errors, list(checked.errors.values())[:3]
             with transaction.atomic():
-                storage.insert_portable(cleaned, user.pk, datetime.datetime.now(datetime.timezone.utc), chunk=2000)
+                storage.insert_portable(list(checked.rows), user.pk, datetime.datetime.now(datetime.timezone.utc),
+                                        chunk=2000)
         portable_s = time.perf_counter() - began
 
         side_prefix = prefix + "-side"
@@ -224,18 +226,14 @@ def main():
         cleanup(tables)
         cleanup_s = time.perf_counter() - began
 
-    rate = ROWS / posting
     print(f"PostgreSQL {connection.pg_version // 10000}, {os.cpu_count()} CPUs; {TABLES} tables, {DAYS} gaming days")
-    print(f"ingest through POST {url}: {ROWS:,} rows in batches of {BATCH:,}")
-    print(f"  server time {posting:.1f} s -> {rate:,.0f} rows/s (target >= {TARGET:,}: "
-          f"{'met' if rate >= TARGET else 'NOT met'}); wall time incl. generating the JSON {wall:.1f} s")
-    print(f"  retry of one {BATCH:,}-row batch: {retry_s * 1000:.0f} ms, created 0, already recorded {BATCH:,}")
-    print(f"portable path (bulk_create) on PostgreSQL, {PORTABLE_ROWS:,} rows: {portable_s:.1f} s -> "
-          f"{PORTABLE_ROWS / portable_s:,.0f} rows/s")
-    side_rate = ROWS / side_s
-    print(f"the service: {CLIENTS} clients side by side, {ROWS:,} rows in batches of {BATCH:,}: {side_s:.1f} s wall "
-          f"-> {side_rate:,.0f} rows/s (target >= {SERVICE_TARGET:,}: "
-          f"{'met' if side_rate >= SERVICE_TARGET else 'NOT met'})")
+    print(f"ingest through POST {url}: {ROWS:,} rows in batches of {BATCH:,} (server time {posting:.1f} s; wall "
+          f"time incl. generating the JSON {wall:.1f} s)")
+    figure("ingest through the bulk API, one client", ROWS / posting, "rows/s", (">=", TARGET))
+    figure(f"a retried {BATCH:,}-row batch (created 0)", retry_s * 1000, "ms")
+    figure(f"the portable path (bulk_create) on PostgreSQL, {PORTABLE_ROWS:,} rows", PORTABLE_ROWS / portable_s,
+           "rows/s")
+    figure(f"the service, {CLIENTS} clients side by side", ROWS / side_s, "rows/s", (">=", SERVICE_TARGET))
     print(f"clean-up (delete + vacuum): {cleanup_s:.1f} s")
 
 

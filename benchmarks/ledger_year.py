@@ -16,6 +16,9 @@ that, except where a hand is made to disagree, by the hand's number h in the yea
 Rows are written in the order they are played (a day's rows together), a month per transaction, two months at a
 time. ``expected(...)``
 gives, by arithmetic and not from the database, what a reconciliation of any run of whole days must find.
+
+At the smoke size (BENCH_SMOKE=1) 3 tables play 12 rounds a gaming day; the scripts that use the year generate
+only the few days they need.
 """
 
 import datetime
@@ -25,8 +28,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 
-TABLES = 50
-ROUNDS_PER_TABLE_DAY = 1_096
+from support import sized
+
+TABLES = sized(50, 3)  # ledger_ingest.TABLES: the benchmark tables the year is played at
+ROUNDS_PER_TABLE_DAY = sized(1_096, 12)
 FIRST_DAY = datetime.date(2025, 1, 1)
 DAYS = 365
 HANDS_PER_DAY = TABLES * ROUNDS_PER_TABLE_DAY
@@ -85,7 +90,7 @@ def generate(user, tables, *, days=DAYS, after=0, progress=print):
     at = datetime.datetime.combine(FIRST_DAY, datetime.time(18), tzinfo=datetime.timezone.utc)
     posting = TablePosting.objects.in_force(tables[0], at)
     schedule, option, quote = quoting.quote_posting(posting, ROUND, at)
-    lines, by_payer = ledger_rounds._lines(quote)
+    lines, by_payer = ledger_rounds.lines_of(quote)
     explanation = quoting.explain(schedule, option, quote, as_of=at.date())
     fees = {(p["payer"], p["player"]): p["fee"] for p in by_payer}
     # What every round stores of its account: the shared pricing (stored here, once), its fee lines; each round is
@@ -206,6 +211,7 @@ def ensure(user, tables, days, *, regenerate=False, progress=print):
     with ``regenerate`` or when what is there is not a run of the first days). Returns seconds spent making."""
     import ledger_ingest
 
+    assert len(tables) == TABLES, (len(tables), TABLES)
     have = 0 if regenerate else days_present(tables)
     if have >= days:
         return 0.0

@@ -10,7 +10,9 @@ passwords for three accounts as fast as they are answered (BENCH_DURATION second
 guesses made, how many were refused with 429 (their passwords never reach the hasher) or checked and refused
 with 401, and the legitimate client's p50/p99 latency with and without guessing. ``--without-throttle`` runs
 the service with the throttle off (AXES_ENABLED=False), as it was before: every guess runs the password hasher.
-Load goes only to 127.0.0.1 and stops by itself.
+Load goes only to 127.0.0.1 and stops by itself. At the smoke size (BENCH_SMOKE=1) one worker, 2 guessing clients
+for 2.5 seconds after 1 quiet one, and an account locked after 2 failures rather than 5 (each failure before the
+lock runs the password hasher, ~0.5 s of a core).
 """
 
 import http.client
@@ -26,39 +28,30 @@ import time
 from base64 import b64encode
 from pathlib import Path
 
-from support import ensure_postgres_database, production_environment  # benchmarks/ is on sys.path as a script
+# benchmarks/ is on sys.path as a script
+from support import SMOKE, figure, port, production_environment, setup_django, sized
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-PORT = int(os.environ.get("BENCH_PORT", "8022"))
-WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
-DURATION = float(os.environ.get("BENCH_DURATION", "20"))
-QUIET = float(os.environ.get("BENCH_QUIET", "10"))
-GUESSERS = 12
+PORT = port(8022)
+WORKERS = sized(2, 1, "BENCH_WORKERS")
+DURATION = sized(20.0, 2.5, "BENCH_DURATION")
+QUIET = sized(10.0, 1.0, "BENCH_QUIET")
+GUESSERS = sized(12, 2)
 ACCOUNTS = ["bench-guessed-1", "bench-guessed-2", "bench-guessed-3"]
 PATH = "/api/v1/tables/"
 
 
 def prepare():
     """Migrate, seed, make the legitimate client's token and the guessed accounts; forget earlier guesses."""
-    if os.environ.get("DATABASE_URL"):
-        ensure_postgres_database(os.environ["DATABASE_URL"])
-    else:
-        os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='cardroom-bench-')}/bench.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
-    import django
-
-    django.setup()
+    setup_django()
     from axes.models import AccessAttempt
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
     from cardroom.models import Establishment, Role
     from cardroom.roles import appoint
 
-    call_command("migrate", verbosity=0)
-    call_command("load_seed_data", verbosity=0)
     User = get_user_model()
     floor, _ = User.objects.get_or_create(username="bench-floor")
     appoint(floor, Role.FLOOR_SUPERVISOR, establishment=Establishment.objects.get(slug="casino-marysville"))
@@ -115,6 +108,8 @@ def guess(seconds):
 
 
 def percentiles(latencies):
+    if len(latencies) < 2:
+        return f"{len(latencies)} request{'' if len(latencies) == 1 else 's'}: too few for percentiles"
     cuts = statistics.quantiles(latencies, n=100)
     return f"p50 {cuts[49] * 1000:.1f} ms, p99 {cuts[98] * 1000:.1f} ms ({len(latencies)} requests)"
 
@@ -134,6 +129,8 @@ def main(throttle):
     directory = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
     log = directory / "gunicorn.log"  # a line per refused guess
     env = production_environment()
+    if SMOKE:
+        env["LOGIN_FAILURE_LIMIT"] = "2"
     if not throttle:
         (directory / "unthrottled.py").write_text("from cardroom.settings import *\nAXES_ENABLED = False\n")
         env.update(DJANGO_SETTINGS_MODULE="unthrottled", PYTHONPATH=str(directory))
@@ -146,8 +143,8 @@ def main(throttle):
         wait_for_server(token)
         legitimate_latencies(token, 2)  # warm every worker up
         quiet = legitimate_latencies(token, QUIET)
-        guessers = subprocess.Popen([sys.executable, __file__, "guess", str(DURATION)], stdout=subprocess.PIPE,
-                                    text=True)
+        guessers = subprocess.Popen([sys.executable, __file__, "guess", str(DURATION), str(PORT)],
+                                    stdout=subprocess.PIPE, text=True)
         time.sleep(1)  # let every guesser start
         busy = legitimate_latencies(token, DURATION - 2)
         counts = {int(status): n for status, n in json.loads(guessers.communicate(timeout=DURATION + 60)[0]).items()}
@@ -162,11 +159,16 @@ def main(throttle):
           f"{ {s: n for s, n in counts.items() if s not in (401, 429)} or 'none'}")
     print(f"legitimate client (token, GET {PATH}) without guessing: {percentiles(quiet)}")
     print(f"legitimate client (token, GET {PATH}) while guessing:   {percentiles(busy)}")
+    for when, latencies in (("without guessing", quiet), ("while guessing", busy)):
+        figure(f"the legitimate client's p50 {when}", statistics.median(latencies) * 1000, "ms")
+    figure("guesses refused before the password hasher (429)", counts.get(429, 0))
+    figure("guesses checked by the password hasher (401)", counts.get(401, 0))
     print(f"gunicorn's log: {log}")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["guess"]:
+        PORT = int(sys.argv[3])  # the server's, when it was a free one
         guess(float(sys.argv[2]))
     else:
         main(throttle="--without-throttle" not in sys.argv[1:])

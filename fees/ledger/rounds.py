@@ -35,8 +35,9 @@ def _plain(value):
     return str(value)
 
 
-def _lines(quote):
-    """The round's fee lines and fees by payer as the ledger gives them (kept compactly: fees.ledger.compact)."""
+def lines_of(quote):
+    """The round's fee lines and fees by payer as the ledger gives them (kept compactly: fees.ledger.compact).
+    Public for what stores rounds as ``record_round`` does without calling it (benchmarks/ledger_year.py)."""
     lines, by_payer = [], {}
     for line in getattr(quote, "lines", ()):
         fee = Decimal(line.fee)
@@ -106,7 +107,7 @@ def record_round(*, table, reference, played_at, facts, gaming_day=None, user=No
         explanation = quoting.explain(schedule, option, quote, as_of=played_at.date())
     except quoting.QuoteError as error:
         raise BadInput(f"facts: {error}", field="facts") from None
-    lines, by_payer = _lines(quote)
+    lines, by_payer = lines_of(quote)
     try:
         with transaction.atomic():
             stored = compact.compacted(explanation, lines, by_payer, tiers=compact.tiers_of(schedule, option))

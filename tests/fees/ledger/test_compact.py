@@ -1,6 +1,6 @@
 """A round stored compactly (issue 26): its fee lines as compact rows, what every round priced under one version and
 option shares stored once (``RoundPricing``), and the explanation, fee lines and fees by payer rebuilt from the two
-byte for byte as the ledger stored them before (the reference: ``fees.ledger.rounds._lines`` and ``explain``)."""
+byte for byte as the ledger stored them before (the reference: ``fees.ledger.rounds.lines_of`` and ``explain``)."""
 
 import datetime
 import json
@@ -16,7 +16,7 @@ from cardroom.models import Game, Table
 from fees.engine import FeeLine, Option, QuoteError, Schedule, Seat, Tier, compact
 from fees.engine.washington import WashingtonFee, quote_washington_hand, quote_washington_time
 from fees.ledger import compact as ledger_compact
-from fees.ledger.rounds import _lines
+from fees.ledger.rounds import lines_of
 from fees.models import RoundOfPlay, RoundPricing, ScheduleVersion, TablePosting
 from fees.quotes import quoting
 from tests.factories import make_posted_table, make_table, store_posting
@@ -55,7 +55,7 @@ def stored(value):
 
 def reference(schedule, option, quote, as_of):
     """The old form, from the old functions: (explanation, expected_lines, expected_by_payer) as stored."""
-    lines, by_payer = _lines(quote)
+    lines, by_payer = lines_of(quote)
     return tuple(stored(part) for part in (quoting.explain(schedule, option, quote, as_of=as_of), lines, by_payer))
 
 
