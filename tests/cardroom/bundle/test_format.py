@@ -50,7 +50,7 @@ def offline(*args, keys_file=V1_KEYS, trust=V1_ROOT, origin=V1_ORIGIN):
     the log's origin they kept)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys_file), "--trust", trust, "--origin", origin, *args])
+        code = tlog.main(["--keys", str(keys_file), "--trust", trust, *(["--origin", origin] if origin else []), *args])
     return code, out.getvalue()
 
 
@@ -87,6 +87,20 @@ def test_a_format_1_bundle_checks_offline_audit_rows_and_kept_checkpoint():
     assert "establishment:1: the bundle's 3 audit rows (positions 19 to 21) are the log's entries" in out
     assert "the log of 21 entries still holds the 18 entries of the kept checkpoint, unchanged" in out
     assert out.rstrip().endswith("HOLDS") and "FAIL" not in out
+
+
+def test_a_keys_file_of_before_it_named_the_origin_needs_one_given():
+    """The fixture's keys file names no origin (it was saved before the keys file did): with no --origin and no kept
+    checkpoint, nothing is said to hold; the checkpoint kept gives the name (the regulator's own), and so does
+    --origin; another name fails."""
+    code, out = offline("export", str(V1), origin=None)
+    assert code == 3, out
+    assert ("NOTE no log origin given (--origin <base>), and the keys file names none: checkpoints of any cardroom "
+            "log were accepted.") in out.splitlines()
+    assert out.splitlines()[-1].startswith("NOT CHECKED: no log origin given (--origin <base>)")
+    assert offline("export", str(V1), "--kept", str(V1_KEPT), origin=None)[0] == 0
+    code, out = offline("export", str(V1), origin="room.example/audit")
+    assert code == 1 and "it is of the log cardroom/audit/establishment:1, not of room.example/audit" in out, out
 
 
 def test_a_tampered_format_1_bundle_fails(tmp_path):
