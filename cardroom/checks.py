@@ -1,5 +1,5 @@
-"""System checks: the root of trust against the recorded keys (needs the database: ``manage.py check --database
-default``; ``bin/migrate`` runs it), and a witness's key."""
+"""System checks: the root of trust against the recorded keys and the log's origin against the checkpoints signed
+(both need the database: ``manage.py check --database default``; ``bin/migrate`` runs it), and a witness's key."""
 
 from django.core import checks
 from django.db import DatabaseError
@@ -29,6 +29,26 @@ def root_of_trust(app_configs=None, databases=None, **kwargs):
     hint = "docs/audit.md, 'Keys'"
     return ([checks.Error(problem, hint=hint, id="cardroom.E001") for problem in errors]
             + [checks.Warning(problem, hint=hint, id="cardroom.W001") for problem in warnings])
+
+
+@checks.register(checks.Tags.database)
+def log_origin(app_configs=None, databases=None, **kwargs):
+    """AUDIT_LOG_ORIGIN against the checkpoints already signed: the log keeps the name it was first signed under
+    (``cardroom.transparency.origin_problem``); a new one is an error (the service also refuses to sign under it)."""
+    if not databases:
+        return []
+    from django.db import connection
+
+    from .models import AuditCheckpoint
+    from .transparency import origin_problem
+
+    try:
+        if AuditCheckpoint._meta.db_table not in connection.introspection.table_names():
+            return []  # not migrated yet: nothing signed
+        problem = origin_problem()
+    except DatabaseError:
+        return []
+    return [checks.Error(problem, hint="docs/audit.md, 'The log's name'", id="cardroom.E003")] if problem else []
 
 
 @checks.register()

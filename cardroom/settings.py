@@ -271,22 +271,24 @@ WITNESSES = _witnesses(os.environ.get("WITNESSES", ""))
 WITNESS_DOWN_WARNING_AFTER = env_int("WITNESS_DOWN_WARNING_AFTER", 6, minimum=1)
 WITNESS_TIMEOUT = env_int("WITNESS_TIMEOUT", 10, minimum=1)
 
-# The name the audit log's checkpoints give it (their origin line: "<AUDIT_LOG_ORIGIN>/<chain>"), as witnesses know it
-# (docs/audit.md, "Witnesses"). A witness keeps one record per origin, so every installation a witness serves needs a
-# name of its own, e.g. "marysville.example.com/audit"; the default suits an installation without witnesses. Changed
-# later, witnesses see new logs from then on (the old ones' checkpoints keep their name and still verify).
+# The name the audit log's checkpoints give it (their origin line: "<AUDIT_LOG_ORIGIN>/<chain>"), as regulators keep it
+# beside the root of trust and witnesses know it (docs/audit.md, "The log's name"). A witness keeps one record per
+# origin, so every installation a witness serves needs a name of its own, e.g. "marysville.example.com/audit"; the
+# default suits an installation without witnesses. Set it before the first checkpoint is signed: once one is, another
+# name is refused (cardroom.E003 at start-up and in bin/migrate; the service signs nothing under it).
+from cardroom.tlog.origins import base_problem as _origin_problem  # noqa: E402  (plain Python)
+
 AUDIT_LOG_ORIGIN = os.environ.get("AUDIT_LOG_ORIGIN", "cardroom/audit").strip()
-if not re.fullmatch(r"[!-~]+", AUDIT_LOG_ORIGIN) or AUDIT_LOG_ORIGIN.endswith("/") or "+" in AUDIT_LOG_ORIGIN:
-    raise ImproperlyConfigured(f"AUDIT_LOG_ORIGIN is a log's name, a schema-less URL of printable ASCII without spaces, "
-                               f"'+' or a final '/' (e.g. marysville.example.com/audit), not {AUDIT_LOG_ORIGIN!r}")
+if _origin_problem(AUDIT_LOG_ORIGIN):
+    raise ImproperlyConfigured(f"AUDIT_LOG_ORIGIN is a log's name: {_origin_problem(AUDIT_LOG_ORIGIN)}")
 
 # This installation as a witness of other logs (cardroom/witness/, docs/audit.md "Witnesses"; C2SP tlog-witness).
 # WITNESS_NAME is the witness's key name, a schema-less URL such as "witness.example.org/regulator"; empty, this
 # installation is no witness and /witness/ answers 404. Its own Ed25519 key is WITNESS_KEY (PEM, or base64 of the
 # raw 32 bytes), else WITNESS_KEY_FILE, created there (0600) when missing, as SIGNING_KEY; it must not be the signing
-# key. WITNESS_LOGS: the logs it cosigns, entries separated by ";" or newlines, each an origin prefix and the log's
-# verifier key(s) separated by spaces: "cardroom/audit/ cardroom+1a2b3c4d+AT...=; example.org/log example.org/log+..."
-# (cardroom.witness.logs; a checkpoint's origin takes the keys of the longest prefix it starts with).
+# key. WITNESS_LOGS: the logs it cosigns, entries separated by ";" or newlines, each a log's exact base origin (its
+# AUDIT_LOG_ORIGIN) and its verifier key(s) separated by spaces: "room.example/audit cardroom+1a2b3c4d+AT...=; ..."
+# (cardroom.witness.logs; only <base>/installation and <base>/establishment:<id> are accepted, never a prefix).
 WITNESS_NAME = os.environ.get("WITNESS_NAME", "").strip()
 if WITNESS_NAME and (any(c.isspace() or c == "+" for c in WITNESS_NAME) or not WITNESS_NAME.isprintable()):
     raise ImproperlyConfigured(f"WITNESS_NAME is a key name, a schema-less URL with no spaces and no '+' (e.g. "
@@ -298,7 +300,7 @@ try:
 
     WITNESS_LOGS = _parse_witness_logs(os.environ.get("WITNESS_LOGS", ""))
 except ValueError as _error:
-    raise ImproperlyConfigured(f"WITNESS_LOGS: {_error} (entries '<origin prefix> <verifier key> ...' separated by "
+    raise ImproperlyConfigured(f"WITNESS_LOGS: {_error} (entries '<base origin> <verifier key> ...' separated by "
                                "';'; docs/audit.md, 'Witnesses')") from None
 
 # A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too

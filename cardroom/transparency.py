@@ -37,7 +37,28 @@ class UnknownChain(ValueError):
 
 
 def origin(chain):
-    return f"{settings.AUDIT_LOG_ORIGIN}/{chain}"
+    return tlog.origins.origin(settings.AUDIT_LOG_ORIGIN, chain)
+
+
+def origin_problem():
+    """Why this installation must not sign under the configured ``AUDIT_LOG_ORIGIN``: its last checkpoint was signed
+    under another name. None when it was not (or nothing was signed yet). Regulators keep the log's name with the
+    root of trust and witnesses know the log by it, so a checkpoint under a new name would be another log's, which a
+    regulator's verifier refuses and its witnesses never saw: changing it on a running installation is a mistake
+    (or a fork). Checked at start-up (``cardroom.wsgi``), by ``manage.py check --database default``
+    (``cardroom.checks``, bin/migrate) and before every signature."""
+    last = AuditCheckpoint.objects.order_by("-id").values_list("chain", "size", "signed_at", "note").first()
+    if last is None:
+        return None
+    chain, size, signed_at, note = last
+    named = note.split("\n", 1)[0]
+    if named == origin(chain):
+        return None
+    base = named.removesuffix(f"/{chain}")
+    return (f"AUDIT_LOG_ORIGIN is {settings.AUDIT_LOG_ORIGIN!r}, but this installation's checkpoints are signed as "
+            f"{base!r} (the last, of {chain} at {size} entries, on {signed_at:%Y-%m-%d %H:%M} UTC): regulators keep "
+            "that name with the root of trust and its witnesses know the log by it, so a checkpoint signed under "
+            f"another would be another log's. Set AUDIT_LOG_ORIGIN back to {base!r}.")
 
 
 def root_fingerprint():
@@ -132,8 +153,9 @@ def record_key(private, previous=None):
 def trusted_keys():
     """The keys this installation trusts (a ``tlog.Keyring``): the root of trust (``root_fingerprint``, from the
     configuration) and each recorded key endorsed by the one before, valid from its endorsed start until the next
-    one's. Every other recorded key is left out (``untrusted``, with why), whatever its id or dates. Raises
-    StateConflict when the root is neither recorded nor the configured key."""
+    one's. Every other recorded key is left out (``untrusted``, with why), whatever its id or dates. Its checkpoints
+    are those of this installation's log (``AUDIT_LOG_ORIGIN``): a checkpoint of any other origin is refused, however
+    well signed. Raises StateConflict when the root is neither recorded nor the configured key."""
     root = root_fingerprint()
     listed = [tlog.Key(k.name, _public(k), k.valid_from, k.valid_until, k.endorsed_by or None,
                        base64.b64decode(k.endorsement) if k.endorsement else None)
@@ -145,7 +167,7 @@ def trusted_keys():
                                 "nothing can be verified against it. Set SIGNING_ROOT to the fingerprint of this "
                                 "installation's first key (docs/audit.md, 'Keys').")
         listed.insert(0, configured)  # the root before it signs for the first time (the embedded default)
-    return tlog.Keyring(listed, (root,)).trusted()
+    return tlog.Keyring(listed, (root,), origin=settings.AUDIT_LOG_ORIGIN).trusted()
 
 
 def root_problems():
@@ -174,12 +196,13 @@ def root_problems():
 
 
 def keys_file():
-    """The keys file (``GET /api/v1/audit/keys``, what ``cardroom.tlog`` reads): the root of trust and every
-    trusted key, the rotated ones too, with its validity and endorsement."""
+    """The keys file (``GET /api/v1/audit/keys``, what ``cardroom.tlog`` reads): the root of trust, the log's origin
+    (both for the regulator to keep: ``--trust``, ``--origin``) and every trusted key, the rotated ones too, with its
+    validity and endorsement."""
     if not SigningKey.objects.filter(fingerprint=root_fingerprint()).exists():
         current_key()  # the embedded default records its first key, the root
     ring = trusted_keys()
-    return {"root": ring.roots[0], "keys": [{
+    return {"root": ring.roots[0], "origin": settings.AUDIT_LOG_ORIGIN, "keys": [{
         "name": k.name, "key_id": k.id, "algorithm": "Ed25519",
         "public_key": bundle.public_key_base64(k.public_key),
         "verifier_key": checkpoint.verifier_key(k.name, k.public_key), "fingerprint": k.fingerprint,
@@ -224,8 +247,12 @@ def disagreement(chain, leaves):
 
 def sign(chain, *, size=None, purpose=AuditCheckpoint.Purpose.REQUEST):
     """The stored, signed checkpoint of ``chain``'s first ``size`` entries (its head when None). Raises
-    ChainRewritten when the chain disagrees with a checkpoint already signed (and says so in the log)."""
+    ChainRewritten when the chain disagrees with a checkpoint already signed (and says so in the log), and
+    StateConflict when the configured origin is not the one the last checkpoint was signed under."""
     private, key = current_key()
+    renamed = origin_problem()
+    if renamed:
+        raise StateConflict(f"Refused to sign a checkpoint: {renamed}")
     with transaction.atomic():
         # The head stays locked while the tree is read: the chain cannot grow under the check.
         head = AuditChainHead.objects.select_for_update().filter(chain=chain).first()

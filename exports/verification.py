@@ -1,12 +1,15 @@
 """Checking an uploaded audit export bundle: the one service behind the API (``POST /api/v1/exports/verify``)
 and the verify page, and the check a background job runs (queued by ``exports.tasks.start_check``).
-The check itself is ``bundle.verify``, within the installation's limits (docs/exports.md)."""
+The check itself is ``bundle.verify``, within the installation's limits (docs/exports.md); checked against this
+installation's own keys, every checkpoint the bundle carries must also be of this installation's log
+(``AUDIT_LOG_ORIGIN``, ``origin_problems``), as the offline verifier given ``--origin`` requires."""
 
 import json
 import zipfile
 from dataclasses import dataclass, field
 
 from cardroom import bundle, checkpoint, keys
+from cardroom.bundle.nesting import checkpoint_stem
 from cardroom.bundle.verification import members, shown
 from cardroom.exceptions import BadInput
 
@@ -97,6 +100,7 @@ class Checked:
     installation_key: bool  # checked against one of this installation's own keys (current or rotated)
     kept: list = field(default_factory=list)  # what held of the kept checkpoints checked against it, in sentences
     witnesses: list = field(default_factory=list)  # a line per configured witness: what of the bundle it cosigned
+    origin: str | None = None  # the log its checkpoints must be of (AUDIT_LOG_ORIGIN); None: against a key given
 
     @property
     def ok(self):
@@ -118,19 +122,34 @@ class Checked:
                 "manifest": manifest if manifest_bytes <= STORED_MANIFEST_BYTES else None,
                 "manifest_left_out": manifest_bytes > STORED_MANIFEST_BYTES,
                 "public_key_fingerprint": self.public_key_fingerprint, "installation_key": self.installation_key,
+                "origin": self.origin,
                 "signature": found.signature, "files": {_cut(shown(n)): state for n, state in files[:STORED_FILES]},
                 "files_left_out": max(0, len(files) - STORED_FILES),
                 "folder": _cut(shown(found.folder)) if found.folder is not None else None,
                 "kept": [_cut(shown(line)) for line in self.kept[:STORED_PROBLEMS]],
-                # Only for a bundle of bundles: each inner bundle's verdict (its problems are among the problems,
-                # named by it), and the links between their checkpoints that hold.
+                # Only for a bundle of bundles: each inner bundle's period (as the outer manifest lists it) and
+                # verdict (its problems are among the problems, named by it), and the links between their
+                # checkpoints that hold.
                 **({"inner": {_cut(shown(name)): {"ok": inner.ok, "format": inner.format,
-                                                  "signature": inner.signature}
+                                                  "signature": inner.signature, "problems": len(inner.problems),
+                                                  **_listed_period(manifest, name)}
                               for name, inner in list(found.inner.items())[:STORED_FILES]},
                     "links": [_cut(shown(line)) for line in found.links[:STORED_PROBLEMS]]} if found.inner else {}),
                 # Only where witnesses are configured (WITNESSES): what each cosigned of the bundle.
                 **({"witnesses": [_cut(shown(line)) for line in self.witnesses[:STORED_PROBLEMS]]}
                    if self.witnesses else {})}
+
+
+def _listed_period(manifest, name):
+    """An inner bundle's period ("from" and "to", or "as_of") and closed month (``YYYY-MM``, a closed month's own
+    bundle) as the outer manifest lists them; {} when it lists neither."""
+    entry = next((e for e in (manifest or {}).get("bundles") or [] if isinstance(e, dict) and e.get("name") == name),
+                 {})
+    period = entry.get("period") if isinstance(entry.get("period"), dict) else {}
+    said = {key: _cut(shown(str(period[key]))) for key in ("from", "to", "as_of") if period.get(key) is not None}
+    closed = entry.get("closed_month")
+    return {**({"period": said} if said else {}),
+            **({"closed_month": _cut(shown(closed))} if isinstance(closed, str) else {})}
 
 
 def _cut(text):
@@ -167,6 +186,12 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
     if problem:  # the installation's keys vouch only for what a trusted key signed while in use
         result.problems.append(shown(problem))  # it quotes the manifest
         result.ok = False
+    # This installation's log only: its key signs any origin it is given (issue 41). Another installation's bundle
+    # (checked against a key given) names a log this one does not know.
+    renamed = origin_problems(result, ring.origin) if own else []
+    if renamed:
+        result.problems.extend(shown(line) for line in renamed)
+        result.ok = False
     held = kept_against(fileobj, result, kept, ring) if kept else None
     if held is not None and not held.ok:
         result.problems.extend(shown(line.removeprefix("FAIL ")) for line in held.lines if line.startswith("FAIL "))
@@ -174,27 +199,52 @@ def check(fileobj, public_key=None, on_progress=None, kept=()):
     fingerprint = bundle.fingerprint(public_key)
     return Checked(result, fingerprint, fingerprint in installation_fingerprints(ring),
                    [line.removeprefix("OK   ") for line in held.lines if line.startswith("OK ")] if held else [],
-                   witnessed_lines(fileobj, result))
+                   witnessed_lines(result), ring.origin if own else None)
 
 
-def witnessed_lines(fileobj, verified):
+def carried_checkpoints(verified):
+    """[(name, chain, note)] of every checkpoint a bundle that verified carries (``name``: ``checkpoints/<chain>.txt``,
+    in a bundle of bundles ``bundles/<inner>.zip: checkpoints/<chain>.txt``), in the order of its inner bundles."""
+    holders = ([(f"{name}: ", inner) for name, inner in verified.inner.items()] if verified.inner
+               else [("", verified)])
+    return [(f"{where}{checkpoint_stem(chain)}.txt", chain, note)
+            for where, holder in holders for chain, note in holder.checkpoints.items()]
+
+
+def origin_problems(verified, base):
+    """A sentence for each checkpoint the bundle carries that is not of the log ``base`` names (``<base>/<chain>``,
+    the chain its file is of): signed by the right key, it is still another log's, which the regulators who keep
+    ``base`` and its witnesses never saw (docs/audit.md, "The log's name")."""
+    from cardroom.tlog import origins
+
+    found = []
+    for name, chain, note in carried_checkpoints(verified):
+        try:
+            named = checkpoint.read_body(note)[0]
+        except checkpoint.CheckpointError as error:
+            found.append(f"{name}: {error}")
+            continue
+        if origins.chain_of(named, base) != chain:
+            found.append(f"{name}: the checkpoint is of the log {named}, not of this installation's "
+                         f"{origins.origin(base, chain)} (AUDIT_LOG_ORIGIN {base}): another log, or this one under "
+                         "another name, which its regulators and witnesses do not know.")
+    return found
+
+
+def witnessed_lines(verified):
     """A line per configured witness (``settings.WITNESSES``): which of the bundle's checkpoints it cosigned and
-    when, read from the checkpoint files that verified (docs/audit.md, "Verifying with witnesses")."""
+    when (in a bundle of bundles, each inner bundle's, named by it), read from the checkpoint files that verified
+    (docs/audit.md, "Verifying with witnesses")."""
     import datetime
 
     from django.conf import settings
 
-    from cardroom.tlog import Unreadable, witnessed
+    from cardroom.tlog import witnessed
 
     if not settings.WITNESSES or not verified.manifest:
         return []
-    try:
-        notes = [(chain, note) for chain, note in witnessed.bundle_checkpoints(fileobj)
-                 if verified.files.get(f"checkpoints/{chain.replace(':', '-')}.txt") == "ok"]
-    except Unreadable:
-        return []
-    finally:
-        fileobj.seek(0)
+    notes = [(name.removesuffix(f"{checkpoint_stem(chain)}.txt") + chain, note)
+             for name, chain, note in carried_checkpoints(verified)]
     lines = []
     for w in settings.WITNESSES:
         named = witnessed.witness(w["name"], w["verifier_key"])
@@ -226,22 +276,16 @@ def kept_against(fileobj, verified, notes, ring):
             result.fails(f"Your kept checkpoint cannot be used: {error}")
             continue
         chain = tlog.chain_of(origin)
-        name = f"checkpoints/{chain.replace(':', '-')}.txt"
+        name = f"{checkpoint_stem(chain)}.txt"
         # A bundle of bundles: against its last inner bundle, the newest (as the offline verifier does).
         inner = [e["name"] for e in (verified.manifest or {}).get("bundles", []) if e.get("name") in verified.inner]
         holder = verified.inner[inner[-1]] if inner else verified
-        if holder.files.get(name) != "ok":
+        text = holder.checkpoints.get(chain)
+        if text is None:
             if name not in holder.files:
                 result.fails(f"Your kept checkpoint is of the log {origin}, which this bundle does not cover: it "
                              "cannot be checked against it.")
-            continue
-        fileobj.seek(0)
-        with zipfile.ZipFile(fileobj) as archive:
-            if inner:
-                with archive.open(members(archive)[inner[-1]]) as nested, zipfile.ZipFile(nested) as newest:
-                    text = newest.read(members(newest)[name]).decode("utf-8", "replace")
-            else:
-                text = archive.read(members(archive)[name]).decode("utf-8", "replace")
+            continue  # a checkpoint file that did not verify: said already
         try:
             bundled = ring.checkpoint(text)[:3]
         except checkpoint.CheckpointError as error:

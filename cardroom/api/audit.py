@@ -23,7 +23,8 @@ from cardroom.models import Establishment
 MAX_SIZE = 10**15
 TEXT = {(200, "text/plain"): OpenApiTypes.STR, 404: OpenApiResponse(description=(
     "No such chain among those you may read, or no such entry or size in it."))}
-REWRITTEN = "the chain no longer agrees with a checkpoint already signed (it was rewritten); nothing is signed"
+REWRITTEN = ("the chain no longer agrees with a checkpoint already signed (it was rewritten), or the log's name "
+             "(AUDIT_LOG_ORIGIN) is not the one its checkpoints were signed under; nothing is signed")
 CHAIN = OpenApiParameter("chain", str, required=True, description=(
     "The chain: an establishment's slug, 'establishment:<id>', or 'installation'."))
 
@@ -35,6 +36,10 @@ class KeysView(APIView):
 
     @extend_schema(responses=inline_serializer("AuditKeys", {"root": serializers.CharField(help_text=(
         "The fingerprint of the first key, the root of trust: keep it, and give it to the verifier (--trust).")),
+        "origin": serializers.CharField(help_text=(
+            "The log's name (AUDIT_LOG_ORIGIN): its checkpoints' origins are <origin>/installation and "
+            "<origin>/establishment:<id>. Keep it with the root, and give it to the verifier (--origin): a checkpoint "
+            "of any other origin, however well signed, is another log's.")),
         "keys": serializers.ListField(child=inline_serializer("AuditKey", {
             "name": serializers.CharField(), "key_id": serializers.CharField(), "algorithm": serializers.CharField(),
             "public_key": serializers.CharField(help_text="Base64 of the raw 32-byte Ed25519 public key."),
@@ -50,8 +55,9 @@ class KeysView(APIView):
         }))}))
     def get(self, request):
         """Every key this installation trusts to sign checkpoints and export manifests, the rotated ones too, with
-        when each was in use and the endorsement of the key before it (no login needed). Save the answer:
-        ``python -m cardroom.tlog --keys`` reads it; keep the root's fingerprint (``--trust``)."""
+        when each was in use and the endorsement of the key before it, and the log's name (no login needed). Save the
+        answer: ``python -m cardroom.tlog --keys`` reads it; keep the root's fingerprint (``--trust``) and the log's
+        origin (``--origin``)."""
         return Response(transparency.keys_file())
 
 

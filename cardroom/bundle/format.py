@@ -32,6 +32,8 @@ CHUNK = 1 << 20  # bytes read at a time when hashing
 # A manifest lists ~20 files and the audit chains' heads: a few kB (1,000 files would be ~150 kB).
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_SIGNATURE_BYTES = 4096
+# A checkpoint is its body and a signature line per signer: under 1 kB with a few witnesses' cosignatures.
+MAX_CHECKPOINT_BYTES = 64 * 1024
 # A member's record in the zip's central directory: 46 bytes, its name (a bundle's are short) and a zip64 extra.
 DIRECTORY_BYTES_PER_MEMBER = 1024
 RATIO_FROM_BYTES = 1 << 20  # a member smaller than this cannot be a zip bomb; its ratio is not checked

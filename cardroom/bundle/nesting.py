@@ -166,17 +166,14 @@ def _inner(archive, by_name, entry, verify_inner, problems):
             problems.append(f"{name}: its own manifest covers {manifest.get('period')}, the outer manifest lists it "
                             f"for {entry['period']}")
         chains = {}
-        for head in manifest.get("audit_chains") or [] if verified.ok else []:
-            stem = checkpoint_stem(str(head.get("chain")))
-            note = _text(copy, verified, f"{stem}.txt")
-            if note is None:
-                continue  # a chain with no entries yet has no checkpoint
+        for chain, note in verified.checkpoints.items() if verified.ok else ():
+            stem = checkpoint_stem(chain)
             try:
                 origin, size, root = checkpoint.read_body(note)
             except checkpoint.CheckpointError as error:
                 problems.append(f"{name}: {stem}.txt: {error}")
                 continue
-            chains[head["chain"]] = (origin, size, root, _carried(copy, verified, stem))
+            chains[chain] = (origin, size, root, _carried(copy, verified, stem))
     return verified, chains
 
 

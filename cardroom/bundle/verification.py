@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from cryptography.exceptions import InvalidSignature
 
 from . import nesting
-from .format import (CHUNK, DIRECTORY_BYTES_PER_MEMBER, FORMAT_3, FORMATS, MANIFEST, MAX_MANIFEST_BYTES,
-                     MAX_SIGNATURE_BYTES, RATIO_FROM_BYTES, RESERVED, SIGNATURE, fingerprint, load_public_key)
+from .format import (CHUNK, DIRECTORY_BYTES_PER_MEMBER, FORMAT_3, FORMATS, MANIFEST, MAX_CHECKPOINT_BYTES,
+                     MAX_MANIFEST_BYTES, MAX_SIGNATURE_BYTES, RATIO_FROM_BYTES, RESERVED, SIGNATURE, fingerprint,
+                     load_public_key)
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 # Characters that are not shown as themselves: controls (a newline splits a line), format characters (U+202E turns
@@ -193,6 +194,9 @@ class Verification:
     # checkpoints that hold, in sentences (``nesting.check``; those that do not are problems).
     inner: dict = field(default_factory=dict)
     links: list = field(default_factory=list)
+    # The audit checkpoints, chain -> the signed note (``checkpoints/<chain>.txt`` of each chain the manifest lists,
+    # when that file verified): what the links, the log's origin and the witnesses are read from.
+    checkpoints: dict = field(default_factory=dict)
 
     @property
     def format(self):
@@ -224,6 +228,22 @@ def _read_small(archive, name, info, limit):
     if len(data) > limit:
         return None, f"{name}: far too large for a {name} (altered)"
     return data, None
+
+
+def _checkpoints(archive, by_name, manifest, files, problems):
+    """chain -> its checkpoint's text, for each audit chain the manifest lists whose checkpoint file verified."""
+    found = {}
+    for head in manifest.get("audit_chains") or []:
+        chain = head.get("chain") if isinstance(head, dict) else None
+        name = f"{nesting.checkpoint_stem(chain)}.txt" if isinstance(chain, str) else None
+        if name is None or files.get(name) != "ok":
+            continue  # a chain with no entries has no checkpoint; one that did not verify is a problem said
+        data, problem = _read_small(archive, name, by_name[name], MAX_CHECKPOINT_BYTES)
+        if problem:
+            problems.append(problem)
+        else:
+            found[chain] = data.decode("utf-8", "replace")
+    return found
 
 
 def _hash_entry(archive, name, info, expected_bytes):
@@ -382,7 +402,7 @@ def members(archive):
 
 
 def _verify(fileobj, public_key, limits, on_progress, keys):
-    problems, files, signature_state, nested = [], {}, "unchecked", nesting.Nested()
+    problems, files, signature_state, nested, checkpoints = [], {}, "unchecked", nesting.Nested(), {}
     try:
         refused = directory_problem(fileobj, limits)
         fileobj.seek(0, os.SEEK_END)
@@ -485,6 +505,7 @@ def _verify(fileobj, public_key, limits, on_progress, keys):
             if manifest.get("format") == FORMAT_3 and keys is not None:  # None: inside one (never nested deeper)
                 nested = nesting.check(archive, by_name, manifest, files, problems, lambda inner, named: _verify(
                     inner, keys.get(named, public_key), limits, None, None))
+            checkpoints = _checkpoints(archive, by_name, manifest, files, problems)
         else:
             # No manifest to check the files against: still say what the bundle holds unverified.
             others = [name for name in by_name if name not in RESERVED]
@@ -492,4 +513,5 @@ def _verify(fileobj, public_key, limits, on_progress, keys):
                 files.setdefault(name, "unchecked")
             if others and manifest_data is None:
                 problems.append(f"no file could be checked ({len(others)} in the bundle, unverified)")
-    return Verification(not problems, problems, manifest, files, signature_state, folder, nested.inner, nested.links)
+    return Verification(not problems, problems, manifest, files, signature_state, folder, nested.inner, nested.links,
+                        checkpoints)

@@ -3,11 +3,12 @@
 Whoever holds the installation's public keys (``GET /api/v1/audit/keys``, saved as a file) checks with this module
 and ``cryptography`` alone, with no access to the service (docs/audit.md, "Checking the log from outside"):
 
-    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT entry ENTRY.tlog-proof [--entry ROW.json]
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT --origin BASE entry ENTRY.tlog-proof
+        [--entry ROW.json]
     python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT consistency KEPT-CHECKPOINT.txt PROOF.txt
-    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT export BUNDLE.zip [--kept CHECKPOINT.txt ...]
-        [--proof PROOF.txt ...]
-    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT checkpoint CHECKPOINT.txt
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT --origin BASE export BUNDLE.zip
+        [--kept CHECKPOINT.txt ...] [--proof PROOF.txt ...]
+    python -m cardroom.tlog --keys keys.json --trust SHA256:ROOT --origin BASE checkpoint CHECKPOINT.txt
 
 With ``--witness <name> <verifier key>`` (repeatable) and ``--quorum N`` (default: all the witnesses named), the
 checkpoints checked must also carry good cosignatures of at least N of those witnesses (``cardroom.tlog.witnessed``):
@@ -17,12 +18,16 @@ Only keys that lead back to the root of trust (``--trust``: the first key's fing
 was set up) are trusted: each later key carries the key before it's signature over ``endorsement_statement``, and
 is valid from its endorsed ``valid_from`` until the next key's. The keys file's own ``root`` proves nothing (whoever
 altered a bundle can write a keys file naming their own key): without ``--trust`` the verifier checks what it can
-against it but never says HOLDS.
+against it but never says HOLDS. So with the log's origin (``--origin``: the installation's ``AUDIT_LOG_ORIGIN``,
+kept with the root; or the origin of the checkpoints you kept, ``--kept`` or ``consistency``'s first file): only
+checkpoints of ``<origin>/<chain>`` are trusted (``cardroom.tlog.origins``), since the key signs any name it is given
+and a witness keeps one history per name. Without it the verifier checks against the keys file's own ``origin`` and
+says NOT CHECKED.
 
 Each prints what it checked, one line per finding (names and texts from the inputs with their control and format
 characters escaped: ``cardroom.bundle.verification.shown``), then its verdict, and exits with it (``EXIT``): 0 HOLDS, 1
 DOES NOT HOLD, 2 UNREADABLE (an input cannot be read), 3 NOT CHECKED (everything held, but against the keys file's
-own root: no ``--trust`` given). The formats:
+own root or origin: no ``--trust``, or no ``--origin`` and no kept checkpoint, given). The formats:
 
 - an inclusion proof is C2SP ``tlog-proof@v1``: the first line ``c2sp.org/tlog-proof@v1``, then ``extra <base64>``
   (here: the entry's canonical bytes, ``cardroom.chain.canonical``, from which its hash is recomputed), ``index <n>``
@@ -37,17 +42,18 @@ own root: no ``--trust`` given). The formats:
   ``end <index>``, the heads of the subtrees outside the run (``cardroom.merkle.range_proof``), a blank line and
   the checkpoint: with the export's audit rows of positions start + 1 to end, it gives back the checkpoint's root.
 
-The parts: ``cardroom.tlog.proofs`` (the text formats), ``cardroom.tlog.keys`` (the keys file and the keyring) and
-``cardroom.tlog.checks`` (the checks); this module is the command line (``__main__.py`` runs it for ``python -m
-cardroom.tlog``) and gathers them under one name.
+The parts: ``cardroom.tlog.proofs`` (the text formats), ``cardroom.tlog.origins`` (a log's name),
+``cardroom.tlog.keys`` (the keys file and the keyring) and ``cardroom.tlog.checks`` (the checks); this module is the
+command line (``__main__.py`` runs it for ``python -m cardroom.tlog``) and gathers them under one name.
 """
 
 import argparse
 import json
 import sys
 
+from .. import checkpoint
 from ..bundle.verification import shown
-from . import witnessed
+from . import origins, witnessed
 from .checks import (
     Result,
     check_checkpoint,
@@ -58,12 +64,12 @@ from .checks import (
     entry_from_row,
     validity_problem,
 )
-from .keys import ENDORSEMENT, Key, Keyring, endorsement_statement
+from .keys import ENDORSEMENT, Key, Keyring, OtherLog, endorsement_statement
+from .origins import chain_of
 from .proofs import (
     CONSISTENCY,
     INCLUSION,
     ORIGIN_PREFIX,
-    chain_of,
     RANGE,
     Proof,
     Unreadable,
@@ -78,7 +84,7 @@ from .proofs import (
 __all__ = [
     "CONSISTENCY", "INCLUSION", "ORIGIN_PREFIX", "RANGE", "Proof", "Unreadable", "chain_of", "consistency_text", "inclusion_text",
     "parse_proof", "range_text",
-    "ENDORSEMENT", "Key", "Keyring", "endorsement_statement",
+    "ENDORSEMENT", "Key", "Keyring", "OtherLog", "endorsement_statement",
     "Result", "check_checkpoint", "check_consistency", "check_entry", "check_export", "compare_kept", "entry_from_row",
     "validity_problem",
     "EXIT", "main",
@@ -90,16 +96,24 @@ __all__ = [
 # The verdicts and their exit codes.
 EXIT = {"HOLDS": 0, "DOES NOT HOLD": 1, "UNREADABLE": 2, "NOT CHECKED": 3}
 NOT_CHECKED = "NOT CHECKED: no root of trust given (--trust SHA256:...)"
+NO_ORIGIN = "no log origin given (--origin <base>)"
+# What NOT CHECKED says is missing: (what was not given, what of the keys file's was used instead, what to give).
+_NO_ROOT = ("no root of trust given (--trust SHA256:...)", "root",
+            "the installation's fingerprint you kept with --trust")
+_NO_ORIGIN = (NO_ORIGIN, "origin", "the installation's log origin you kept with --origin")
 
 _HELP = """exit codes:
-  0  HOLDS          everything checked holds, under the root of trust given (--trust)
+  0  HOLDS          everything checked holds, under the root of trust given (--trust) and of the log's origin
+                    given (--origin, or the checkpoints you kept)
   1  DOES NOT HOLD  something checked does not hold (each FAIL line says what)
   2  UNREADABLE     an input cannot be read (the line says which, and why)
-  3  NOT CHECKED    no --trust given: nothing failed against the keys file's own root, but that file could have
-                    been written by whoever made the bundle; run again with --trust and the fingerprint you kept
+  3  NOT CHECKED    no --trust, or no --origin, given: nothing failed against the keys file's own root and origin,
+                    but that file could have been written by whoever made the bundle; run again with --trust and
+                    --origin as you kept them
 
-Keep the installation's root fingerprint (SHA256:...) when you first receive its keys file, from a channel you
-trust, and give it with --trust every time: a fingerprint read from the keys file or a bundle vouches for nothing."""
+Keep the installation's root fingerprint (SHA256:...) and its log's origin (the keys file's "root" and "origin")
+when you first receive its keys file, from a channel you trust, and give them with --trust and --origin every time:
+a fingerprint or an origin read from the keys file or a bundle vouches for nothing."""
 
 
 def _text(path, what):
@@ -127,6 +141,11 @@ def main(argv=None):
                         help="The fingerprint of the installation's first key (the keys file's 'root'), as you kept "
                              "it (repeatable): only keys it endorsed, one after another, are trusted. Without it "
                              "nothing is said to hold (exit 3, NOT CHECKED).")
+    parser.add_argument("--origin", metavar="BASE",
+                        help="The installation's log origin (the keys file's 'origin', e.g. room.example/audit), as "
+                             "you kept it: only checkpoints of BASE/installation and BASE/establishment:<id> are "
+                             "trusted. Without it, the origin of the checkpoints you kept (--kept, or consistency's "
+                             "first file); with neither, nothing is said to hold (exit 3, NOT CHECKED).")
     commands = parser.add_subparsers(dest="command", required=True)
     entry = commands.add_parser("entry", help="An entry's inclusion proof (GET /api/v1/audit/proof).")
     entry.add_argument("proof")
@@ -157,11 +176,23 @@ def main(argv=None):
         witnesses = [witnessed.witness(name, key) for name, key in args.witness]
         quorum = witnessed.quorum_of(witnesses, args.quorum)
         files = [Keyring.parse(_text(path, "the keys file")) for path in args.keys]
-        given = Keyring([k for ring in files for k in ring.keys], tuple(r for ring in files for r in ring.roots))
-        keyring = given.trusted(args.trust)
+        named = {ring.origin for ring in files if ring.origin}
+        if len(named) > 1:
+            raise Unreadable(f"the keys files name different origins ({', '.join(sorted(named))}): give the one to "
+                             "check with --origin.")
+        given = Keyring([k for ring in files for k in ring.keys], tuple(r for ring in files for r in ring.roots),
+                        origin=next(iter(named), None))
+        origin = _origin(args)
+        keyring = given.trusted(args.trust, origin)
         if not args.trust:
             _say(f"NOTE no root of trust given (--trust): checked against the keys file's own root, "
                  f"{', '.join(keyring.roots)}, which vouches for nothing by itself.")
+        if origin is None:
+            _say(f"NOTE {NO_ORIGIN}: checked against the keys file's own origin, {keyring.origin}, which vouches for "
+                 "nothing by itself." if keyring.origin else
+                 f"NOTE {NO_ORIGIN}, and the keys file names none: checkpoints of any cardroom log were accepted.")
+        elif not args.origin:
+            _say(f"NOTE the log's origin, {origin}, is the one of the checkpoint you kept (--origin not given).")
         for fingerprint, why in keyring.untrusted.items():
             _say(f"NOTE the keys file lists {fingerprint}, which is not trusted: {why}.")
         if args.command == "entry":
@@ -178,21 +209,48 @@ def main(argv=None):
         else:
             result = check_checkpoint(keyring, _text(args.checkpoint, "the checkpoint"))
         if witnesses:
-            witnessed.check(result, _witnessed_checkpoints(args), witnesses, quorum)
+            witnessed.check(result, _witnessed_checkpoints(args), witnesses, quorum, keyring.origin)
     except (Unreadable, ValueError) as error:
         _say(f"UNREADABLE {error}", sys.stderr)
         return EXIT["UNREADABLE"]
     for line in result.lines:
         _say(line)
+    gaps = [gap for gap, given in ((_NO_ROOT, args.trust), (_NO_ORIGIN, origin)) if not given]
     if not result.ok:
         verdict, line = "DOES NOT HOLD", "DOES NOT HOLD"
-    elif not args.trust:
-        verdict, line = "NOT CHECKED", (f"{NOT_CHECKED}: nothing failed, but only against the keys file's own root. "
-                                        "Give the installation's fingerprint you kept with --trust.")
+    elif gaps:
+        said, own, give = (" and ".join(part) for part in zip(*gaps))
+        verdict, line = "NOT CHECKED", (f"NOT CHECKED: {said}: nothing failed, but only against the keys file's own "
+                                        f"{own}. Give {give}.")
     else:
         verdict, line = "HOLDS", "HOLDS"
     _say(line)
     return EXIT[verdict]
+
+
+def _origin(args):
+    """The log's base origin the checkpoints must carry, as the regulator gave it: ``--origin``, else the origin of
+    the checkpoints they kept (``--kept``; ``consistency``'s kept checkpoint), which are theirs; None when neither
+    names one (the keys file's own is then used, and nothing is said to hold)."""
+    if args.origin is not None:
+        problem = origins.base_problem(args.origin)
+        if problem:
+            raise Unreadable(f"--origin: {problem}.")
+        return args.origin
+    kept = args.kept if args.command == "export" else [args.kept] if args.command == "consistency" else []
+    bases = set()
+    for path in kept:
+        try:
+            parts = origins.split(checkpoint.read_body(_text(path, "the kept checkpoint").partition("\n\n")[0]
+                                                       + "\n")[0])
+        except checkpoint.CheckpointError:
+            parts = None  # not a checkpoint: its check says so
+        if parts is not None:
+            bases.add(parts[0])
+    if len(bases) > 1:
+        raise Unreadable(f"the checkpoints you kept are of different logs ({', '.join(sorted(bases))}): give the "
+                         "one to check with --origin.")
+    return next(iter(bases), None)
 
 
 def _witnessed_checkpoints(args):

@@ -14,7 +14,8 @@ from .. import bundle, checkpoint, merkle
 from ..bundle import reading as bundle_read
 from ..bundle.verification import members
 from .keys import read_moment, sha256
-from .proofs import CONSISTENCY, INCLUSION, RANGE, Unreadable, chain_of, parse_proof, unb64
+from .origins import chain_of
+from .proofs import CONSISTENCY, INCLUSION, RANGE, Unreadable, parse_proof, unb64
 
 @dataclass
 class Result:

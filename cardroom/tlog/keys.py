@@ -1,5 +1,6 @@
 """The verifier's keys (``cardroom.tlog``): a key with its validity, the endorsement each key gives the next, and the
-``Keyring`` read from the keys file, trusting only the keys that lead back to the root of trust. Plain Python."""
+``Keyring`` read from the keys file, trusting only the keys that lead back to the root of trust and only checkpoints
+of the log's origin (``cardroom.tlog.origins``). Plain Python."""
 
 import datetime
 import hashlib
@@ -10,6 +11,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .. import checkpoint
+from . import origins
 from .proofs import Unreadable, b64, unb64
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ def endorsement_statement(name, public_key, valid_from, endorsed_by):
             f"valid_from {moment}\nendorsed_by {endorsed_by}\n").encode()
 
 
+class OtherLog(checkpoint.CheckpointError):
+    """A checkpoint signed by a trusted key, of another log than the one the keyring checks (its origin)."""
+
+
 def _endorsed(key, by):
     """Whether ``by`` (a trusted key) signed ``key``'s endorsement."""
     if key.endorsed_by != by.fingerprint or key.endorsement is None or key.valid_from is None:
@@ -84,18 +90,21 @@ def read_moment(text):
 @dataclass
 class Keyring:
     """Keys with their validity. ``roots``: the fingerprints the keys file names as its root of trust (the first
-    key); ``untrusted``: after ``trusted``, fingerprint -> why a key listed was left out."""
+    key); ``untrusted``: after ``trusted``, fingerprint -> why a key listed was left out. ``origin``: the log's base
+    origin (``cardroom.tlog.origins``): the keys file's own until ``trusted`` is given the one the verifier kept;
+    ``checkpoint`` refuses a checkpoint of any other log (None: of any cardroom log, when nobody names one)."""
 
     keys: list = field(default_factory=list)
     roots: tuple = ()
     untrusted: dict = field(default_factory=dict)
+    origin: str | None = None
 
     @classmethod
     def parse(cls, text):
         """The keys file ``GET /api/v1/audit/keys`` answers (JSON), or verifier keys one a line (each one trusted
         as written down)."""
         text = text.strip()
-        keys, roots = [], ()
+        keys, roots, origin = [], (), None
         if text.startswith("{") or text.startswith("["):
             try:
                 document = json.loads(text)
@@ -106,6 +115,10 @@ class Keyring:
                 raise Unreadable("the keys file has no list of keys ('keys').")
             if isinstance(document, dict) and isinstance(document.get("root"), str):
                 roots = (document["root"],)
+            if isinstance(document, dict) and document.get("origin") is not None:
+                origin = document["origin"]
+                if origins.base_problem(origin):
+                    raise Unreadable(f"the keys file's origin: {origins.base_problem(origin)}.")
             for item in items:
                 if not isinstance(item, dict) or not isinstance(item.get("verifier_key"), str):
                     raise Unreadable("each key in the keys file needs its 'verifier_key'.")
@@ -122,12 +135,13 @@ class Keyring:
             roots = tuple(k.fingerprint for k in keys)
         if not keys:
             raise Unreadable("the keys file holds no key.")
-        return cls(keys, roots)
+        return cls(keys, roots, origin=origin)
 
-    def trusted(self, roots=()):
+    def trusted(self, roots=(), origin=None):
         """The keys to trust: each root (``roots`` as the verifier kept them, else the keys file's own), then each
         key endorsed by the last one trusted, valid from its endorsed ``valid_from`` until the next one's. Every
-        other key is left out, in ``untrusted`` with the reason."""
+        other key is left out, in ``untrusted`` with the reason. The checkpoints to trust: of ``origin`` (the log's
+        base origin as the verifier kept it), else of the keys file's own."""
         roots = tuple(roots) or self.roots
         if not roots:
             raise Unreadable("the keys file names no root of trust: give the root key's fingerprint with --trust.")
@@ -148,20 +162,27 @@ class Keyring:
         untrusted = {k.fingerprint: (f"its endorsement by {k.endorsed_by} does not verify, or that key is not "
                                      "trusted" if k.endorsed_by else "no trusted key endorsed it")
                      for k in self.keys if k.fingerprint not in known}
-        return Keyring(trusted, roots, untrusted)
+        return Keyring(trusted, roots, untrusted, origin or self.origin)
 
     def by_fingerprint(self, fingerprint):
         return next((k for k in self.keys if k.fingerprint == fingerprint), None)
 
     def checkpoint(self, note):
-        """(origin, size, root, key) of a checkpoint signed by one of the keys; CheckpointError otherwise."""
+        """(origin, size, root, key) of a checkpoint of the log ``origin`` names, signed by one of the keys;
+        CheckpointError otherwise. A checkpoint of another origin is refused however well it is signed: the key
+        that signs this log could sign any other name, and a witness keeps one history per name."""
         problem = None
         for key in self.keys:
             try:
-                return (*checkpoint.verify(note, key.name, key.public_key), key)
+                found = checkpoint.verify(note, key.name, key.public_key)
             except checkpoint.CheckpointError as error:
                 if "altered" in str(error) or problem is None:
                     problem = error
+                continue
+            wrong = origins.problem(found[0], self.origin)
+            if wrong:
+                raise OtherLog(f"the checkpoint is signed by {key.name} {key.id}, but {wrong}.")
+            return (*found, key)
         if problem is not None and "altered" in str(problem):
             raise problem
         raise checkpoint.CheckpointError("the checkpoint carries no signature of any key in the keyring.")

@@ -11,12 +11,6 @@ RANGE = "cardroom/tlog-range@v1"
 ORIGIN_PREFIX = "cardroom/audit/"  # the origins' default start (settings.AUDIT_LOG_ORIGIN is the installation's)
 
 
-def chain_of(origin):
-    """The audit chain a checkpoint's origin names: what follows its last '/' (``<AUDIT_LOG_ORIGIN>/<chain>``; a
-    chain's name has no '/'). The origin's start names the installation, for witnesses; its key vouches for it."""
-    return origin.rsplit("/", 1)[-1]
-
-
 class Unreadable(ValueError):
     """An input that is not what it should be (exit 2); the message says which and why."""
 

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from .. import checkpoint
 from ..bundle.format import BUNDLES, MANIFEST
 from ..bundle.verification import members
+from . import origins
 from .cosignature import CosignatureError, cosignature_of, read_verifier_key
 from .proofs import Unreadable
 
@@ -97,15 +99,26 @@ def cosigners(note, witnesses):
     return good, bad
 
 
-def check(result, checkpoints, witnesses, quorum):
+def check(result, checkpoints, witnesses, quorum, origin=None):
     """Add to ``result`` (a ``tlog.Result``) whether each of ``checkpoints`` ([(what, note)]: "establishment:3
     checkpoint", say) carries good cosignatures of at least ``quorum`` of ``witnesses``: one line each, naming the
-    witnesses that cosigned (and when) and, when too few did, which are missing."""
+    witnesses that cosigned (and when) and, when too few did, which are missing. A cosignature vouches for the
+    log its checkpoint names: one of a checkpoint of another log than ``origin`` (the base origin, ``cardroom.tlog.
+    origins``) counts for nothing, since a witness that never saw this log's history would cosign that one."""
     if not witnesses:
         return result
     if not checkpoints:
         result.fails("no checkpoint was found to count the witnesses' cosignatures on.")
     for what, note in checkpoints:
+        try:
+            named = checkpoint.read_body(note.partition("\n\n")[0] + "\n")[0]
+        except checkpoint.CheckpointError as error:
+            result.fails(f"{what}: {error}")
+            continue
+        wrong = origins.problem(named, origin)
+        if wrong:
+            result.fails(f"{what}: its cosignatures count for nothing here: {wrong}.")
+            continue
         try:
             good, bad = cosigners(note, witnesses)
         except CosignatureError as error:

@@ -4,7 +4,7 @@ with the last one this witness cosigned of that log, and recording it.
 No actor and no permission: the spec authenticates nothing but the checkpoint's own signature ("There is no
 authentication of requests beyond the validation of the signature on the checkpoint"), so anyone may relay a log's
 signed checkpoint. The checks run in the spec's order and answer its status codes: 400 unreadable, 404 an origin
-this witness is not configured for, 403 no verifying signature of a key trusted for it, then ``judge`` under a lock
+this witness is not configured for (exactly ``<base>/<chain>`` of a configured base: ``cardroom.witness.logs``), 403 no verifying signature of a key trusted for it, then ``judge`` under a lock
 on the log's row (409 another old size than the one last cosigned, 422 inconsistent), 200 with the cosignature.
 """
 
@@ -57,7 +57,8 @@ def add_checkpoint(*, body: bytes, now=None) -> Answer:
         return Answer(400, "Unreadable request: a tree size above 2^63 - 1.\n")
     trusted = logs.trusted_keys(origin, settings.WITNESS_LOGS)
     if trusted is None:
-        return Answer(404, f"This witness does not witness the log {origin!r}.\n")
+        return Answer(404, f"This witness does not witness the log {origin!r}: it witnesses <base>/installation and "
+                           "<base>/establishment:<id> of the logs it is configured with, and no other origin.\n")
     try:
         log_lines = cosignature.log_signatures(request.note, trusted)
     except cosignature.NotSigned as error:

@@ -70,16 +70,19 @@ def installation_root():
 INSTALLATION = object()
 
 
-def check(keys, *args, trust=INSTALLATION):
-    """The verifier's exit code and output, as a regulator runs it: with ``--trust`` the installation's root (as they
-    kept it), or ``trust`` (a fingerprint; None: no --trust)."""
+def check(keys, *args, trust=INSTALLATION, origin=INSTALLATION):
+    """The verifier's exit code and output, as a regulator runs it: with ``--trust`` the installation's root and
+    ``--origin`` its log's origin (as they kept them), or ``trust`` (a fingerprint; None: no --trust) and ``origin``
+    (a base origin; None: no --origin)."""
     import contextlib
     import io
 
     trust = installation_root() if trust is INSTALLATION else trust
+    origin = django_settings.AUDIT_LOG_ORIGIN if origin is INSTALLATION else origin
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys), *(["--trust", trust] if trust else []), *args])
+        code = tlog.main(["--keys", str(keys), *(["--trust", trust] if trust else []),
+                          *(["--origin", origin] if origin else []), *args])
     return code, out.getvalue()
 
 
@@ -361,8 +364,8 @@ def test_the_verifier_needs_no_django(api, room, tmp_path):
     # As `python -m cardroom.tlog` runs it (its __main__.py), with Django made unimportable.
     script = ("import runpy, sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
               "runpy.run_module('cardroom.tlog', run_name='__main__', alter_sys=True)")
-    done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "--trust", installation_root(), "export",
-                           str(bundle_path)],
+    done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "--trust", installation_root(),
+                           "--origin", django_settings.AUDIT_LOG_ORIGIN, "export", str(bundle_path)],
                           cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("HOLDS")
@@ -635,13 +638,86 @@ def test_a_members_name_cannot_split_a_line_or_turn_it_around(api, people, room,
     assert "\u202e" not in page and "holds\\u202ecsv.exe" in page
 
 
-def test_the_installation_names_its_log_for_witnesses_and_the_verifier_reads_any_name(api, regulator, room, settings,
-                                                                                      tmp_path):
+# -- the log's name (issue 41) -----------------------------------------------------------------------------------------
+
+
+def test_the_installation_names_its_log_and_the_verifier_holds_it_to_the_name_kept(api, regulator, room, settings,
+                                                                                   tmp_path):
     settings.AUDIT_LOG_ORIGIN = "marysville.example.com/audit"
     keys = keys_file(api, tmp_path)
+    assert json.loads(keys.read_text())["origin"] == "marysville.example.com/audit"  # kept with the root
     text = regulator.get("/api/v1/audit/proof", {"chain": room.slug, "sequence": 4}).content.decode()
+    proof = save(tmp_path, "entry.tlog-proof", text)
     note = tlog.parse_proof(text, tlog.INCLUSION).note
     assert note.startswith(f"marysville.example.com/audit/{room.chain}\n")
-    code, out = check(keys, "entry", save(tmp_path, "entry.tlog-proof", text))
+    code, out = check(keys, "entry", proof)
     assert code == 0 and "entry 4 of" in out
     assert transparency.holds(note)
+    # Given another origin (another installation's, or a log the key was made to sign under a new name), the same
+    # well-signed checkpoint is refused, naming the two.
+    code, out = check(keys, "entry", proof, origin="cardroom/audit")
+    key_id = transparency.current_key()[1].key_id
+    assert code == 1 and (f"FAIL checkpoint: the checkpoint is signed by cardroom {key_id}, but it is of the log "
+                          f"marysville.example.com/audit/{room.chain}, not of cardroom/audit") in out, out
+    code, out = check(keys, "checkpoint", save(tmp_path, "cp.txt", note), origin="marysville.example.com")
+    assert code == 1 and f"of the log marysville.example.com/audit/{room.chain}, not of marysville.example.com" in out
+    # Not given, the keys file's own is used, which vouches for nothing: never HOLDS.
+    code, out = check(keys, "entry", proof, origin=None)
+    lines = out.splitlines()
+    assert code == tlog.EXIT["NOT CHECKED"] == 3, out
+    assert lines[0] == ("NOTE no log origin given (--origin <base>): checked against the keys file's own origin, "
+                        "marysville.example.com/audit, which vouches for nothing by itself.")
+    assert lines[-1] == ("NOT CHECKED: no log origin given (--origin <base>): nothing failed, but only against the "
+                         "keys file's own origin. Give the installation's log origin you kept with --origin.")
+    code, out = check(keys, "entry", proof, origin=None, trust=None)
+    assert code == 3 and out.splitlines()[-1].startswith(
+        "NOT CHECKED: no root of trust given (--trust SHA256:...) and no log origin given (--origin <base>): nothing "
+        "failed, but only against the keys file's own root and origin. Give the installation's fingerprint you kept "
+        "with --trust and the installation's log origin you kept with --origin."), out
+    code, out = check(keys, "entry", proof, origin="marysville.example.com/audit/")
+    assert code == 2 and "UNREADABLE --origin: 'marysville.example.com/audit/' ends in '/'" in out, out
+
+
+def test_the_origin_of_a_checkpoint_kept_is_the_one_checked(api, regulator, room, tmp_path):
+    """A regulator who kept a checkpoint kept the log's name with it: without --origin, it is the one checked."""
+    keys = keys_file(api, tmp_path)
+    kept = save(tmp_path, "kept.txt", regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).content.decode())
+    code, out = check(keys, "export", str(export(room, tmp_path / "b.zip")), "--kept", kept, origin=None)
+    assert code == 0 and out.splitlines()[-1] == "HOLDS", out
+    assert (f"NOTE the log's origin, {django_settings.AUDIT_LOG_ORIGIN}, is the one of the checkpoint you kept "
+            "(--origin not given).") in out.splitlines()
+    proof = save(tmp_path, "p.txt", regulator.get("/api/v1/audit/consistency", {"chain": room.slug, "from": 3})
+                 .content.decode())
+    assert check(keys, "consistency", save(tmp_path, "k3.txt", regulator.get(
+        "/api/v1/audit/checkpoint", {"chain": room.slug, "size": 3}).content.decode()), proof, origin=None)[0] == 0
+
+
+def test_the_log_keeps_its_name_once_a_checkpoint_is_signed(api, regulator, room, settings):
+    """AUDIT_LOG_ORIGIN changed on a running installation: the system checks (start-up, bin/migrate) say so, and
+    nothing is signed under the new name, which regulators and witnesses do not know."""
+    from django.core.checks import run_checks
+
+    settings.AUDIT_LOG_ORIGIN = "room.example/audit"
+    assert transparency.origin_problem() is None  # nothing signed yet: any name
+    assert regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug}).status_code == 200
+    assert not [m for m in run_checks(databases=["default"]) if m.id == "cardroom.E003"]
+    settings.AUDIT_LOG_ORIGIN = "room.example/audit/fork2"
+    [error] = [m for m in run_checks(databases=["default"]) if m.id == "cardroom.E003"]
+    assert error.msg.startswith("AUDIT_LOG_ORIGIN is 'room.example/audit/fork2', but this installation's checkpoints "
+                                f"are signed as 'room.example/audit' (the last, of {room.chain} at 7 entries, on ")
+    assert error.msg.endswith("Set AUDIT_LOG_ORIGIN back to 'room.example/audit'.")
+    with pytest.raises(transparency.StateConflict, match="Refused to sign a checkpoint: AUDIT_LOG_ORIGIN is"):
+        transparency.sign(room.chain)
+    answer = regulator.get("/api/v1/audit/checkpoint", {"chain": room.slug})
+    assert answer.status_code == 409 and "room.example/audit/fork2" in answer.content.decode()
+    assert not AuditCheckpoint.objects.filter(note__startswith="room.example/audit/fork2/").exists()
+    # bin/migrate's check stops the deploy.
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    with pytest.raises(SystemCheckError, match="cardroom.E003"):
+        call_command("check", "--database", "default", stdout=io.StringIO(), stderr=io.StringIO())
+    settings.AUDIT_LOG_ORIGIN = "room.example/audit"
+    assert transparency.origin_problem() is None and transparency.sign(room.chain).size == 7

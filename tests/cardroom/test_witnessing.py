@@ -4,6 +4,7 @@ called in-process and, once, over HTTP. A refusal is an error in the inbox, a wi
 cleared when it cosigns again; the exports carry the cosignatures and the offline verifier requires them."""
 
 import datetime
+import html
 import http.server
 import threading
 import zipfile
@@ -354,3 +355,76 @@ def test_the_verify_check_and_the_regulators_audit_log_say_who_cosigned(client, 
     page = client.get(reverse("console:regulator-audit-log", args=[room.slug])).content.decode()
     assert f"Witness <code>{w1.name}</code>: cosigned the checkpoint of 5 entries at " in page
     assert f"Witness <code>{w2.name}</code>: has cosigned no checkpoint of this chain." in page
+
+
+# -- a forked history under a new origin (issue 41) --------------------------------------------------------------------
+
+BASE = "room.example/audit"
+
+
+@pytest.fixture
+def forked(api, room, witnesses, settings, tmp_path):
+    """Issue 41's attack as filed: the witnesses cosigned the genuine log (an export of it); then the owner, who
+    holds the database and the signing key, changes entry 2, recomputes every hash after it and the chain head,
+    deletes the stored checkpoints (and their cosignatures) and exports with AUDIT_LOG_ORIGIN=<base>/fork2. A
+    witness that trusts a prefix sees a new log and cosigns it (these fakes cosign whatever the key signed). Returns
+    (the keys file as published before, the genuine bundle, the forged one)."""
+    from tests.cardroom.test_audit_chain import raw_sql
+    from tests.cardroom.test_transparency import rewrite_tail
+
+    settings.AUDIT_LOG_ORIGIN = BASE
+    keyfile = keys_file(api, tmp_path)
+    genuine = export(room, tmp_path / "genuine.zip")
+    rewrite_tail(room, 2)
+    with raw_sql() as cursor:
+        cursor.execute(f"DELETE FROM {CheckpointCosignature._meta.db_table}")
+        cursor.execute(f"DELETE FROM {AuditCheckpoint._meta.db_table}")
+    settings.AUDIT_LOG_ORIGIN = f"{BASE}/fork2"
+    forged = export(room, tmp_path / "forged.zip")
+    settings.AUDIT_LOG_ORIGIN = BASE  # the installation as its regulators know it
+    with zipfile.ZipFile(forged) as archive:
+        note = archive.read(f"checkpoints/establishment-{room.pk}.txt").decode()
+    assert note.startswith(f"{BASE}/fork2/{room.chain}\n") and f"\u2014 {witnesses[0].name} " in note
+    assert checkpoint.verify(note, transparency.KEY_NAME, keys.public_key())  # signed with the real key
+    return keyfile, genuine, forged
+
+
+def test_a_forked_origin_export_signed_and_cosigned_does_not_hold_offline(forked, room, witnesses):
+    keyfile, genuine, forged = forked
+    w1 = witnesses[0]
+    one = ["--witness", w1.name, w1.verifier_key, "--quorum", "1"]
+    forged_origin = f"{BASE}/fork2/{room.chain}"
+    # No --origin: checked against the keys file's, which names the log's own; the forgery fails there too.
+    code, out = check(keyfile, *one, "export", str(forged), origin=None)
+    assert code == 1 and out.splitlines()[-1] == "DOES NOT HOLD" and forged_origin in out, out
+    # As a regulator runs it, with the root and the origin they kept.
+    code, out = check(keyfile, *one, "export", str(forged))
+    assert code == 1 and out.splitlines()[-1] == "DOES NOT HOLD", out
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert fails[0].startswith(f"FAIL {room.chain} checkpoint: the checkpoint is signed by cardroom ")
+    assert f"but it is of the log {forged_origin}, not of {BASE} " in fails[0], out
+    assert f"FAIL {room.chain} checkpoint: its cosignatures count for nothing here: it is of the log {forged_origin}" \
+        in out, out
+    assert check(keyfile, *one, "export", str(genuine))[0] == 0  # the genuine log, cosigned, holds
+
+
+def test_a_forked_origin_export_fails_the_services_verify_api_and_page(forked, room, api, client, people,
+                                                                      django_capture_on_commit_callbacks):
+    keyfile, genuine, forged = forked
+    said = (f"checkpoints/establishment-{room.pk}.txt: the checkpoint is of the log {BASE}/fork2/{room.chain}, not "
+            f"of this installation's {BASE}/{room.chain} (AUDIT_LOG_ORIGIN {BASE})")
+    api.force_login(people.regulator_wa)
+    client.force_login(people.regulator_wa)
+    for path, holds in ((forged, False), (genuine, True)):
+        with open(path, "rb") as handle, django_capture_on_commit_callbacks(execute=True):
+            answer = api.post("/api/v1/exports/verify", {"bundle": handle}, format="multipart")
+        result = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/").json()["result"]
+        assert result["ok"] is holds, result
+        assert any(p.startswith(said) for p in result["problems"]) is not holds, result["problems"]
+        assert result["origin"] == BASE
+        with open(path, "rb") as handle, django_capture_on_commit_callbacks(execute=True):
+            answer = client.post("/regulator/verify/", {"bundle": handle})
+        page = html.unescape(client.get(answer["Location"]).content.decode())
+        assert ("Verified: every file is as signed" in page) is holds
+        assert (said in page) is not holds, page
+        assert f'and its log <code id="log-origin">{BASE}</code>' in page

@@ -6,6 +6,7 @@ import base64
 import contextlib
 import datetime
 import hashlib
+import html
 import io
 import json
 import subprocess
@@ -28,6 +29,7 @@ from fees import ledger
 from fees.models import ClosedMonth
 from fees.months import partitions
 from fees.months import services as months
+from tests.cardroom.test_witnessing import witnesses  # noqa: F401  (the fixture)
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +88,8 @@ def offline(keys, path):
     """``python -m cardroom.tlog --keys ... --trust ... export BUNDLE``: (exit code, output)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys), "--trust", transparency.root_fingerprint(), "export", str(path)])
+        code = tlog.main(["--keys", str(keys), "--trust", transparency.root_fingerprint(), "--origin",
+                          django_settings.AUDIT_LOG_ORIGIN, "export", str(path)])
     return code, out.getvalue()
 
 
@@ -133,7 +136,8 @@ def test_a_quarter_of_closed_months_is_their_bundles_under_one_signed_manifest(q
     script = ("import runpy, sys; sys.modules['django'] = None; sys.modules['rest_framework'] = None; "
               "runpy.run_module('cardroom.tlog', run_name='__main__', alter_sys=True)")
     done = subprocess.run([sys.executable, "-c", script, "--keys", str(keys), "--trust",
-                           transparency.root_fingerprint(), "export", str(path)],
+                           transparency.root_fingerprint(), "--origin", django_settings.AUDIT_LOG_ORIGIN, "export",
+                           str(path)],
                           cwd=django_settings.BASE_DIR, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.strip().splitlines()
@@ -259,3 +263,51 @@ def test_a_closed_months_bundle_not_as_its_closing_recorded_is_not_exported(peop
     row.reopened_at = timezone.now()  # reopened: its rows are back in the database, exported as any day's
     row.save()
     assert closed_export.segments(scope) == []
+
+
+@postgresql
+def test_the_verify_api_and_page_show_a_bundle_of_bundles_month_by_month_and_who_cosigned_each(
+        witnesses, quarter, tmp_path, api, client, people, django_capture_on_commit_callbacks):
+    """Issue 41: the service's check of a bundle of bundles says, as the offline verifier does, each inner bundle with
+    its period and verdict, the links between the months, and which witness cosigned which checkpoint (each month's
+    was submitted when the month was closed). It said "cosigned none" of a genuine one: the names it looked the
+    checkpoints up by never matched format 3's."""
+    w1, w2 = witnesses
+    path = export(tmp_path, "2024-07-01", "2024-09-30")
+    with zipfile.ZipFile(path) as archive:
+        names = [entry["name"] for entry in json.loads(archive.read("manifest.json"))["bundles"]]
+    chain = f"establishment:{people.marysville.pk}"
+
+    api.force_login(people.regulator_ca)
+    with path.open("rb") as handle, django_capture_on_commit_callbacks(execute=True):
+        answer = api.post("/api/v1/exports/verify", {"bundle": handle}, format="multipart")
+    job = api.get(f"/api/v1/jobs/{answer.json()['uuid']}/").json()
+    result = job["result"]
+    assert result["ok"] is True and result["format"] == bundle.FORMAT_3, result["problems"]
+    for w, line in zip(witnesses, result["witnesses"]):
+        assert line.startswith(f"{w.name}: cosigned {names[0]}: {chain} at "), line
+        assert all(f"{name}: {chain} at " in line for name in names) and "; not" not in line, line
+    assert {name: (inner["ok"], inner["problems"], inner["signature"], inner["period"], inner["closed_month"])
+            for name, inner in result["inner"].items()} == {
+        name: (True, 0, "valid", {"from": f"2024-{m:02d}-01", "to": f"2024-{m:02d}-{d}"}, f"2024-{m:02d}")
+        for name, (m, d) in zip(names, ((7, 31), (8, 31), (9, 30)))}
+    assert len(result["links"]) == 2 and all(line.startswith(f"link {a} -> {b}, {chain}: the log of ") for line, (a, b)
+                                             in zip(result["links"], zip(names, names[1:]))), result["links"]
+
+    client.force_login(people.regulator_ca)
+    page = html.unescape(client.get(f"/regulator/verify/?job={job['uuid']}").content.decode())
+    assert "The bundles inside" in page and "Links between months" in page
+    for name, month in zip(names, ("07", "08", "09")):
+        assert f"<code>{name}</code>" in page and f"(closed month 2024-{month})" in page
+    assert f"<li>link {names[0]} -> {names[1]}, {chain}: the log of " in page
+    assert f"{w1.name}: cosigned {names[0]}: {chain} at " in page and "cosigned none" not in page
+
+    # The offline verifier says the same of the witnesses: the newest month's checkpoint carries both cosignatures.
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = tlog.main(["--keys", str(keys_file(tmp_path)), "--trust", transparency.root_fingerprint(), "--origin",
+                          django_settings.AUDIT_LOG_ORIGIN, "--witness", w1.name, w1.verifier_key, "--witness",
+                          w2.name, w2.verifier_key, "export", str(path)])
+    assert code == 0, out.getvalue()
+    assert f"OK   {names[-1]}: {chain} checkpoint: cosigned by 2 of the 2 witnesses named (quorum 2): " \
+        in out.getvalue()

@@ -50,6 +50,9 @@ def _check_kept(note, establishment, scope, form):
                                              f"signature lines starting with {checkpoint.DASH}")
         checkpoint.read_body(body + "\n")
         origin, size, root, _ = ring.checkpoint(note)
+    except tlog.OtherLog as error:  # well signed, of a log this installation's regulators do not know as its own
+        form.add_error(None, f"This checkpoint cannot be checked: {error}")
+        return None
     except checkpoint.CheckpointError as error:
         text = str(error)
         if "no signature of any key" in text:

@@ -17,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from cardroom import bundle, keys, tlog
@@ -40,13 +41,16 @@ TYPES = {"text", "integer", "decimal", "date", "timestamp", "boolean", "json"}
 
 # The root of trust of the installation that made the fixture, as its regulator kept it.
 V1_ROOT = "SHA256:7949b1491bb08a3d2ca4e84f4f5e506f5737b0c9498da7fb224d60cbaf1a26eb"
+# Its log's origin (the default AUDIT_LOG_ORIGIN then; its keys file, of before the keys file named it, names none).
+V1_ORIGIN = "cardroom/audit"
 
 
-def offline(*args, keys_file=V1_KEYS, trust=V1_ROOT):
-    """The offline verifier's exit code and output, as a regulator runs it (``--trust``: the root they kept)."""
+def offline(*args, keys_file=V1_KEYS, trust=V1_ROOT, origin=V1_ORIGIN):
+    """The offline verifier's exit code and output, as a regulator runs it (``--trust``, ``--origin``: the root and
+    the log's origin they kept)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = tlog.main(["--keys", str(keys_file), "--trust", trust, *args])
+        code = tlog.main(["--keys", str(keys_file), "--trust", trust, *(["--origin", origin] if origin else []), *args])
     return code, out.getvalue()
 
 
@@ -83,6 +87,20 @@ def test_a_format_1_bundle_checks_offline_audit_rows_and_kept_checkpoint():
     assert "establishment:1: the bundle's 3 audit rows (positions 19 to 21) are the log's entries" in out
     assert "the log of 21 entries still holds the 18 entries of the kept checkpoint, unchanged" in out
     assert out.rstrip().endswith("HOLDS") and "FAIL" not in out
+
+
+def test_a_keys_file_of_before_it_named_the_origin_needs_one_given():
+    """The fixture's keys file names no origin (it was saved before the keys file did): with no --origin and no kept
+    checkpoint, nothing is said to hold; the checkpoint kept gives the name (the regulator's own), and so does
+    --origin; another name fails."""
+    code, out = offline("export", str(V1), origin=None)
+    assert code == 3, out
+    assert ("NOTE no log origin given (--origin <base>), and the keys file names none: checkpoints of any cardroom "
+            "log were accepted.") in out.splitlines()
+    assert out.splitlines()[-1].startswith("NOT CHECKED: no log origin given (--origin <base>)")
+    assert offline("export", str(V1), "--kept", str(V1_KEPT), origin=None)[0] == 0
+    code, out = offline("export", str(V1), origin="room.example/audit")
+    assert code == 1 and "it is of the log cardroom/audit/establishment:1, not of room.example/audit" in out, out
 
 
 def test_a_tampered_format_1_bundle_fails(tmp_path):
@@ -243,7 +261,8 @@ def results(api, room, tmp_path):
     path = keys_file(api, tmp_path)
     found = []
     for bundle_path in (one, two):
-        code, out = offline("export", str(bundle_path), keys_file=path, trust=installation_root())
+        code, out = offline("export", str(bundle_path), keys_file=path, trust=installation_root(),
+                            origin=settings.AUDIT_LOG_ORIGIN)
         found.append((code, [line for line in out.splitlines() if "the manifest and its" not in line]))
     return found
 
@@ -279,5 +298,6 @@ def test_a_format_2_bundle_whose_audit_csv_cannot_be_read_says_so(api, room, tmp
         for name, data in files.items():
             writer.add_bytes(name, data)
         writer.finish({k: v for k, v in manifest.items() if k not in ("format", "files")}, current_key()[0])
-    code, out = offline("export", str(broken), keys_file=keys_file(api, tmp_path), trust=installation_root())
+    code, out = offline("export", str(broken), keys_file=keys_file(api, tmp_path), trust=installation_root(),
+                        origin=settings.AUDIT_LOG_ORIGIN)
     assert code == 1 and "FAIL audit_log.csv: its columns (chain, position," in out, out

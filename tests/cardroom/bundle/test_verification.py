@@ -556,7 +556,8 @@ def test_verify_endpoint_checks_a_bundle_in_a_job_of_who_asked(api, people, inst
     assert job["result"] == {"ok": True, "problems": [], "problems_left_out": 0, "format": "cardroom-audit-bundle/2",
                              "manifest": manifest, "manifest_left_out": False,
                              "public_key_fingerprint": keys.key_fingerprint(), "installation_key": True,
-                             "signature": "valid", "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"},
+                             "origin": settings.AUDIT_LOG_ORIGIN, "signature": "valid",
+                             "files": {name: "ok" for name in contents()} | {"rounds.csv": "ok"},
                              "files_left_out": 0,
                              "folder": None, "kept": []}  # zipped as made (no top folder), no kept checkpoint given
     assert not any(p.is_file() for p in (tmp_path / "media").rglob("*"))  # the upload is removed once checked

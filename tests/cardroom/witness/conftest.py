@@ -44,10 +44,11 @@ def witness_public_key():
 
 @pytest.fixture
 def witness(settings):
-    """This installation as a witness of every chain of the test log's installation ("cardroom/audit/")."""
+    """This installation as a witness of every chain of the test log's installation (its base origin
+    "cardroom/audit")."""
     settings.WITNESS_NAME = WITNESS_NAME
     settings.WITNESS_KEY = base64.b64encode(WITNESS_SECRET).decode()
-    settings.WITNESS_LOGS = logs.parse(f"cardroom/audit/ {checkpoint.verifier_key('cardroom', LOG_KEY.public_key())}")
+    settings.WITNESS_LOGS = logs.parse(f"cardroom/audit {checkpoint.verifier_key('cardroom', LOG_KEY.public_key())}")
     return settings
 
 

@@ -67,6 +67,23 @@ def test_404_for_an_origin_this_witness_does_not_witness(client, witness):
     assert not WitnessedLog.objects.exists()
 
 
+def test_a_forked_history_under_a_new_origin_of_the_log_is_refused_404(client, witness, log):
+    """Issue 41, through the door the log's owner used: the witness cosigned the genuine log; the owner, who holds
+    the log's key, rewrites it and signs the forged tree under an origin of its own making that starts as the
+    log's does (or spells one of its chains another way). Each is another log to a witness, which must not cosign
+    a second history of the chain: 404, and no state is kept for it."""
+    assert post(client, log.request(0, 5)).status_code == 200
+    for forged_origin in ("cardroom/audit/fork2/installation", "cardroom/audit/fork2/establishment:1",
+                          "cardroom/audit/installation/fork2", "cardroom/audit/establishment:01",
+                          "cardroom/audit/", "cardroom/auditfork/installation", "other.example/audit/installation"):
+        forged = Log(origin=forged_origin)  # the same key: the owner's
+        forged.leaves = [b"rewritten by the owner", *log.leaves[1:]]
+        response = post(client, forged.request(0, 5))
+        assert response.status_code == 404, (forged_origin, response.content)
+        assert forged_origin.encode() in response.content
+    assert list(WitnessedLog.objects.values_list("origin", "size")) == [(ORIGIN, 5)]
+
+
 def test_403_without_a_signature_of_a_trusted_key_or_with_one_that_does_not_verify(client, witness, log):
     stranger = Log(key=Ed25519PrivateKey.generate())
     assert post(client, stranger.request(0, 5)).status_code == 403

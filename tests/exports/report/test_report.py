@@ -100,9 +100,10 @@ def test_page_one_sums_the_period_up_with_the_figures_of_the_data(people, scope)
     assert "Times are in the room's zone, America/Los_Angeles (PDT/PST)" in first and "Page 1 of" in first
     assert " ".join(texts).count("America/Los_Angeles") == 1
     # The bundle is checked with the offline verifier, and the report says how to get it.
-    assert "python -m cardroom.tlog --keys keys.json --trust SHA256:... export bundle.zip" in first
-    assert "Keep the installation's fingerprint (SHA256:..., the keys file's root)" in first
-    assert "give it with --trust" in first and "NOT CHECKED, never HOLDS" in first
+    assert "python -m cardroom.tlog --keys keys.json --trust SHA256:... --origin ... export bundle.zip" in first
+    assert "Keep the installation's fingerprint (SHA256:..., the keys file's root) and its log's name (the keys " \
+        "file's origin)" in first
+    assert "give them with --trust and --origin" in first and "NOT CHECKED, never HOLDS" in first
     assert "cardroom/tlog/" in first and "/api/v1/audit/keys" in first and "manage.py" not in " ".join(texts)
 
     # Expected and collected, summed from the ledger here, not from the export's rows.

@@ -727,6 +727,28 @@ def test_a_checkpoint_of_another_jurisdictions_chain_is_refused(client, people, 
     assert log_of(people.wa_room.slug) in text(response)
 
 
+def test_a_checkpoint_of_the_log_under_another_name_is_refused_naming_it(client, people, room, settings):
+    """Issue 41: a checkpoint signed with the installation's own key but of another origin (a log its owner minted
+    under a new name, <base>/fork2/<chain>) is no checkpoint of this log: refused, naming both names."""
+    import base64
+
+    from cardroom import checkpoint, keys
+    from cardroom.audit import chain_name
+
+    _steps(people.marysville, 3)
+    chain = chain_name(people.marysville)
+    origin, size, root = _kept(chain).split("\n")[:3]
+    forked = checkpoint.sign(f"{settings.AUDIT_LOG_ORIGIN}/fork2/{chain}", int(size), base64.b64decode(root),
+                             "cardroom", keys.installation_key())
+    client.force_login(people.regulator_ca)
+    response = _check_kept(client, "casino-marysville", note=forked)
+    said = text(response)
+    assert response.status_code == 400 and "This checkpoint cannot be checked: the checkpoint is signed by " in said
+    assert f"it is of the log {settings.AUDIT_LOG_ORIGIN}/fork2/{chain}, not of {settings.AUDIT_LOG_ORIGIN} " in said
+    assert "not a signed checkpoint" not in said
+    assert _check_kept(client, "casino-marysville", note=_kept(chain)).status_code == 200
+
+
 @pytest.mark.long
 def test_the_audit_log_says_in_words_what_happened_at_room_time_and_a_done_export_is_not_running(client, people):
     import io
