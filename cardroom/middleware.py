@@ -55,9 +55,10 @@ class RequestGuardMiddleware:
 
 
 class TimeoutMiddleware:
-    """A page (or a non-DRF API view) whose query the database stopped (settings.STATEMENT_TIMEOUT_MS) answers 503
-    saying so: the role pages' error page, or the API's error format under /api/. DRF's views answer it
-    themselves (cardroom.api.errors)."""
+    """A page (or a non-DRF API view) whose query the database stopped (settings.STATEMENT_TIMEOUT_MS), or that
+    waited too long for SQLite's write lock, answers 503 saying so (``cardroom.timeouts.unavailable``): the role
+    pages' error page, or the API's error format under /api/. DRF's views answer it themselves (cardroom.api.errors).
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -66,9 +67,7 @@ class TimeoutMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if timeouts.timed_out(exception):
-            return error_response(request, 503, "timeout", timeouts.message())
-        return None
+        return timeouts.answer(request, exception)
 
 
 class ContentSecurityPolicyMiddleware(CSPMiddleware):

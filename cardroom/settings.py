@@ -159,6 +159,11 @@ DATABASES = {
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves requests side by side (runserver's threads). A transaction takes SQLite's write
+    # lock when it begins and waits up to 20 s for it (Django's advice): one that read first and then wrote could
+    # not wait for another writer, and failed at once with "database is locked" (issue 41).
+    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # How long one database statement of a web request may run, in milliseconds, on PostgreSQL (statement_timeout;
 # 0: no limit): a request that would run longer is stopped and answered 503, before gunicorn's 30 s kills its
