@@ -308,7 +308,8 @@ except ValueError as _error:
 
 # A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too
 # where MFA_REQUIRED_FOR_COMPLIANCE (by default whenever DEBUG is False); anyone else may. A session that owes one
-# reaches nothing but the pages that take it; HTTP Basic is refused to those who must have one (tokens instead).
+# reaches nothing but the pages that take it; HTTP Basic is refused to those who have or must have one (tokens
+# instead); a role granted that makes an account need one revokes its tokens and sessions (cardroom.credentials).
 MFA_REQUIRED_FOR_COMPLIANCE = env_bool("MFA_REQUIRED_FOR_COMPLIANCE", not DEBUG)
 OTP_TOTP_ISSUER = "cardroom"
 OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin shows no device's secret
@@ -375,8 +376,9 @@ REST_FRAMEWORK = {
         "cardroom.authentication.BasicAuthentication",
         # A session that owes its second factor is refused (cardroom.authentication).
         "cardroom.authentication.SessionAuthentication",
-        # For machines (floor terminals, integrations): "Authorization: Token <key>".
-        "rest_framework.authentication.TokenAuthentication",
+        # For machines (floor terminals, integrations): "Authorization: Token <key>"; refused for an account that must
+        # have a second factor and has none set up (cardroom.credentials).
+        "cardroom.authentication.TokenAuthentication",
     ],
     # Each view names the permission its actions need (cardroom.api.permissions).
     "DEFAULT_PERMISSION_CLASSES": ["cardroom.api.permissions.NamedPermission"],

@@ -70,7 +70,9 @@ WRITES = ("POST", "PUT", "PATCH", "DELETE")
 ERRORS = {
     400: "Bad request: a parameter or the body is invalid (the message says which and why).",
     401: ("No credentials, or wrong ones: log in (session), or send HTTP Basic or "
-          "'Authorization: Token <key>'."),
+          "'Authorization: Token <key>'. Or a credential this account may not use now, the message says why: HTTP "
+          "Basic for an account with a second factor (send a token), a token of an account that must have a second "
+          "factor and has none set up, a session that has not passed its second factor."),
     403: "Forbidden: your role may not do this here (or a session request lacks its CSRF token).",
     404: "Not found, or not among what you may see.",
     409: "Conflict with the current state of the data.",
