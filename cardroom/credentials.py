@@ -17,13 +17,13 @@ The doors that ask: ``cardroom.authentication`` (the API's Basic, token and sess
 pages), the admin site, and ``cardroom.tokens`` (an administrator makes a token only for an account that a password
 alone may act for: such a token never passed a second factor).
 
-**Credentials follow roles.** A grant that makes an account one that must have a second factor (an administrator's
-or regulator's role, a compliance officer's where MFA_REQUIRED_FOR_COMPLIANCE, the superuser flag, the account made
-active again) revokes its API tokens and ends its sessions: they were made when a password was enough. Logged
-(``auth.credentials_revoked``) and the person emailed (``cardroom.notify``). It happens where the row is saved
-(``Membership`` and the user, by signal), so every door that grants is covered alike: ``cardroom.roles.appoint``, the
-admin's membership and user pages, a service, a shell. A grant to an account that already had to have a second
-factor changes nothing: its credentials were already made under that rule.
+**Credentials follow roles.** Every grant of a role that must have a second factor (an administrator's or
+regulator's role, a compliance officer's where MFA_REQUIRED_FOR_COMPLIANCE, the superuser flag), and the account made
+active again with such roles, revokes its API tokens and ends its sessions: they were made for the reach the account
+had then, and a credential never gains a reach its person did not sign in for. Logged (``auth.credentials_revoked``)
+and the person emailed (``cardroom.notify``). It happens where the row is saved (``Membership`` and the user, by
+signal), so every door that grants is covered alike: ``cardroom.roles.appoint``, the admin's membership and user
+pages, a service, a shell. Saving a membership again unchanged grants nothing.
 """
 
 from dataclasses import dataclass
@@ -127,21 +127,29 @@ def _requires(user):
     return user is not None and second_factor.required_by(Scope(user))
 
 
-def _granted(user, before, instance, reason):
-    """After a membership or user saved: revoke when it made the account one that must have a second factor."""
-    if not before and _requires(user):
-        revoke(user, by=getattr(instance, "_history_user", None), reason=reason)
+def _granted(user, instance, reason):
+    """After a membership or user saved that granted a role which must have a second factor: revoke."""
+    revoke(user, by=getattr(instance, "_history_user", None), reason=reason)
+
+
+def _grant(membership):
+    """What a membership grants: its role and place (a membership saved unchanged grants nothing new)."""
+    return membership.role, membership.establishment_id, membership.jurisdiction_id
 
 
 def _membership_saving(sender, instance, raw=False, **kwargs):
     if not raw:
-        instance._required_before = _requires(_stored(instance.user_id))
+        stored = Membership.objects.filter(pk=instance.pk).first() if instance.pk is not None else None
+        instance._granted_before = stored is not None and _grant(stored) == _grant(instance)
 
 
 def _membership_saved(sender, instance, raw=False, **kwargs):
-    if not raw:
+    if raw or instance._granted_before:
+        return
+    user = _stored(instance.user_id)
+    if user is not None and second_factor.role_requires(instance.role):
         where = instance.establishment or instance.jurisdiction or "everywhere"
-        _granted(_stored(instance.user_id), instance._required_before, instance,
+        _granted(user, instance,
                  f"appointed {instance.get_role_display()} ({where}), a role that must use a second factor")
 
 
@@ -155,8 +163,10 @@ def _user_saving(sender, instance, raw=False, update_fields=None, **kwargs):
 
 
 def _user_saved(sender, instance, raw=False, **kwargs):
-    if not raw and not instance._required_before:
-        _granted(instance, False, instance,
+    if raw:
+        return
+    if (instance.is_superuser and not instance._was_superuser) or not instance._required_before and _requires(instance):
+        _granted(instance, instance,
                  "made a superuser (an administrator), who must use a second factor"
                  if instance.is_superuser and not instance._was_superuser else
                  "made active again, with roles that must use a second factor")

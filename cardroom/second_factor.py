@@ -31,6 +31,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.helpers import WebAuthnHelper as _WebAuthnHelper
 
 from .access import scope_for
+from .models import Role
 from .exceptions import BadInput
 
 APP = "Authenticator app"
@@ -54,6 +55,14 @@ def required_by(scope):
     if scope.is_admin or scope.regulated_jurisdictions:
         return True
     return bool(settings.MFA_REQUIRED_FOR_COMPLIANCE and scope.compliance_establishments)
+
+
+def role_requires(role):
+    """Whether a membership of ``role`` alone makes its person one who must have a second factor (``required_by``,
+    for one role)."""
+    if role in (Role.ADMIN, Role.REGULATOR):
+        return True
+    return bool(settings.MFA_REQUIRED_FOR_COMPLIANCE and role == Role.COMPLIANCE_OFFICER)
 
 
 def has_device(user):

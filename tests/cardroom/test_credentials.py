@@ -131,13 +131,18 @@ def test_a_token_of_an_account_that_must_have_a_second_factor_and_has_none_is_re
     assert export_with(token.key).status_code == 401
 
 
-def test_a_grant_to_an_account_that_already_needed_a_second_factor_revokes_nothing(people):
-    """Its credentials were made under the rule already: a regulator appointed in a second jurisdiction."""
+def test_every_grant_of_a_role_that_must_have_a_second_factor_revokes(people):
+    """A regulator appointed in a second jurisdiction: the token was made for California alone, and does not gain
+    Washington without its person signing in again."""
     app_of(people.regulator_ca)
     _, key = token_on_the_account_page(people.regulator_ca)
     appoint(people.regulator_ca, Role.REGULATOR, jurisdiction=people.washington, by=people.admin)
+    assert Client().get("/api/v1/schedules/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
+    assert AuditLogEntry.objects.filter(action="auth.credentials_revoked").exists()
+    # Saved again unchanged (the admin's save button), the membership grants nothing new: nothing more is revoked.
+    _, key = token_on_the_account_page(people.regulator_ca)
+    Membership.objects.get(user=people.regulator_ca, jurisdiction=people.washington).save()
     assert Client().get("/api/v1/schedules/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
-    assert not AuditLogEntry.objects.filter(action="auth.credentials_revoked").exists()
 
 
 def test_a_floor_supervisor_appointed_again_as_floor_supervisor_keeps_their_token(people):
