@@ -16,7 +16,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from . import changes
 from . import forms as strict
-from . import permissions, second_factor
+from . import credentials, permissions
 
 REASON = "change_reason"
 
@@ -141,7 +141,8 @@ class AdminSite(admin.AdminSite):
         list filter: each works through the API and the pages made for their role. An administrator's session must
         also have passed its second factor (cardroom.middleware sends it to do so first, from the admin's own login
         too): the admin is no way around it."""
-        return permissions.allowed(request.user, "cardroom.use_admin") and not second_factor.owed(request)
+        return permissions.allowed(request.user, "cardroom.use_admin") and not credentials.refusal(
+            request.user, credentials.SESSION, request=request)
 
     def register(self, model_or_iterable, admin_class=None, **options):
         admin_class = admin_class or admin.ModelAdmin

@@ -12,6 +12,7 @@ class CardroomConfig(AppConfig):
     def ready(self):
         from . import celery  # noqa: F401  (the app every @shared_task binds to)
         from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
+        from . import credentials  # noqa: F401  (a role granted revokes the credentials made without its factor)
         from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
         from . import witnessing
 

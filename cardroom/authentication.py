@@ -1,4 +1,5 @@
-"""HTTP Basic on the API, and the answer to a login refused by the failed-login throttle (django-axes).
+"""The API's doors (HTTP Basic, a session, a token), each asking ``cardroom.credentials`` whether its credential may
+act for its account now; and the answer to a login refused by the failed-login throttle (django-axes).
 
 The throttle sits in the authentication backend (settings: AUTHENTICATION_BACKENDS, AXES_*), so it counts every
 door that checks a password through Django's ``authenticate``; axes' middleware replaces whatever a locked-out
@@ -17,7 +18,8 @@ from django.db.models import Sum
 from drf_spectacular.drainage import set_override
 from rest_framework import authentication, exceptions
 
-from cardroom import generation, second_factor
+from cardroom import credentials, generation
+from cardroom.access import remembered_scope
 from cardroom.responses import error_response
 
 
@@ -34,29 +36,43 @@ class BasicAuthentication(authentication.BasicAuthentication):
 
     def authenticate_credentials(self, userid, password, request=None):
         user, auth = super().authenticate_credentials(userid, password, request._request)
-        if second_factor.required(user):
-            # A password alone is one factor: such an account reaches the API with a token, made after passing both.
-            raise exceptions.AuthenticationFailed(
-                "HTTP Basic is not accepted for this account: it must use a second factor. Sign in at /login/, make "
-                "an API token on your account page (/account/) and send it as 'Authorization: Token <key>'.")
+        # A password alone is one factor: an account that has or must have two reaches the API with a token.
+        if (refused := credentials.refusal(user, credentials.PASSWORD)) is not None:
+            raise exceptions.AuthenticationFailed(refused.reason)
         return user, auth
 
 
 class SessionAuthentication(authentication.SessionAuthentication):
-    """DRF's session authentication, refusing a session that owes its second factor (cardroom.second_factor)."""
+    """DRF's session authentication, refusing a session that owes its second factor (cardroom.credentials)."""
 
     def authenticate(self, request):
         found = super().authenticate(request)
-        if found is not None and second_factor.owed(request._request):
-            raise exceptions.AuthenticationFailed(
-                "This session has not passed its second factor yet: finish signing in at /login/.")
+        if found is not None and (refused := credentials.refusal(
+                found[0], credentials.SESSION, request=request._request)) is not None:
+            raise exceptions.AuthenticationFailed(refused.reason)
         return found
 
 
-class RememberedTokenAuthentication(authentication.TokenAuthentication):
-    """DRF's "Authorization: Token <key>", with the token's user remembered per process (``cardroom.generation``):
-    a token made or revoked, or its user changed or deactivated, draws a new generation, so a revoked token is
-    refused at once. Only a token found is remembered: made-up keys are looked up each time and leave nothing behind.
+class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF's "Authorization: Token <key>", refusing a token whose account must have a second factor and has none set
+    up (cardroom.credentials)."""
+
+    def authenticate_credentials(self, key):
+        user, token = super().authenticate_credentials(key)  # refuses an unknown key, an inactive user
+        self.refuse(user)
+        return user, token
+
+    def refuse(self, user, memory=None):
+        if (refused := credentials.refusal(user, credentials.TOKEN, memory=memory)) is not None:
+            raise exceptions.AuthenticationFailed(refused.reason)
+
+
+class RememberedTokenAuthentication(TokenAuthentication):
+    """The token door, with the token's user remembered per process (``cardroom.generation``): a token made or
+    revoked, its user changed or deactivated, a role granted or revoked, a second factor set up or removed, draws a
+    new generation, so a revoked token is refused at once. Only a token found is remembered: made-up keys are looked
+    up each time and leave nothing behind. Its account's roles and whether it has a second factor are remembered
+    under the same generation, so the check of ``cardroom.credentials`` reads nothing more.
     """
 
     def authenticate(self, request):
@@ -66,13 +82,17 @@ class RememberedTokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key):
         memory = generation.of_request(self.request)
         found = memory.get("token", key)
-        if found is None:
-            found = memory.keep("token", key, super().authenticate_credentials(key))  # refuses what DRF refuses
+        if found is None:  # refuses what DRF refuses
+            found = memory.keep("token", key, authentication.TokenAuthentication.authenticate_credentials(self, key))
         user, token = found
-        return copy.copy(user), token  # what a request sets on its user stays with that request
+        user = copy.copy(user)  # what a request sets on its user stays with that request
+        remembered_scope(user, memory)
+        self.refuse(user, memory)
+        return user, token
 
 
 # The API schema's "tokenAuth" either way: the same header, the same answers as DRF's.
+set_override(TokenAuthentication, "suppress_collision_warning", True)
 set_override(RememberedTokenAuthentication, "suppress_collision_warning", True)
 
 

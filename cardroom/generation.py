@@ -1,11 +1,11 @@
 """What quotes read, remembered per process, and the one number that says when to forget it.
 
-A quote reads published schedule versions (which never change), the requester's token and the requester's roles.
-Each process keeps them in memory (``Memory``) for as long as the one row of ``cardroom_generation`` holds the same
-number; every change that can alter a quote's answer or who may ask for one draws a new number (``bump``) in the same
-transaction: a publication (a retroactive one too), an interpretation approved or withdrawn, a token made or
-revoked, a role granted or revoked, a user changed or deactivated, a schedule document, source or establishment
-changed. A quote request reads the number once (one primary-key read) and starts an empty memory when it moved.
+A quote reads published schedule versions (which never change), the requester's token, the requester's roles and
+whether they have a second factor. Each process keeps them in memory (``Memory``) for as long as the one row of
+``cardroom_generation`` holds the same number; every change that can alter a quote's answer or who may ask for one
+draws a new number (``bump``) in the same transaction: a publication (a retroactive one too), an interpretation
+approved or withdrawn, a token made or revoked, a role granted or revoked, a second factor set up or removed, a user
+changed or deactivated, a schedule document, source or establishment changed. A quote request reads the number once (one primary-key read) and starts an empty memory when it moved.
 
 Why a quote never answers from a version that a committed publication has replaced:
 
@@ -134,3 +134,8 @@ bump_on_change("authtoken.Token")
 bump_on_change(settings.AUTH_USER_MODEL, unless=_login_only)  # a login's last_login changes nothing quoted
 bump_on_change("cardroom.Establishment")  # its jurisdiction decides who sees its schedules
 bump_on_change("cardroom.Source")  # its title is in every quote's citation
+# Whether a token's account has a second factor (cardroom.credentials): a device set up or removed. (A device is
+# also saved when it checks a code: a login's new number, harmless.)
+bump_on_change("otp_totp.TOTPDevice")
+bump_on_change("otp_static.StaticDevice")
+bump_on_change("django_otp_webauthn.WebAuthnCredential")

@@ -8,7 +8,7 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils.http import urlencode
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from cardroom import second_factor, timeouts
+from cardroom import credentials, second_factor, timeouts
 from cardroom.responses import error_response
 
 
@@ -55,9 +55,10 @@ class RequestGuardMiddleware:
 
 
 class TimeoutMiddleware:
-    """A page (or a non-DRF API view) whose query the database stopped (settings.STATEMENT_TIMEOUT_MS) answers 503
-    saying so: the role pages' error page, or the API's error format under /api/. DRF's views answer it
-    themselves (cardroom.api.errors)."""
+    """A page (or a non-DRF API view) whose query the database stopped (settings.STATEMENT_TIMEOUT_MS), or that
+    waited too long for SQLite's write lock, answers 503 saying so (``cardroom.timeouts.unavailable``): the role
+    pages' error page, or the API's error format under /api/. DRF's views answer it themselves (cardroom.api.errors).
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -66,9 +67,7 @@ class TimeoutMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if timeouts.timed_out(exception):
-            return error_response(request, 503, "timeout", timeouts.message())
-        return None
+        return timeouts.answer(request, exception)
 
 
 class ContentSecurityPolicyMiddleware(CSPMiddleware):
@@ -111,7 +110,7 @@ class PrivateAnswersMiddleware:
 
 
 class SecondFactorMiddleware:
-    """A session that owes its second factor (``cardroom.second_factor.owed``) is sent to the page that takes it,
+    """A session that owes its second factor (``cardroom.credentials``) is sent to the page that takes it,
     whatever it asked for: the admin and every role page alike. Left alone: the pages that take it (and WebAuthn's
     calls), logging in and out, and the API, whose session authentication refuses such a session itself with a
     401 in its own format (tokens and Basic never reach this: they carry no session)."""
@@ -124,14 +123,17 @@ class SecondFactorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        owed = second_factor.owed(request) if not request.path_info.startswith("/api/") else None
-        if owed:
+        refused = None
+        if not request.path_info.startswith("/api/"):
+            refused = credentials.refusal(request.user, credentials.SESSION, request=request)
+        if refused:
             try:
                 match = resolve(request.path_info)
             except Resolver404:
                 match = None
             if match is None or not (match.view_name in self.OPEN or set(match.namespaces) & self.OPEN_NAMESPACES):
-                page = "console:second-factor" if owed == second_factor.VERIFY else "console:second-factor-enrol"
+                page = ("console:second-factor" if refused.owed == second_factor.VERIFY else
+                        "console:second-factor-enrol")
                 return HttpResponseRedirect(f"{reverse(page)}?{urlencode({'next': request.get_full_path()})}")
         return self.get_response(request)
 

@@ -1,10 +1,11 @@
 """Emails for the two-person review: those who may approve are told when something awaits them, the author when it
-is approved or refused, or withdrawn by someone else (an administrator). Sent through ``django.core.mail``
+is approved or refused, or withdrawn by someone else (an administrator); and a person whose API tokens and sessions
+a role granted to them revoked (``cardroom.credentials``). Sent through ``django.core.mail``
 (EMAIL_BACKEND in settings) once the step's transaction commits, so a step rolled back sends nothing; people without
 an email address are skipped.
 
-Called from the one place each step happens (the services: ``fees.schedules.services``, ``signage.services``), never from
-views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
+Called from the one place each step happens (the services: ``fees.schedules.services``, ``signage.services``;
+``cardroom.credentials.revoke``), never from views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
 kind (``cardroom.review.register_kind``): this module imports no feature app.
 """
 
@@ -77,3 +78,16 @@ def withdrawn(kind, obj, by, reason):
     _send([asker], f"Withdrawn: {what}",
           f"{what} was withdrawn by {by.get_username() if by else 'a command'}, an administrator, not by you.\n\n"
           f"Their reason: {reason}\n\nOpen it: {_link(kind.path(obj))}\n")
+
+
+def credentials_revoked(user, *, by, reason, tokens, sessions):
+    """Tell ``user`` that a role granted to them ended the API tokens and sessions made with a password alone."""
+    ended = " and ".join(part for part in (
+        f"{tokens} API token{'s' if tokens != 1 else ''}" if tokens else "",
+        f"{sessions} session{'s' if sessions != 1 else ''} (you were signed out)" if sessions else "") if part)
+    _send([user], "Your API token and sessions were revoked: your role needs a second factor",
+          f"You were {reason}, by {by.get_username() if by else 'an administrator'}.\n\n"
+          f"What you had signed in with a password alone was revoked: {ended}.\n\n"
+          f"Sign in again: {_link('/login/')} (you will be asked to set up a second factor if you have none). Then "
+          f"make a new API token on your account page, {_link('/account/')}, if you need one. HTTP Basic (your "
+          "password alone) is no longer accepted for your account.\n")

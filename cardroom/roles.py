@@ -1,5 +1,7 @@
 """Appointing people to roles. A Membership says where a role is held (cardroom.access reads them); only the
-administrator role opens the Django admin. Every appointment goes to the audit log."""
+administrator role opens the Django admin. Every appointment goes to the audit log. A role that must use a second
+factor revokes the API tokens and sessions its person made without one (cardroom.credentials, wherever a membership
+is saved)."""
 
 from django.db import transaction
 
@@ -10,10 +12,15 @@ from .models import Membership, Role
 @transaction.atomic
 def appoint(user, role, *, establishment=None, jurisdiction=None, by=None, actor_label=""):
     """Give ``user`` a role where it is held. ``by`` is who appointed them (None for a command)."""
-    membership, created = Membership.objects.get_or_create(
-        user=user, role=role, establishment=establishment, jurisdiction=jurisdiction
-    )
-    membership.full_clean()
+    where = {"user": user, "role": role, "establishment": establishment, "jurisdiction": jurisdiction}
+    membership = Membership.objects.filter(**where).first()
+    created = membership is None
+    if created:
+        membership = Membership(**where)
+        membership.full_clean()
+        if by is not None:  # its history, and cardroom.credentials' revocation, name who appointed
+            membership._history_user = by
+        membership.save()
     if role == Role.ADMIN and not (user.is_superuser and user.is_staff):
         user.is_superuser = user.is_staff = True
         user.save(update_fields=["is_superuser", "is_staff"])

@@ -8,8 +8,10 @@ What is ours is who must have one, what a session still owes, and checking a cod
   else may (once they have one, they are asked for it at every login);
 - a session that owes its second factor reaches only the pages that take it (``cardroom.middleware``), the API
   refuses it (``cardroom.authentication.SessionAuthentication``) and so does the admin (``AdminSite``);
-- HTTP Basic, a password alone, is refused to those who must have one: they use an API token, made on their account
-  page after passing it (``cardroom.tokens``).
+- HTTP Basic, a password alone, is refused to those who have one or must have one: they use an API token, made on
+  their account page after passing it (``cardroom.tokens``); a token is refused for an account that must have one and
+  has none set up, and a role granted that makes an account need one revokes its tokens and sessions. Which
+  credential may act for which account now is ``cardroom.credentials``' one answer.
 
 A wrong code is refused and throttled by django-otp itself: each failure doubles the wait before the device checks
 another code (1 s, 2 s, 4 s... up to an hour), so guessing six digits takes years.
@@ -29,6 +31,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.helpers import WebAuthnHelper as _WebAuthnHelper
 
 from .access import scope_for
+from .models import Role
 from .exceptions import BadInput
 
 APP = "Authenticator app"
@@ -44,10 +47,22 @@ ENROL, VERIFY = "enrol", "verify"
 def required(user):
     """Whether ``user`` must have a second factor: administrators, regulators, and compliance officers where the
     installation says so (MFA_REQUIRED_FOR_COMPLIANCE)."""
-    scope = scope_for(user)
+    return required_by(scope_for(user))
+
+
+def required_by(scope):
+    """``required`` for the roles a ``cardroom.access.Scope`` read."""
     if scope.is_admin or scope.regulated_jurisdictions:
         return True
     return bool(settings.MFA_REQUIRED_FOR_COMPLIANCE and scope.compliance_establishments)
+
+
+def role_requires(role):
+    """Whether a membership of ``role`` alone makes its person one who must have a second factor (``required_by``,
+    for one role)."""
+    if role in (Role.ADMIN, Role.REGULATOR):
+        return True
+    return bool(settings.MFA_REQUIRED_FOR_COMPLIANCE and role == Role.COMPLIANCE_OFFICER)
 
 
 def has_device(user):

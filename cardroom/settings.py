@@ -159,6 +159,11 @@ DATABASES = {
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves requests side by side (runserver's threads). A transaction takes SQLite's write
+    # lock when it begins and waits up to 20 s for it (Django's advice): one that read first and then wrote could
+    # not wait for another writer, and failed at once with "database is locked" (issue 41).
+    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # How long one database statement of a web request may run, in milliseconds, on PostgreSQL (statement_timeout;
 # 0: no limit): a request that would run longer is stopped and answered 503, before gunicorn's 30 s kills its
@@ -305,7 +310,8 @@ except ValueError as _error:
 
 # A second factor (cardroom.second_factor): administrators and regulators must have one; compliance officers too
 # where MFA_REQUIRED_FOR_COMPLIANCE (by default whenever DEBUG is False); anyone else may. A session that owes one
-# reaches nothing but the pages that take it; HTTP Basic is refused to those who must have one (tokens instead).
+# reaches nothing but the pages that take it; HTTP Basic is refused to those who have or must have one (tokens
+# instead); a role granted that makes an account need one revokes its tokens and sessions (cardroom.credentials).
 MFA_REQUIRED_FOR_COMPLIANCE = env_bool("MFA_REQUIRED_FOR_COMPLIANCE", not DEBUG)
 OTP_TOTP_ISSUER = "cardroom"
 OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin shows no device's secret
@@ -372,8 +378,9 @@ REST_FRAMEWORK = {
         "cardroom.authentication.BasicAuthentication",
         # A session that owes its second factor is refused (cardroom.authentication).
         "cardroom.authentication.SessionAuthentication",
-        # For machines (floor terminals, integrations): "Authorization: Token <key>".
-        "rest_framework.authentication.TokenAuthentication",
+        # For machines (floor terminals, integrations): "Authorization: Token <key>"; refused for an account that must
+        # have a second factor and has none set up (cardroom.credentials).
+        "cardroom.authentication.TokenAuthentication",
     ],
     # Each view names the permission its actions need (cardroom.api.permissions).
     "DEFAULT_PERMISSION_CLASSES": ["cardroom.api.permissions.NamedPermission"],

@@ -2,22 +2,25 @@
 second factor that their account needs, listed and revoked in the admin and on the person's own account page.
 
 A person makes (or replaces) and revokes their own on their account page, in a session that passed its second
-factor. An administrator makes them in the admin only for accounts that need no second factor (a floor terminal,
-an integration); one for an account that needs one would be a second factor never passed. Either door writes the
-audit log through ``cardroom.changes`` (never the key itself).
+factor. An administrator makes them in the admin only for accounts with no second factor, required or chosen (a
+floor terminal, an integration); one for an account that has or needs one would be a second factor never passed.
+Either door writes the audit log through ``cardroom.changes`` (never the key itself). Whether a token may act for
+its account at each request, and the role grants that revoke tokens, are ``cardroom.credentials``'.
 """
 
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from . import changes, second_factor
+from . import changes, credentials, second_factor
 from .exceptions import NotAllowed
 
 
 def refusal_for(user):
-    """Why an administrator may not make ``user`` a token in the admin, or None."""
-    if second_factor.required(user):
-        return (f"{user.get_username()} must use a second factor: they make their own token on their account page "
+    """Why an administrator may not make ``user`` a token in the admin, or None. Such a token never passed a second
+    factor: it is made only for an account that a password alone may act for (``cardroom.credentials``)."""
+    if credentials.refusal(user, credentials.PASSWORD) is not None:
+        why = "must use" if second_factor.required(user) else "has"
+        return (f"{user.get_username()} {why} a second factor: they make their own token on their account page "
                 "(/account/) after passing it.")
     return None
 

@@ -147,6 +147,9 @@ WORDS = {
                                + (f" of {d['period']['from']} to {d['period']['to']}"
                                   if isinstance(d.get("period"), dict) and d["period"].get("from") else "") + "."),
     "auth.user.password_change": lambda d: "Set this user's password." + _reason(d),
+    "auth.credentials_revoked": lambda d: (
+        f"Revoked {_v(d, 'user', 'a user')}'s API tokens ({_v(d, 'tokens', 0)}) and ended their sessions "
+        f"({_v(d, 'sessions', 0)}): made with a password alone." + _reason(d)),
     "compliance.acknowledge": lambda d: (f"Acknowledged a{'n' if str(_v(d, 'severity')).startswith(('e', 'i')) else ''}"
                                          f" {_v(d, 'severity', 'compliance')} finding"
                                          + (f" ({rule_title(d['rule'])})." if d.get("rule") else ".")

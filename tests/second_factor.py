@@ -11,6 +11,7 @@ import time
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.oath import TOTP, hotp
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from rest_framework.authtoken.models import Token
 
 from cardroom import second_factor
 from demo.management.commands.load_demo import DEMO_RECOVERY_CODES, DEMO_TOTP_SECRET
@@ -43,3 +44,11 @@ def pass_second_factor(client, user):
     session = client.session
     session[DEVICE_ID_SESSION_KEY] = app_of(user).persistent_id
     session.save()
+
+
+def token_for(user):
+    """An API token of ``user``'s, as their account page makes it: once they have the second factor their account
+    needs (a token of an account that must have one and has none is refused: cardroom.credentials)."""
+    if second_factor.required(user):
+        app_of(user)
+    return Token.objects.get_or_create(user=user)[0]

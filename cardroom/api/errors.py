@@ -31,12 +31,17 @@ class PayloadTooLarge(exceptions.APIException):
     default_detail = "The request body is larger than this endpoint accepts."
 
 
-class TooSlow(exceptions.APIException):
-    """A statement the database stopped (settings.STATEMENT_TIMEOUT_MS): the service is up, the request too big."""
+class Unavailable(exceptions.APIException):
+    """A statement the database stopped (settings.STATEMENT_TIMEOUT_MS: the request too big), or SQLite's write lock
+    not had in time (busy with other changes): the service is up (cardroom.timeouts.unavailable)."""
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_code = "timeout"
     default_detail = "The database took too long over this request and stopped it."
+
+    def __init__(self, detail, code, wait):
+        super().__init__(detail, code)
+        self.wait = wait  # DRF sends it as Retry-After
 
 
 def _message(detail):
@@ -61,8 +66,9 @@ def _domain_error(exc):
         return exceptions.PermissionDenied(str(exc))
     if isinstance(exc, BadInput):  # the field it names, when it names one
         return exceptions.ValidationError({exc.field: str(exc)} if exc.field else {"detail": str(exc)})
-    if timeouts.timed_out(exc):
-        return TooSlow(timeouts.message())
+    if (unavailable := timeouts.unavailable(exc)) is not None:
+        code, said, wait = unavailable
+        return Unavailable(said, code, wait)
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     # Django's own request limits, met while DRF reads a form or multipart body.
@@ -134,8 +140,9 @@ def handler403(request, exception=None):
 
 
 def handler500(request):
-    if timeouts.timed_out(sys.exc_info()[1]):  # a query stopped outside a view (cardroom.middleware has the views')
-        return error_response(request, 503, "timeout", timeouts.message())
+    # A query stopped, or SQLite's lock not had, outside a view (cardroom.middleware has the views').
+    if (unavailable := timeouts.answer(request, sys.exc_info()[1])) is not None:
+        return unavailable
     if request.path.startswith("/api/"):
         return error_response(request, 500, "server_error", "An unexpected error occurred.")
     from django.views.defaults import server_error

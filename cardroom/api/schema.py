@@ -20,7 +20,8 @@ SPECTACULAR_SETTINGS).
   429  every operation that authenticates: failed logins locked the account or the address, with
        ``Retry-After``
   503  every operation that authenticates: the database stopped a query that ran longer than a web
-       request's statements may (settings.STATEMENT_TIMEOUT_MS; cardroom.timeouts)
+       request's statements may (settings.STATEMENT_TIMEOUT_MS), or SQLite stayed busy with other changes
+       longer than a request waits for them, with ``Retry-After`` (cardroom.timeouts)
   ===  ===========================================================================================
 
 - A route that is an alias of another (``fees/quote/`` beside ``fees/quote``) is left out, so every operation
@@ -48,7 +49,7 @@ ERROR_SCHEMA = {
                 "code": {"type": "string", "example": "error", "description": (
                     "What kind of error: e.g. error (invalid input), parse_error, not_authenticated, "
                     "authentication_failed, permission_denied, not_found, conflict, payload_too_large, "
-                    "unsupported_media_type, throttled, timeout.")},
+                    "unsupported_media_type, throttled, timeout, busy.")},
                 "message": {"type": "string", "description": "One readable sentence (or a few) saying what is "
                                                              "wrong, naming the fields concerned."},
                 "details": {
@@ -69,7 +70,9 @@ WRITES = ("POST", "PUT", "PATCH", "DELETE")
 ERRORS = {
     400: "Bad request: a parameter or the body is invalid (the message says which and why).",
     401: ("No credentials, or wrong ones: log in (session), or send HTTP Basic or "
-          "'Authorization: Token <key>'."),
+          "'Authorization: Token <key>'. Or a credential this account may not use now, the message says why: HTTP "
+          "Basic for an account with a second factor (send a token), a token of an account that must have a second "
+          "factor and has none set up, a session that has not passed its second factor."),
     403: "Forbidden: your role may not do this here (or a session request lacks its CSRF token).",
     404: "Not found, or not among what you may see.",
     409: "Conflict with the current state of the data.",
@@ -78,8 +81,9 @@ ERRORS = {
     414: ("The request line (method, address and query string) is longer than the web server in front of the "
           "API reads (gunicorn: 4,094 bytes). Answered by that server, with a short HTML page."),
     429: "Too many failed logins for this account or from this address: wait Retry-After seconds.",
-    503: ("The database took too long over this request and stopped it: ask for less at once (fewer gaming days, "
-          "one table, a smaller page), or try again later."),
+    503: ("The database took too long over this request and stopped it (code timeout): ask for less at once (fewer "
+          "gaming days, one table, a smaller page), or try again later. Or it was busy with other changes (code "
+          "busy, SQLite): nothing was saved, try again after Retry-After seconds."),
 }
 # Answered by the web server (gunicorn) before a request reaches the API, so not in the API's error format.
 FROM_THE_SERVER = {414: "text/html"}
@@ -88,6 +92,9 @@ HEADERS = {
                                "description": "The challenge: HTTP Basic in the realm cardroom."}},
     429: {"Retry-After": {"schema": {"type": "integer", "minimum": 1}, "required": True,
                           "description": "Seconds until a login is checked again."}},
+    503: {"Retry-After": {"schema": {"type": "integer", "minimum": 1}, "required": False,
+                          "description": "When the database was busy (code busy): seconds to wait before asking "
+                                         "again."}},
 }
 
 

@@ -13,7 +13,7 @@ from django_otp_webauthn import views as webauthn
 from django_otp_webauthn.exceptions import CredentialDisabled
 from django_otp_webauthn.models import WebAuthnCredential
 
-from cardroom import second_factor, tokens
+from cardroom import credentials, second_factor, tokens
 from cardroom.exceptions import BadInput
 
 from ..access import requires
@@ -95,6 +95,7 @@ def account(request, scope):
         "keys": WebAuthnCredential.objects.filter(user=user, confirmed=True).order_by("created_at"),
         "codes_left": second_factor.recovery_codes_left(user),
         "token": token,
+        "basic_refused": credentials.refusal(user, credentials.PASSWORD) is not None,
     })
 
 

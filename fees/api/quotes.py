@@ -1,14 +1,13 @@
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import authentication
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from cardroom import generation, values
 from cardroom.access import remembered_scope
-from cardroom.authentication import RememberedTokenAuthentication
+from cardroom.authentication import RememberedTokenAuthentication, TokenAuthentication
 from fees.quotes import quoting, receipts
 
 EXAMPLES = [
@@ -43,7 +42,7 @@ class QuoteView(APIView):
     permission_names = {"post": "cardroom.view_records"}  # a quote reads published schedules: anyone signed in
     # The project's, the token's remembered per process (cardroom.generation): a quote reads the generation number
     # once and, for a schedule, token and person already seen, nothing else.
-    authentication_classes = [RememberedTokenAuthentication if door is authentication.TokenAuthentication else door
+    authentication_classes = [RememberedTokenAuthentication if door is TokenAuthentication else door
                               for door in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, examples=EXAMPLES)

@@ -6,6 +6,8 @@ import base64
 import pytest
 from rest_framework.authtoken.models import Token
 
+from tests.second_factor import token_for
+
 pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/schedules/"
@@ -58,7 +60,7 @@ def test_session_basic_and_token_all_authenticate(client, compliance, settings):
 
 def test_a_forbidden_action_by_a_logged_in_user_stays_403(client, people):
     # A regulator must have a second factor: the API is theirs through a token (HTTP Basic is refused them).
-    token = Token.objects.create(user=people.regulator_ca)
+    token = token_for(people.regulator_ca)
     response = client.post("/api/v1/compliance/runs/run/", {"everything": True}, content_type="application/json",
                            HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 403

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.test import Client
-from rest_framework.authtoken.models import Token
+
+from tests.second_factor import token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def signed_in(user):
 
 
 def token_client(user):
-    return Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return Client(HTTP_AUTHORIZATION=f"Token {token_for(user).key}")
 
 
 def test_a_page_allows_only_its_own_scripts_and_styles_and_no_framing(people):
