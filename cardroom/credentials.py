@@ -154,22 +154,24 @@ def _membership_saved(sender, instance, raw=False, **kwargs):
 
 
 def _user_saving(sender, instance, raw=False, update_fields=None, **kwargs):
-    # A new account has no credentials yet; a login's last_login (Django's one partial save of a user) grants nothing.
-    stored = None
-    if not raw and instance.pk is not None and not (update_fields is not None and set(update_fields) <= {"last_login"}):
-        stored = _stored(instance.pk)
-    instance._required_before = stored is None or _requires(stored)
-    instance._was_superuser = stored is not None and stored.is_superuser
+    """What the save may grant, read before it: nothing for a new account (it has no credentials yet) or a login's
+    last_login (Django's one partial save of a user)."""
+    instance._grants = None
+    if raw or instance.pk is None or (update_fields is not None and set(update_fields) <= {"last_login"}):
+        return
+    stored = _stored(instance.pk)
+    if stored is not None:
+        instance._grants = {"superuser": not stored.is_superuser, "required": not _requires(stored)}
 
 
 def _user_saved(sender, instance, raw=False, **kwargs):
-    if raw:
+    grants = getattr(instance, "_grants", None)
+    if raw or grants is None:
         return
-    if (instance.is_superuser and not instance._was_superuser) or not instance._required_before and _requires(instance):
-        _granted(instance, instance,
-                 "made a superuser (an administrator), who must use a second factor"
-                 if instance.is_superuser and not instance._was_superuser else
-                 "made active again, with roles that must use a second factor")
+    if grants["superuser"] and instance.is_superuser:
+        _granted(instance, instance, "made a superuser (an administrator), who must use a second factor")
+    elif grants["required"] and _requires(instance):
+        _granted(instance, instance, "made active again, with roles that must use a second factor")
 
 
 pre_save.connect(_membership_saving, sender=Membership, dispatch_uid="cardroom.credentials.membership")
