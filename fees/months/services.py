@@ -95,8 +95,9 @@ def database_role():
     only the owner may (``grant_service_role``: the service's role reads it)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_user, pg_has_role(current_user, c.relowner, 'USAGE') "
-                       "AND has_table_privilege(%s, 'INSERT, UPDATE') FROM pg_class c WHERE c.oid = %s::regclass",
-                       [ClosedMonth._meta.db_table, partitions.TABLES[0]])
+                       "AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE') "
+                       "FROM pg_class c WHERE c.oid = %s::regclass",
+                       [ClosedMonth._meta.db_table, ClosedMonth._meta.db_table, partitions.TABLES[0]])
         return cursor.fetchone()
 
 
@@ -105,10 +106,10 @@ def need_owner(command):
     (``database_role``): ``command`` is what the sentence names. PostgreSQL only (no roles elsewhere)."""
     role, may = database_role()
     if not may:
-        raise NotAllowed(f"The database role {role} may not run {command}: it does not own the ledger's tables, "
-                         f"whose month partitions {command} alters, nor may it write the closings' records. Run it "
-                         f"as the tables' owner (DATABASE_URL=$MIGRATE_DATABASE_URL, as bin/migrate runs). Nothing "
-                         f"was changed.")
+        raise NotAllowed(f"The database role {role} may not run {command}: it changes what only the tables' owner "
+                         f"may (the ledger's month partitions, the closings' records), and {role} does not own them. "
+                         f"Run it as the tables' owner (DATABASE_URL=$MIGRATE_DATABASE_URL, as bin/migrate runs). "
+                         f"Nothing was changed.")
 
 
 def _establishments(slugs):

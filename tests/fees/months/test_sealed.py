@@ -235,3 +235,17 @@ def test_a_month_whose_kept_sums_differ_from_its_rows_is_not_closed(people, june
         assert cursor.fetchall() == []
     assert partitions.month_name("fees_roundofplay", JUNE) in {
         name for (name,) in connection.cursor().execute("SELECT relname FROM pg_class").fetchall()}
+
+
+def test_the_service_role_is_told_it_may_not_reopen_nor_close_a_month(closed_june):
+    """Issue 41: ``reopen_month`` and ``close_month`` as the service's role ended in a raw traceback ("must be owner
+    of table", "permission denied for table fees_closedmonth"). Now a sentence, exit status 2, nothing changed."""
+    for command in (["reopen_month", "--month", "2024-06"],
+                    ["close_month", "--month", "2024-07", "--establishment", "casino-marysville",
+                     "--archive-dir", str(closed_june["archive"] / "july")]):
+        with pytest.raises(CommandError, match=rf"may not run {command[0]}: .*Nothing was changed") as refused, \
+                acting_as(closed_june["role"]):
+            call_command(*command, stdout=io.StringIO())
+        assert refused.value.returncode == 2
+    assert ClosedMonth.objects.get(month=JUNE).reopened_at is None
+    assert not ClosedMonth.objects.filter(month=JULY).exists() and not (closed_june["archive"] / "july").exists()
