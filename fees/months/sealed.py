@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Count, Sum
 
+from cardroom.models import Establishment
+
 from ..models import ClosedMonth, CollectionEntry, LedgerDay, Reconciliation, RoundOfPlay, VarianceCell, VarianceDay
 
 # The figures of a room-day's line, in the statement's order (v2: never reordered; a new one is a new version).
@@ -54,7 +56,7 @@ def totals(first, last, establishment_ids=None):
     ledger = f"""
         SELECT e.slug, l.gaming_day, l.currency, count(*)::text, sum(l.rounds)::text, sum(l.expected_total)::text,
                sum(l.entries)::text, sum(l.collected_total)::text, {_digest(ledger_rows)}
-          FROM {LedgerDay._meta.db_table} l JOIN cardroom_establishment e ON e.id = l.establishment_id
+          FROM {LedgerDay._meta.db_table} l JOIN {Establishment._meta.db_table} e ON e.id = l.establishment_id
          WHERE {_where("l", establishment_ids)}
          GROUP BY e.slug, l.gaming_day, l.currency ORDER BY 1, 2, 3"""
     variance = f"""
@@ -83,7 +85,7 @@ def totals(first, last, establishment_ids=None):
                coalesce(days.collected, 0.00)::text, coalesce(cells.cells, 0)::text,
                {_digest(both)}
           FROM days FULL JOIN cells USING (establishment_id, gaming_day)
-          JOIN cardroom_establishment e ON e.id = coalesce(days.establishment_id, cells.establishment_id)
+          JOIN {Establishment._meta.db_table} e ON e.id = coalesce(days.establishment_id, cells.establishment_id)
          ORDER BY 1, 2"""
     found = {}
     with connection.cursor() as cursor:

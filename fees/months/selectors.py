@@ -123,8 +123,8 @@ class SealedMonths:
 
 def sealed_months(establishments=None, day_from=None, day_to=None):
     """What the closed months from ``day_from`` to ``day_to`` (every one when not given) sealed of ``establishments``
-    (every room when None), and where the live rows now differ: one query of the closed months, and, when one of
-    them sealed its sums, one of their live totals (``sealed.totals``). A month whose record no longer verifies
+    (every room when None), and where the live rows now differ: one query of the closed months, and for each that
+    sealed its sums, its live totals (``sealed.totals``: two queries). A month whose record no longer verifies
     (``seal_problem``) is a problem and not covered: its figures are read live, as those of a month closed before
     closings sealed their sums (``unsealed``)."""
     found = SealedMonths()
@@ -136,21 +136,18 @@ def sealed_months(establishments=None, day_from=None, day_to=None):
             found.problems.append(sealed.Disagreement(closed.month, "record", sealed=problem))
         else:
             checked.append(closed)
-    if not checked:
-        return found
     slugs = None if establishments is None else {e.slug for e in establishments}
-    first = max(checked[0].month, day_from or checked[0].month)
-    last = min(sealed.month_end(checked[-1].month), day_to or sealed.month_end(checked[-1].month))
-    now = sealed.totals(first, last, None if establishments is None else [e.pk for e in establishments])
-    for closed in checked:
-        begins, ends = max(closed.month, first), min(sealed.month_end(closed.month), last)
+    ids = None if establishments is None else [e.pk for e in establishments]
+    for closed in checked:  # a month at a time: the months between them may be open, and long
+        begins = max(closed.month, day_from or closed.month)
+        ends = min(sealed.month_end(closed.month), day_to or sealed.month_end(closed.month))
 
         def within(row):
             return (begins.isoformat() <= row["day"] <= ends.isoformat()
                     and (slugs is None or row["establishment"] in slugs))
 
         was = {kind: [row for row in closed.totals.get(kind, ()) if within(row)] for kind in ("ledger", "variance")}
-        is_ = {kind: [row for row in now[kind] if within(row)] for kind in ("ledger", "variance")}
+        is_ = sealed.totals(begins, ends, ids)
         found.problems += sealed.compare(closed.month, was, is_)
         found.covered.add(closed.month)
         for row in was["ledger"]:

@@ -55,8 +55,11 @@ class Command(BaseCommand):
         for problem in closed.problems:
             self.stdout.write(f"closed {problem.month:%Y-%m}, as sealed: {problem}")
         if not found:
-            self.stdout.write(self.style.SUCCESS("The kept sums agree with the rows" + (
-                " and the closed months' with their seals." if closed.covered and not closed.problems else ".")))
+            if closed.problems:
+                self.stdout.write("The kept sums of the open months agree with their rows.")
+            else:
+                self.stdout.write(self.style.SUCCESS("The kept sums agree with the rows" + (
+                    " and the closed months' with their seals." if closed.covered else ".")))
         elif repair:
             self.stdout.write(self.style.SUCCESS(f"Repaired {table_days} table-days ({len(found)} figures) from "
                                                  f"the rows; logged in the audit log."))

@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command, get_commands, load_command_class
 from django.db import connection
 from django.utils import timezone

@@ -23,10 +23,10 @@ from fees.months import services as months
 from fees.variance import services as variance
 from tests.console.views.regulator.test_regulator import page_of
 from tests.database_roles import acting_as, make_service_role
-from tests.fees.months.test_services import JUNE, JULY, close, collect as record_entry, jobs_here, june, play
+from tests.fees.months.test_services import jobs_here, june  # noqa: F401  (the fixtures)
+from tests.fees.months.test_services import JUNE, JULY, close, play
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
-__all__ = ["jobs_here", "june"]  # the fixtures, used by name
 
 DAY = JUNE.replace(day=10)
 JUNE_END = datetime.date(2024, 6, 30)
@@ -121,6 +121,14 @@ def test_check_ledger_sums_finds_an_owners_change_to_a_closed_months_sums(closed
     with pytest.raises(CommandError, match="differ"):
         call_command("check_ledger_sums", "--repair", stdout=io.StringIO())
     assert LedgerDay.objects.get(table=table, gaming_day=DAY).collected_total == kept.expected_total
+    # A change that keeps the day's totals (here: who paid) is found by the digest of the rows behind them.
+    LedgerDay.objects.filter(table=table, gaming_day=DAY).update(
+        collected_total=kept.collected_total, paid_by_player=0, paid_by_pot=F("paid_by_player"))
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="differ"):
+        call_command("check_ledger_sums", stdout=out)
+    assert (f"casino-marysville {DAY} USD: its tables' kept sums differ from those sealed (the day's totals agree)"
+            in out.getvalue()), out.getvalue()
 
 
 def test_the_regulators_room_shows_a_closed_months_sealed_totals(client, people, closed_june):
