@@ -3,6 +3,7 @@
 database role (``grant_service_role``'s) on PostgreSQL, in the test's transaction and, once, as a process of its own
 connected as that role, as an operator would run it."""
 
+import io
 import os
 import subprocess
 import sys
@@ -97,11 +98,11 @@ def test_each_command_that_alters_or_owns_says_the_service_role_may_not(settings
     role = make_service_role()
     for (name, *arguments), said in REFUSED.items():
         with pytest.raises(CommandError, match=said) as refused, acting_as(role):
-            call_command(name, *arguments, stdout=open(os.devnull, "w"))
+            call_command(name, *arguments, stdout=io.StringIO())
         assert refused.value.returncode == ROLE_REFUSED, name
     # What only reads is the service's to run: the archives that would go, listed.
     with acting_as(role):
-        call_command("remove_old_archives", "--dry-run", stdout=open(os.devnull, "w"))
+        call_command("remove_old_archives", "--dry-run", stdout=io.StringIO())
 
 
 @pytest.mark.services
