@@ -22,6 +22,7 @@ from cardroom.models import Job
 from cardroom.money import format_money
 from fees.ledger import services as reconciling
 from fees.models import Reconciliation
+from fees.months.selectors import sealed_months
 from fees.variance import selectors as variance
 from fees.variance.stats import BASELINE_DAYS
 
@@ -111,6 +112,12 @@ def _page(request, establishment, section, reconcile_form=None, status=200):
     if form.is_valid():
         first, last = form.cleaned_data["day_from"], form.cleaned_data["day_to"]
         report = variance.report(establishment, first, last)
+        # A closed month's summaries whose rows no longer say what its closing sealed are not shown as the record.
+        context["sealed_problems"] = [
+            f"The variance summaries of a closed month differ from what its closing sealed ({problem}): the figures "
+            f"below are not the month's record; its audit bundles are." if problem.kind == "variance" else
+            f"{problem}: its figures below are not vouched for; its audit bundles are the month's record."
+            for problem in sealed_months([establishment], first, last).problems_of("variance", "record")]
         period = f"day_from={first.isoformat()}&day_to={last.isoformat()}"
         context.update(report=report, period=period, groups=[
             (g, GROUP_TITLES[g], report.groups[g], _rows_html(g, report.groups[g], report.currency, period))

@@ -13,6 +13,7 @@ from cardroom.money import CENT
 from cardroom.ordering import natural
 from fees.ledger.compact import fee_line_rows
 from fees.models import CollectionEntry, LedgerDay, RoundOfPlay, RoundPricing
+from fees.months.selectors import sealed_months
 
 from .scope import CHUNK, utc
 
@@ -127,13 +128,20 @@ def _cents(value):
     return Decimal(str(value)).quantize(CENT)  # SQLite sums decimals as floats (and PostgreSQL keeps their places)
 
 
-def fees_by_day(establishments, start, end):
+def fees_by_day(establishments, start, end, sealed=None):
     """Expected vs collected per gaming day over ``establishments`` (what ``fee_day_rows`` sums to per day and
     currency), for the pages: ``[{"day", "currency", "expected", "collected", "difference", "tables": [(label,
     expected, collected, difference)]}]`` in day order; ``tables`` holds only the tables whose collections differ
-    from what was expected that day, in floor order. Read from the ledger's kept sums (one query; a closed month's
-    figures too, its rows archived): the database sums the days and returns only the table-days that differ, so
-    the work in Python does not grow with the tables."""
+    from what was expected that day, in floor order. Read from the ledger's kept sums (one query): the database
+    sums the days and returns only the table-days that differ, so the work in Python does not grow with the tables.
+
+    A closed month's rows are archived: its days are read from what its closing sealed (``sealed``, as
+    ``fees.months.selectors.sealed_months`` gives it for these rooms and days; read here when not given). Such a
+    day also has ``sealed`` (True), ``reconciled`` (its tables reconciled and with a variance, as sealed, or None)
+    and ``problem``: None, or the sentence saying its kept sums no longer agree with the seal (changed behind the
+    database's back), when its figures are the sealed ones and its tables that differ are not shown."""
+    if sealed is None:
+        sealed = sealed_months(establishments, start, end)
     days, differing = {}, []
     for day, currency, label, want, got in _days_and_differing([e.pk for e in establishments], start, end):
         day = day if isinstance(day, datetime.date) else datetime.date.fromisoformat(day)  # SQLite answers text
@@ -142,13 +150,34 @@ def fees_by_day(establishments, start, end):
                                      "collected": _cents(got), "tables": []}
         else:
             differing.append((day, currency, label, _cents(want), _cents(got)))
+    problems = _sealed_problems(sealed)
+    for (day, currency), kept in list(days.items()):
+        if sealed.covers(day) and (day, currency) not in sealed.ledger:
+            days[(day, currency)] = {**kept, "expected": Decimal("0.00"), "collected": Decimal("0.00")}  # none sealed
+    for (day, currency), figures in sealed.ledger.items():
+        days[(day, currency)] = {"day": day, "currency": currency, "expected": _cents(figures["expected"]),
+                                 "collected": _cents(figures["collected"]), "tables": []}
+    for (day, currency), total in days.items():
+        if sealed.covers(day):
+            total.update(sealed=True, reconciled=sealed.reconciled.get(day), problem=problems.get(day))
     for day, currency, label, want, got in differing:
-        if got != want:
+        if got != want and not days[(day, currency)].get("problem"):
             days[(day, currency)]["tables"].append((label, want, got, got - want))
     for total in days.values():
         total["difference"] = total["collected"] - total["expected"]
         total["tables"].sort(key=lambda t: natural(t[0]))
     return [days[key] for key in sorted(days)]
+
+
+def _sealed_problems(sealed):
+    """{gaming day: the sentence saying its kept sums differ from what its month's closing sealed}."""
+    by_day = {}
+    for problem in sealed.problems_of("ledger"):
+        by_day.setdefault(problem.day, []).append(problem)
+    return {day: (f"The kept sums of {day.isoformat()} differ from the totals sealed when {day:%B %Y} was closed "
+                  f"({'; '.join(str(p) for p in found)}): the figures shown are the sealed ones, and the tables "
+                  f"that differ are not shown.")
+            for day, found in by_day.items()}
 
 
 def audit_rows(scope):

@@ -3,7 +3,8 @@ as signed bundles, its partitions detached and archived as files beside them, re
 
 A row is written when a month is closed and kept when it is reopened (``reopened_at``) or its archive folder
 removed at the end of its retention (``archive_removed_at``): the record of what was archived where, and of each
-file's SHA-256, which reopening checks before it reads a file back.
+file's SHA-256, which reopening checks before it reads a file back, and of the month's kept sums and variance
+summaries per room and gaming day (``totals``), which the pages and ``check_ledger_sums`` hold the live rows to.
 """
 
 from django.db import models
@@ -24,6 +25,10 @@ class ClosedMonth(models.Model):
     # {"key": fingerprint, "signature": base64}: the installation's key over fees.months.selectors.seal_statement, made when
     # the partitions are archived; a reopening restores only files this seal vouches for.
     seal = models.JSONField(default=dict, blank=True)
+    # {"ledger": [...], "variance": [...]}: the month's kept sums and variance summaries, per room and gaming day, as
+    # the closing found them (fees.months.sealed.totals) and sealed with the rest (the statement's v2); {} on a month
+    # closed before closings sealed them.
+    totals = models.JSONField(default=dict, blank=True)
     closed_by = models.CharField(max_length=150)
     closed_at = models.DateTimeField()
     reopened_by = models.CharField(max_length=150, blank=True)

@@ -205,11 +205,7 @@ def _try_to_close(month, reconcile, now):
 def closing_privilege_problem():
     """Why this database role cannot close a month (None when it can): it must own the ledger's tables (it detaches
     and drops partitions) and write the closing's record, as the owner does (``bin/migrate``)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT current_user, pg_has_role(current_user, c.relowner, 'USAGE') "
-                       "AND has_table_privilege(%s, 'INSERT') FROM pg_class c WHERE c.oid = %s::regclass",
-                       [ClosedMonth._meta.db_table, partitions.TABLES[0]])
-        role, may = cursor.fetchone()
+    role, may = services.database_role()
     if may:
         return None
     return (f"the database role {role} that ran the nightly close does not own the ledger's tables: run "

@@ -1,9 +1,13 @@
 """What the ledger asks of closed months (``fees.months.services`` closes and reopens them): whether a day is in
 one (``closed_for``, ``refuse_closed``; ``MonthClosed``, the refusal), and the seal a closing's record carries
-(``seal_statement``, what the installation's key signs; ``seal_problem``, whether the record is still as sealed).
-These run everywhere, SQLite too."""
+(``seal_statement``, what the installation's key signs; ``seal_problem``, whether the record is still as sealed),
+and a closed month's sums as sealed against the live ones (``sealed_months``: the regulator's pages and
+``check_ledger_sums`` read it). These run everywhere, SQLite too (where no month is ever closed)."""
 
 import base64
+import datetime
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 from cryptography.exceptions import InvalidSignature
 
@@ -11,6 +15,7 @@ from cardroom import transparency
 from cardroom.exceptions import BadInput
 
 from ..models import ClosedMonth
+from . import sealed
 
 # -- what the ledger asks ---------------------------------------------------------------------------------------
 
@@ -47,17 +52,31 @@ def refuse_closed(day_from, day_to):
 
 # -- the seal: what a reopening may restore ---------------------------------------------------------------------
 
-SEAL = "cardroom/closed-month@v1"
+SEAL_V1 = "cardroom/closed-month@v1"  # the files and bundles (a month closed before issue 41)
+SEAL = "cardroom/closed-month@v2"  # and the month's sums per room and gaming day (``totals``: fees.months.sealed)
+STATEMENTS = (SEAL_V1, SEAL)
 
 
-def seal_statement(closed):
+def seal_version(closed):
+    """The statement a closing's seal signed: its ``statement``, v1 where the seal names none (sealed before v2)."""
+    seal = closed.seal if isinstance(closed.seal, dict) else {}
+    return seal.get("statement", SEAL_V1)
+
+
+def seal_statement(closed, version=None):
     """The bytes the installation's key signs when a month's partitions are archived: which closing, and for each
-    file its table, columns, rows and SHA-256, and each bundle's digest. A reopening restores only files that match
-    a statement so signed, so whoever may write the closing record (or the files) cannot slip other rows back in."""
-    lines = [SEAL, f"month {closed.month:%Y-%m}", f"closing {closed.pk} {closed.closed_at.isoformat()}"]
+    file its table, columns, rows and SHA-256, and each bundle's digest; from v2 on, the month's kept sums and
+    variance summaries per room and gaming day (their totals and the digest of their rows). A reopening restores
+    only files that match a statement so signed, so whoever may write the closing record (or the files) cannot slip
+    other rows back in, and the pages and ``check_ledger_sums`` hold the live sums to it. ``version``: the seal's
+    own (``seal_version``) unless given, so a seal made before v2 is read as it was signed."""
+    version = version or seal_version(closed)
+    lines = [version, f"month {closed.month:%Y-%m}", f"closing {closed.pk} {closed.closed_at.isoformat()}"]
     lines += [f"partition {p['partition']} of {p['table']} file {p['file']} rows {p['rows']} sha256 {p['sha256']} "
               f"columns {','.join(p['columns'])}" for p in closed.partitions if p.get("file")]
     lines += [f"bundle {b['establishment']} file {b['file']} sha256 {b['sha256']}" for b in closed.bundles]
+    if version != SEAL_V1:
+        lines += sealed.lines(closed.totals if isinstance(closed.totals, dict) else {})
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -69,6 +88,9 @@ def seal_problem(closed):
     if not seal.get("signature"):
         return (f"the closing record of {closed.month:%B %Y} carries no seal (it was closed before closings were "
                 f"sealed, or the seal was removed)")
+    if seal_version(closed) not in STATEMENTS:
+        return (f"the seal of {closed.month:%B %Y}'s closing names a statement this installation does not know, "
+                f"{seal_version(closed)!r}")
     key = transparency.trusted_keys().by_fingerprint(seal.get("key"))
     if key is None:
         return f"its seal names the key {seal.get('key')!r}, which this installation does not trust"
@@ -78,3 +100,63 @@ def seal_problem(closed):
         return (f"the closing record of {closed.month:%B %Y} is not as it was sealed when the month was closed: "
                 f"its files, digests, rows or columns were changed since")
     return None
+
+
+# -- a closed month's sums, as sealed: what the pages and check_ledger_sums read --------------------------------
+
+@dataclass
+class SealedMonths:
+    """The closed months of a period as their closings sealed them (``sealed_months``)."""
+
+    covered: set = field(default_factory=set)  # the months' first days whose figures are read from their seal
+    ledger: dict = field(default_factory=dict)  # {(day, currency): {"expected", "collected"}}: the rooms' kept sums
+    reconciled: dict = field(default_factory=dict)  # {day: {"tables", "variance"}}: their latest reconciliations
+    problems: list = field(default_factory=list)  # sealed.Disagreement: the live rows (or a record) against the seal
+    unsealed: list = field(default_factory=list)  # ClosedMonths closed before closings sealed their sums
+
+    def covers(self, day):
+        return day.replace(day=1) in self.covered
+
+    def problems_of(self, *kinds):
+        return [p for p in self.problems if p.kind in kinds]
+
+
+def sealed_months(establishments=None, day_from=None, day_to=None):
+    """What the closed months from ``day_from`` to ``day_to`` (every one when not given) sealed of ``establishments``
+    (every room when None), and where the live rows now differ: one query of the closed months, and for each that
+    sealed its sums, its live totals (``sealed.totals``: two queries). A month whose record no longer verifies
+    (``seal_problem``) is a problem and not covered: its figures are read live, as those of a month closed before
+    closings sealed their sums (``unsealed``)."""
+    found = SealedMonths()
+    checked = []
+    for closed in sealed.closings(day_from, day_to):
+        if seal_version(closed) == SEAL_V1:
+            found.unsealed.append(closed)
+        elif problem := seal_problem(closed):
+            found.problems.append(sealed.Disagreement(closed.month, "record", sealed=problem))
+        else:
+            checked.append(closed)
+    slugs = None if establishments is None else {e.slug for e in establishments}
+    ids = None if establishments is None else [e.pk for e in establishments]
+    for closed in checked:  # a month at a time: the months between them may be open, and long
+        begins = max(closed.month, day_from or closed.month)
+        ends = min(sealed.month_end(closed.month), day_to or sealed.month_end(closed.month))
+
+        def within(row):
+            return (begins.isoformat() <= row["day"] <= ends.isoformat()
+                    and (slugs is None or row["establishment"] in slugs))
+
+        was = {kind: [row for row in closed.totals.get(kind, ()) if within(row)] for kind in ("ledger", "variance")}
+        is_ = sealed.totals(begins, ends, ids)
+        found.problems += sealed.compare(closed.month, was, is_)
+        found.covered.add(closed.month)
+        for row in was["ledger"]:
+            day = found.ledger.setdefault((datetime.date.fromisoformat(row["day"]), row["currency"]),
+                                          {"expected": Decimal("0.00"), "collected": Decimal("0.00")})
+            day["expected"] += Decimal(row["expected"])
+            day["collected"] += Decimal(row["collected"])
+        for row in was["variance"]:
+            day = found.reconciled.setdefault(datetime.date.fromisoformat(row["day"]), {"tables": 0, "variance": 0})
+            day["tables"] += int(row["tables"])
+            day["variance"] += int(row["variance"])
+    return found

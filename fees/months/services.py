@@ -6,14 +6,20 @@ Closing, step by step (each logged in the audit log of every establishment named
 
 1. **frozen**: a ``ClosedMonth`` is recorded and each month partition gets a ``CHECK (false) NOT VALID`` (its rows
    stay, nothing new goes in), its DEFAULT partition a CHECK refusing the month's days. The export that follows
-   therefore holds exactly the rows archived after it, however late a correction comes in.
-2. **exported**: one audit export per establishment, by what the exports app registers here (``register_export``:
+   therefore holds exactly the rows archived after it, however late a correction comes in. From here on the
+   database refuses the month's kept sums, variance summaries and new reconciliations to every role but the owner
+   (fees migration 0021). Refused, nothing changed, when the kept sums differ from the rows (``sealed.unkept``).
+2. **exported**: the month's variance summaries brought up to date (``fees.variance.services.refresh``), then one
+   audit export per establishment, by what the exports app registers here (``register_export``:
    exports stands above fees; ``exports.installation.export_month``, the export job the API and the pages run,
    listed with theirs), written into the archive folder and verified against the installation's key; its rounds
    and entries must number the partitions' rows. A failure here undoes step 1.
 3. **detached**: ``ALTER TABLE ... DETACH PARTITION`` (a moment's lock on the parent).
 4. **archived**: each detached table written with ``COPY ... TO STDOUT`` (PostgreSQL's text format, gzipped)
-   beside the bundles, read back (rows counted, SHA-256), then dropped.
+   beside the bundles, read back (rows counted, SHA-256), then dropped; the month's sums per room and gaming day
+   recorded (``sealed.totals``) and the record sealed (``fees.months.selectors.seal_statement``, v2).
+
+Both run as the tables' owner only (``need_owner``: the service's role is refused before anything changes).
 
 ``reopen`` undoes whichever of these steps were taken: a dropped partition is read back from its file (hashed as
 it is read, against the digest in the closing's seal, which the installation's key signed when it archived the
@@ -39,12 +45,13 @@ from django.utils import timezone
 
 from cardroom import bundle, keys, transparency
 from cardroom.audit import log_actions
-from cardroom.exceptions import BadInput, StateConflict
+from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import Establishment
 
 from ..models import ClosedMonth
-from . import partitions
-from .selectors import seal_problem, seal_statement
+from ..variance import services as variance
+from . import partitions, sealed
+from .selectors import SEAL, seal_problem, seal_statement
 
 # The bundle's kind holding each partitioned table's rows: the bundles must hold every row archived.
 KIND_OF = {"fees_roundofplay": "rounds", "fees_collectionentry": "ledger_entries"}
@@ -80,6 +87,29 @@ def _need_postgresql(what):
         raise BadInput(f"{what} needs PostgreSQL: it detaches and attaches the ledger's month partitions, and on "
                        f"{connection.vendor} the ledger is kept in plain tables, with no partitions. Nothing was "
                        f"changed.")
+
+
+def database_role():
+    """(the database role connected, whether it may close and reopen months): it must own the ledger's tables, whose
+    partitions closing detaches and drops and reopening makes and attaches, and write the closing's record, which
+    only the owner may (``grant_service_role``: the service's role reads it)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user, pg_has_role(current_user, c.relowner, 'USAGE') "
+                       "AND has_table_privilege(%s, 'INSERT') AND has_table_privilege(%s, 'UPDATE') "
+                       "FROM pg_class c WHERE c.oid = %s::regclass",
+                       [ClosedMonth._meta.db_table, ClosedMonth._meta.db_table, partitions.TABLES[0]])
+        return cursor.fetchone()
+
+
+def need_owner(command):
+    """Raise NotAllowed, before anything is changed, unless this database role may close and reopen months
+    (``database_role``): ``command`` is what the sentence names. PostgreSQL only (no roles elsewhere)."""
+    role, may = database_role()
+    if not may:
+        raise NotAllowed(f"The database role {role} may not run {command}: it changes what only the tables' owner "
+                         f"may (the ledger's month partitions, the closings' records), and {role} does not own them. "
+                         f"Run it as the tables' owner (DATABASE_URL=$MIGRATE_DATABASE_URL, as bin/migrate runs). "
+                         f"Nothing was changed.")
 
 
 def _establishments(slugs):
@@ -197,6 +227,7 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None, la
         raise StateConflict("No audit export is registered (the exports app registers it): a month is closed only "
                             "with its bundles. Nothing was changed.")
     _need_postgresql("close_month")
+    need_owner("close_month")
     establishments = _establishments(slugs)
     following = partitions.next_month(first)
     last = following - datetime.timedelta(days=1)
@@ -237,12 +268,21 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None, la
     if present := [str(path) for path in targets if path.exists()]:
         raise BadInput(f"Already there: {', '.join(present)}. An archive is never written over: move it away or "
                        f"give another --archive-dir. Nothing was changed.")
+    made = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
-
-    closed = _freeze(first, establishments, directory, found, now, label)
+    try:
+        closed = _freeze(first, establishments, directory, found, now, label)
+    except BadInput:
+        if made:
+            directory.rmdir()  # nothing was written there yet: nothing was changed
+        raise
     held = ", ".join(f"{part['partition']}: {part['rows']:,} rows" for part in found)
     say(f"1/4 {month} frozen: nothing is written into it from now on ({held}).")
     try:
+        # The month's variance summaries brought up to date under the freeze (a reconciliation committed just
+        # before it is summed up too): what the closing seals (fees.months.sealed), as the owner alone now may.
+        for establishment in establishments:
+            variance.refresh(establishment, closing=first)
         bundles = _export_bundles(first, last, establishments, bundle_paths, found, say)
     except BaseException:
         say(f"The export failed: {month} is opened again as it was.")
@@ -291,6 +331,16 @@ def _freeze(first, establishments, directory, found, now, label):
                                f"CHECK (NOT ({_range(first)}))")
                 # Counted under the freeze: the rows the bundles must hold and the files will.
                 part["rows"] = _one(cursor, f"SELECT count(*) FROM {_q(part['partition'])}")
+        # The kept sums are sealed once the rows are gone: only when they are what the rows sum to.
+        last = partitions.next_month(first) - datetime.timedelta(days=1)
+        if differing := sealed.unkept(first, last):
+            table, day, currency, kept, rows = differing[0]
+            raise BadInput(f"The kept sums of {first:%Y-%m} differ from its rows at {len(differing)} table-day(s) "
+                           f"(the first: table {table} on {day.isoformat()} in {currency}, kept "
+                           f"{', '.join(f'{k} {v}' for k, v in kept.items())}; rows "
+                           f"{', '.join(f'{k} {v}' for k, v in rows.items())}): a closing seals them as they are. "
+                           f"Run `manage.py check_ledger_sums --repair --from {first.isoformat()} --to "
+                           f"{last.isoformat()}`, then close the month. Nothing was changed.")
         closed.partitions = found
         closed.save(update_fields=["partitions"])
         _log("ledger.month_frozen", establishments, closed, label=label, month=f"{first:%Y-%m}",
@@ -360,8 +410,11 @@ def _archive(closed, directory, say):
         for part in parts:
             cursor.execute(f"DROP TABLE {_q(part['partition'])}")
         closed.partitions, closed.archived = parts, True
+        # The month's sums per room and gaming day, sealed with the files (statement v2): what its pages and
+        # check_ledger_sums hold the kept sums and variance summaries to once its rows are gone.
+        closed.totals = sealed.totals(closed.month, sealed.month_end(closed.month))
         closed.seal = _seal(closed)
-        closed.save(update_fields=["partitions", "archived", "seal"])
+        closed.save(update_fields=["partitions", "archived", "totals", "seal"])
         _log("ledger.month_closed", _named(closed), closed, label=closed.closed_by, month=f"{closed.month:%Y-%m}",
              bundles=closed.bundles, partitions=[{k: p[k] for k in ("partition", "file", "rows", "sha256")}
                                                  for p in parts])
@@ -372,7 +425,8 @@ def _archive(closed, directory, say):
 
 def _seal(closed):
     private, key = transparency.current_key()
-    return {"key": key.fingerprint, "signature": base64.b64encode(private.sign(seal_statement(closed))).decode()}
+    return {"statement": SEAL, "key": key.fingerprint,
+            "signature": base64.b64encode(private.sign(seal_statement(closed, SEAL))).decode()}
 
 
 # -- reopening --------------------------------------------------------------------------------------------------
@@ -382,6 +436,7 @@ def reopen(first, *, archive_dir=None, say=lambda line: None, now=None):
     restored only when its SHA-256 is the one the closing sealed), a detached one attached as it is; the CHECKs
     dropped. Returns the ClosedMonth, marked reopened. Raises BadInput (nothing changed)."""
     _need_postgresql("reopen_month")
+    need_owner("reopen_month")
     month = f"{first:%Y-%m}"
     closed = ClosedMonth.objects.filter(month=first, reopened_at__isnull=True).first()
     if closed is None:

@@ -7,18 +7,27 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from ..models import Reconciliation, VarianceCell, VarianceChange, VarianceDay
+from ..models import ClosedMonth, Reconciliation, VarianceCell, VarianceChange, VarianceDay
 from .hands import OVER, ZERO, day_terms, short_hands, with_rounds
 
 REFRESH_CHUNK = 2_000  # reconciliations summed up per transaction
 
 
-def refresh(establishment):
+def refresh(establishment, *, closing=None):
     """Sum up again the room's table-days reconciled since they were last summed up (``VarianceChange``, written
     in each reconciliation's transaction: whatever order runs commit in, none is missed): each table-day's latest
-    reconciliation replaces what an earlier one wrote. Returns how many table-days were (re)written."""
+    reconciliation replaces what an earlier one wrote. Returns how many table-days were (re)written.
+
+    A closed month's table-days are left as its closing sealed them (the database refuses them to the service's
+    role: fees migration 0021), their marks kept for a reopening, but for the month ``closing`` (its first day),
+    which its closing, as the tables' owner, sums up one last time."""
     marks = list(VarianceChange.objects.filter(establishment=establishment).values_list("pk", "table_id",
                                                                                          "gaming_day"))
+    if marks:
+        closed = set(ClosedMonth.objects.filter(month__in={day.replace(day=1) for _, _, day in marks},
+                                                reopened_at__isnull=True).exclude(month=closing)
+                     .values_list("month", flat=True))
+        marks = [mark for mark in marks if mark[2].replace(day=1) not in closed]
     if not marks:
         return 0
     changed = {(table_id, day) for _, table_id, day in marks}

@@ -1,8 +1,7 @@
 import json
 
-from django.core.management.base import BaseCommand
-
 from cardroom import game_checks
+from cardroom.management.base import BaseCommand
 
 
 def _stated(row) -> str:

@@ -1,8 +1,11 @@
 import argparse
 import re
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection
+
+from cardroom.exceptions import NotAllowed
+from cardroom.management.base import BaseCommand
 
 
 def role_name(value):
@@ -13,6 +16,7 @@ def role_name(value):
 
 
 class Command(BaseCommand):
+    run_as = "a PostgreSQL superuser (DATABASE_URL=postgres://postgres@<host>/postgres)"
     help = (
         "Create, where they do not exist yet, the owner role (owns the tables, runs the migrations), the service "
         "role (owns nothing: gunicorn, Celery and the commands connect as it) and the database, owned by the owner. "
@@ -33,6 +37,12 @@ class Command(BaseCommand):
         quote = connection.ops.quote_name
         say = self.stdout.write if options["verbosity"] else (lambda message: None)
         with connection.cursor() as cursor:
+            cursor.execute("SELECT current_user, rolsuper OR (rolcreaterole AND rolcreatedb) FROM pg_roles "
+                           "WHERE rolname = current_user")
+            user, may = cursor.fetchone()
+            if not may:
+                raise NotAllowed(f"The database role {user} may not create roles and databases: run "
+                                 f"create_database_roles as {self.run_as}. Nothing was changed.")
             for role in (owner, service):
                 cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
                 if not cursor.fetchone():

@@ -1,7 +1,9 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
+from cardroom.exceptions import NotAllowed
+from cardroom.management.base import BaseCommand
 from cardroom.management.commands.create_database_roles import role_name
 from cardroom.models import AuditChainHead, AuditCheckpoint, AuditLogEntry, SigningKey, WitnessedLog
 
@@ -61,7 +63,9 @@ class Command(BaseCommand):
             )
             user, owner = cursor.fetchone() or (None, None)
             if user != owner:
-                raise CommandError("Run this as the role that owns the tables (MIGRATE_DATABASE_URL).")
+                raise NotAllowed(f"The database role {user} does not own the tables ({owner} does), so it may not "
+                                 f"grant them: run grant_service_role as the tables' owner "
+                                 f"(DATABASE_URL=$MIGRATE_DATABASE_URL, as bin/migrate runs). Nothing was changed.")
             if service == owner:
                 raise CommandError(f"{service} owns the tables: the service role must be another role.")
             statements = [

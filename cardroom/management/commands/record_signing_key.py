@@ -1,7 +1,6 @@
 from pathlib import Path
 
 from django.core.management.base import CommandError
-from django.db import ProgrammingError
 
 from cardroom import bundle, keys, transparency
 from cardroom.management.base import BaseCommand
@@ -29,11 +28,8 @@ class Command(BaseCommand):
                 raise CommandError(f"{previous_key_file}: cannot read it ({error.strerror or error}).") from None
             except ValueError as error:
                 raise CommandError(f"{previous_key_file}: not an Ed25519 private key: {error}") from None
-        try:
-            row, created = transparency.record_key(keys.installation_key(), previous)
-        except ProgrammingError as error:
-            raise CommandError(f"This database role may not record signing keys ({str(error).strip()}): run this "
-                               "as the tables' owner (MIGRATE_DATABASE_URL).") from None
+        # The service's role may only read keys: the database refuses it, said by the base (exit status 2).
+        row, created = transparency.record_key(keys.installation_key(), previous)
         if row.valid_until is not None:
             raise CommandError(f"The configured key {row.fingerprint} was replaced on {row.valid_until:%Y-%m-%d}: "
                                "configure the key in use, or a new one.")

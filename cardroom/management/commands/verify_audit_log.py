@@ -1,6 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from cardroom.audit import verify_chains
+from cardroom.management.base import BaseCommand
 from cardroom.models import Establishment
 
 

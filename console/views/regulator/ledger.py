@@ -1,5 +1,6 @@
 """Fees expected vs collected for one establishment's month: the figures per gaming day (exports.collect, read from
-the ledger's kept sums), the tables reconciled, and the SVG chart laid out."""
+the ledger's kept sums, and a closed month's from what its closing sealed), the tables reconciled, and the SVG chart
+laid out."""
 
 import calendar
 import datetime
@@ -11,6 +12,7 @@ from django.utils import timezone
 from cardroom.money import format_difference
 from exports import collect
 from fees.models import LedgerDay, Reconciliation
+from fees.months.selectors import sealed_months
 
 from ...rows import cell, e
 from ...templatetags.console import money
@@ -122,11 +124,13 @@ def fees_month(establishment, tables, month_form):
         today = timezone.localdate(timezone.now(), establishment.zone)
         first = (latest or today).replace(day=1)
     last = month_end(first)
-    days = collect.fees_by_day([establishment], first, last)
+    sealed = sealed_months([establishment], first, last)
+    days = collect.fees_by_day([establishment], first, last, sealed=sealed)
     reconciled = _reconciled(table_ids, first, last)
     currency = establishment.jurisdiction.currency
     for day in days:
-        day["reconciled"] = reconciled.get(day["day"])
+        if not day.get("sealed"):  # a closed month's day: its reconciliations as its closing sealed them
+            day["reconciled"] = reconciled.get(day["day"])
         day["label"] = f"{day['day']:%a} {day['day'].day} {day['day']:%b}"
         day["difference_text"] = signed(day["difference"], day["currency"])
         day["differing"] = [(label, signed(difference, day["currency"]))  # only the tables that differ
@@ -140,5 +144,8 @@ def fees_month(establishment, tables, month_form):
             "short_days": sum(1 for d in mine if d["collected"] < d["expected"]),
             "differing": sum(len(d["differing"]) for d in days),
             "chart": _chart(first, last, mine, currency), "latest": latest,
+            # What a closed month's closing sealed and its kept sums no longer say (or a record no longer sealed).
+            "sealed_problems": [d["problem"] for d in days if d.get("problem")]
+            + [str(p) for p in sealed.problems_of("record")],
             "previous": shift_month(first, -1),
             "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}

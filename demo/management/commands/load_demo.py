@@ -5,11 +5,12 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection, transaction
 
 from cardroom import second_factor
 from cardroom.exceptions import BadInput
+from cardroom.management.base import BaseCommand
 from cardroom.models import Establishment, Game, Jurisdiction, Role, Table
 from cardroom.roles import appoint
 from demo import play

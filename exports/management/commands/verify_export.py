@@ -1,9 +1,10 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from cardroom.bundle import load_public_key
+from cardroom.management.base import BaseCommand
 
 from ...verification import check
 

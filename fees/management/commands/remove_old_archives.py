@@ -1,8 +1,10 @@
 from django.conf import settings
+from django.db import connection
 
 from cardroom.management.base import BaseCommand
 
 from ...months.retention import remove_old_archives
+from ...months.services import need_owner
 
 
 class Command(BaseCommand):
@@ -19,6 +21,8 @@ class Command(BaseCommand):
                             help="Print what would be removed; remove nothing.")
 
     def handle(self, *args, dry_run, **options):
+        if connection.vendor == "postgresql" and not dry_run:
+            need_owner("remove_old_archives")  # before a file goes: the closing's record says it went
         days = settings.LEDGER_ARCHIVE_RETENTION_DAYS
         if not days:
             self.stdout.write("LEDGER_ARCHIVE_RETENTION_DAYS is not set: closed months' archives are kept for good. "

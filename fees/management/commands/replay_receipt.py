@@ -2,8 +2,9 @@ import json
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from cardroom.management.base import BaseCommand
 from fees.quotes import receipt_format, receipts
 
 # Exit codes: 0 the receipt holds, 1 it does not, 2 the file is not a receipt that can be read.

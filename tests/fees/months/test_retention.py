@@ -13,6 +13,7 @@ from django.utils import timezone
 from cardroom.models import AuditLogEntry
 from fees.models import ClosedMonth
 from fees.months import retention
+from fees.months import services as months
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +99,7 @@ def test_reopening_a_month_whose_archive_was_removed_says_so(people, tmp_path, s
     remove()
     with monkeypatch.context() as patched:  # on SQLite too: the refusal comes before any partition is touched
         patched.setattr(connection, "vendor", "postgresql")
+        patched.setattr(months, "database_role", lambda: ("the owner", True))  # asked of PostgreSQL's catalogue
         with pytest.raises(CommandError, match=r"2024-06 is not reopened: its archived files were removed on "
                                                r"\d{4}-\d\d-\d\d \(remove_old_archives \(command line\)\), its "
                                                r"retention period over"):
