@@ -148,8 +148,8 @@ def test_the_month_functions_make_no_partition_for_a_closed_month(service, owner
     for it (issue 32), so nothing can be written there until reopen_month restores the archived partition."""
     with psycopg.connect(owner_database_url, autocommit=True) as owner:
         (closed,) = owner.execute(
-            "INSERT INTO fees_closedmonth (month, archive_dir, bundles, partitions, archived, seal, closed_by, "
-            "closed_at, reopened_by, archive_removed_by) VALUES ('1999-03-01', '/nowhere', '[]', '[]', true, '{}', "
+            "INSERT INTO fees_closedmonth (month, archive_dir, bundles, partitions, archived, seal, totals, closed_by, "
+            "closed_at, reopened_by, archive_removed_by) VALUES ('1999-03-01', '/nowhere', '[]', '[]', true, '{}', '{}', "
             "'live test', now(), '', '') RETURNING id").fetchone()
         try:
             for table in ("fees_collectionentry", "fees_roundofplay"):
