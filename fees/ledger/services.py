@@ -26,6 +26,7 @@ from cardroom.permissions import SYSTEM
 
 from ..models import Reconciliation
 from ..months.selectors import MonthClosed, refusal
+from . import statistics
 from .reconciliation import reconcile as store_reconciliations, table_days_with_activity, tables_with_activity
 
 PERMISSION = "fees.record_ledger"  # as for every reconciliation a person runs
@@ -79,6 +80,8 @@ def reconcile_table_days(actor, *, table_days, on_progress=None):
     by_day = defaultdict(set)
     for table_id, day in table_days:
         by_day[day].add(table_id)
+    # What an import or a bulk intake grew: the planner's statistics first, for these reads and every list after.
+    statistics.refresh(by_day)
     result = Reconciled(days=len(by_day))
     for done, day in enumerate(sorted(by_day), 1):
         try:
