@@ -54,8 +54,12 @@ class Total:
         return self.collected - self.expected  # collected minus expected, as a reconciliation's
 
     def as_dict(self):
-        return {"currency": self.currency, "expected": str(self.expected), "collected": str(self.collected),
-                "difference": str(self.difference), "rounds": self.rounds, "entries": self.entries}
+        return {"currency": self.currency, "expected": _cents(self.expected), "collected": _cents(self.collected),
+                "difference": _cents(self.difference), "rounds": self.rounds, "entries": self.entries}
+
+
+def _cents(amount):
+    return str(amount.quantize(ZERO))  # SQLite's sums drop the cents ("5"): "5.00", as every amount is written
 
 
 @dataclass

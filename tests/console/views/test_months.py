@@ -119,3 +119,24 @@ def test_reconciling_a_closed_month_from_the_variance_page_says_it_is_closed(cli
     # The page for a period of the closed month says it is closed and whence its figures.
     shown = text(client.get(f"{VARIANCE}?day_from=2026-06-01&day_to=2026-06-30"))
     assert "June 2026 is closed (on 2026-07-11" in shown and "Its figures here are those its closing sealed" in shown
+
+
+def test_the_api_lists_the_months_and_a_ledger_list_of_a_closed_month_says_it_is_closed(api, people, months):
+    api.force_authenticate(people.regulator_ca)
+    answer = api.get("/api/v1/ledger/months?establishment=casino-marysville")
+    assert answer.status_code == 200
+    listed = answer.json()["months"]
+    assert [(m["month"], m["state"]) for m in listed] == [("2026-08", "open"), ("2026-07", "held"),
+                                                         ("2026-06", "closed")]
+    assert listed[0]["totals"] == [{"currency": "USD", "expected": "5.00", "collected": "1.00", "difference": "-4.00",
+                                    "rounds": 1, "entries": 1}]
+    assert listed[1]["held_because"] == ["not reconciled: table M-1 on 2026-07-10"]
+    assert listed[2]["closed_by"] == "nightly close (fees.tasks.close_due_months)"
+    assert listed[2]["bundles"][0]["file"] == "casino-marysville-2026-06.zip" and listed[2]["bundles"][0]["there"]
+    entries = api.get("/api/v1/ledger/entries/?gaming_day_from=2026-06-20&gaming_day_to=2026-07-05").json()
+    (closed,) = entries["closed_months"]
+    assert closed["month"] == "2026-06" and closed["says"].startswith("June 2026 is closed (on 2026-07-11 by ")
+    assert api.get("/api/v1/ledger/rounds/?gaming_day=2026-07-10").json()["closed_months"] == []
+    api.force_authenticate(people.regulator_wa)
+    assert api.get("/api/v1/ledger/months?establishment=casino-marysville").status_code == 404
+    assert api.get("/api/v1/ledger/months").status_code == 400
