@@ -26,7 +26,7 @@ def _shown(month):
     return [{"currency": t.currency, "expected": format_money(t.expected, t.currency),
              "collected": format_money(t.collected, t.currency),
              "difference": format_difference(t.difference, t.currency), "short": t.difference < 0,
-             "rounds": t.rounds, "entries": t.entries} for t in month.totals]
+             "rounds": f"{t.rounds:,}", "entries": f"{t.entries:,}"} for t in month.totals]
 
 
 def _page(request, establishment, section):

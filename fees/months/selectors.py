@@ -52,16 +52,19 @@ def closed_words(closed, zone=None):
     on = timezone.localtime(closed.closed_at, zone).date().isoformat()
     if not closed.archived:
         return (f"{closed.month:%B %Y} is being closed (since {on}, by {closed.closed_by}): its rows are frozen and "
-                f"its reconciliations final; reopen it to reconcile again (an operator: "
-                f"`manage.py reopen_month --month {closed.month:%Y-%m}`).")
+                f"its reconciliations final; reopen it to reconcile again (an operator runs "
+                f"manage.py reopen_month --month {closed.month:%Y-%m}).")
     return (f"{closed.month:%B %Y} is closed (on {on} by {closed.closed_by}): its reconciliations are final; reopen "
-            f"it to reconcile again (an operator: `manage.py reopen_month --month {closed.month:%Y-%m}`).")
+            f"it to reconcile again (an operator runs manage.py reopen_month --month {closed.month:%Y-%m}).")
 
 
 def shown_words(closed, zone=None):
     """What a page showing a closed month's figures says of them (the variance page, the regulator's ledger)."""
-    return (closed_words(closed, zone) + " Its figures here are those its closing sealed; its rounds and entries "
-            "are in its audit bundle (the room's Months page).")
+    figures = ("Its figures here are those its closing sealed" if seal_version(closed) != SEAL_V1 else
+               "Its closing sealed no figures (it was closed before closings sealed them): those here are the "
+               "ledger's kept sums")
+    return (f"{closed_words(closed, zone)} {figures}; its rounds and entries are in its audit bundle (the room's "
+            f"Months page).")
 
 
 def refuse_closed(day_from, day_to, zone=None):

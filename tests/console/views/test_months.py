@@ -69,7 +69,7 @@ def test_the_months_page_lists_each_month_with_its_state_totals_and_bundle(clien
     july = said[said.index("July 2026"):said.index("June 2026")]
     assert "Held open" in july and "not reconciled: table M-1 on 2026-07-10" in july
     june = said[said.index("June 2026"):]
-    assert "Closed" in june and "by nightly close (fees.tasks.close_due_months)" in june and "2026-07-11 03:00 PDT" in june
+    assert "Closed" in june and "2026-07-11 03:00 PDT by nightly close (fees.tasks.close_due_months)" in june
     link = "/compliance/casino-marysville/months/2026-06/bundle.zip"
     assert f'href="{link}"' in html
     download = client.get(link)
@@ -118,7 +118,7 @@ def test_reconciling_a_closed_month_from_the_variance_page_says_it_is_closed(cli
     assert "Not reconciled: June 2026 is closed (on 2026-07-11 by" in said
     # The page for a period of the closed month says it is closed and whence its figures.
     shown = text(client.get(f"{VARIANCE}?day_from=2026-06-01&day_to=2026-06-30"))
-    assert "June 2026 is closed (on 2026-07-11" in shown and "Its figures here are those its closing sealed" in shown
+    assert "June 2026 is closed (on 2026-07-11" in shown and "Its closing sealed no figures" in shown  # no seal here
 
 
 def test_the_api_lists_the_months_and_a_ledger_list_of_a_closed_month_says_it_is_closed(api, people, months):

@@ -40,7 +40,7 @@ def test_a_closed_month_on_the_months_page_its_sealed_totals_bundle_and_reconcil
                                                                                     ("2024-06", "closed")]
     june_row = said[said.index("June 2024"):]
     assert (f"{format_money(sums['expected'])} {format_money(sums['collected'])}" in june_row
-            and "as sealed" in june_row), june_row
+            and "as its closing sealed them" in june_row), june_row
     assert "Not as sealed: casino-marysville 2024-06-10 USD collected" in june_row
     assert f"by {closing.closed_by}" in june_row
     link = "/compliance/casino-marysville/months/2024-06/bundle.zip"
