@@ -96,6 +96,7 @@ def test_the_months_page_is_scoped_as_the_rooms_other_pages(client, people, mont
     assert client.get(PAGE).status_code == 403
     client.force_login(people.admin)
     assert client.get(PAGE).status_code == 200
+    assert f'href="{PAGE}"' in client.get("/admin-home/").content.decode()  # each room's months, from the admin's home
     client.force_login(people.compliance)
     assert client.get("/compliance/casino-marysville/months/2026-07/bundle.zip").status_code == 404  # open: none
 
