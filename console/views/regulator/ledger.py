@@ -12,7 +12,7 @@ from django.utils import timezone
 from cardroom.money import format_difference
 from exports import collect
 from fees.models import LedgerDay, Reconciliation
-from fees.months.selectors import sealed_months
+from fees.months.selectors import closed_months, sealed_months, shown_words
 
 from ...rows import cell, e
 from ...templatetags.console import money
@@ -147,5 +147,6 @@ def fees_month(establishment, tables, month_form):
             # What a closed month's closing sealed and its kept sums no longer say (or a record no longer sealed).
             "sealed_problems": [d["problem"] for d in days if d.get("problem")]
             + [str(p) for p in sealed.problems_of("record")],
+            "closed_months": [shown_words(c, establishment.zone) for c in closed_months(first, last)],
             "previous": shift_month(first, -1),
             "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}
