@@ -12,6 +12,9 @@ Everything that says whether a sign may print or what is wrong at a table reads 
 gate (``signage.postings.print_permission``), the postings page, the floor, the regulator's room and the validation
 runs themselves (``compliance.checking``), which store a record of it. Any number of postings is judged in a fixed
 few queries (the catalog, the postings, their schedules' published versions and the postings still to come).
+
+What is judged for today is kept (``compliance.kept``) and read back in one query while the data it was judged from
+and the day stay the same, so a page of 200 tables judges only what changed since it was last judged.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import re
 
 from django.utils import timezone
 
+from cardroom import generation
 from fees.models import TablePosting
 
+from . import identity, kept
 from .facts import Catalog, posting_facts
 from .rules import ERROR, WARNING, check_posting
 from .rules.base import Finding
@@ -78,12 +83,13 @@ class Dated:
 @dataclasses.dataclass(frozen=True)
 class Judgement:
     """One posting judged at a moment: ``findings`` (as ``check_posting`` returns them, each citing its rule and
-    source), the ``facts`` judged, and the ``upcoming`` dated problems of the next 30 days, soonest first."""
+    source), the posting's values ``judged`` in words (``identity.posting_facts``), and the ``upcoming`` dated
+    problems of the next 30 days, soonest first."""
 
     posting: TablePosting
     at: datetime.datetime
     day: datetime.date
-    facts: object
+    judged: dict
     findings: tuple
     upcoming: tuple
 
@@ -169,16 +175,36 @@ def _change_days(posting, facts, catalog, first, last):
     return days
 
 
-def judge_postings(postings, at=None, *, catalog=None):
+def judge_postings(postings, at=None, *, catalog=None, fresh=False):
     """``{posting id: Judgement}`` of ``postings`` (postings or their ids) at the moment ``at`` (now); a posting still
-    to come is judged as of its own first moment. A fixed few queries whatever their number."""
+    to come is judged as of its own first moment. A fixed few queries whatever their number.
+
+    What was judged for today under the data as it stands is read back as kept (``compliance.kept``); the rest is
+    judged, and what is for today kept. ``fresh``: judge them all, keep nothing (what a kept judgement is tested
+    against)."""
     at = at or timezone.now()
+    number = None if fresh else generation.read()  # before anything judged is read: compliance.kept says why
     postings = _loaded(postings)
     if not postings:
         return {}
-    catalog = catalog or Catalog()
-    catalog.know_versions({p.schedule_id for p in postings})
     moments = {p.pk: max(at, p.effective_from) for p in postings}
+    days = {pk: timezone.localdate(moment) for pk, moment in moments.items()}
+    found = {} if number is None else kept.read(days, number)
+    judged = {pk: Judgement(posting=posting, at=moments[pk], day=days[pk], judged=found[pk][2], findings=found[pk][0],
+                            upcoming=tuple(Dated(day, finding) for day, finding in found[pk][1]))
+              for posting in postings if (pk := posting.pk) in found}
+    missing = [posting for posting in postings if posting.pk not in judged]
+    if missing:
+        judged.update(_judged(missing, moments, catalog or Catalog()))
+        if number is not None:
+            today = timezone.localdate()
+            kept.keep([judged[p.pk] for p in missing if judged[p.pk].day == today], number)
+    return {posting.pk: judged[posting.pk] for posting in postings}
+
+
+def _judged(postings, moments, catalog):
+    """``judge_postings``' work for the postings it found nothing kept for."""
+    catalog.know_versions({p.schedule_id for p in postings})
     later = {}  # table id: the moments its later postings start, within the horizon
     for table_id, start in (TablePosting.objects.filter(
             table__in={p.table_id for p in postings}, effective_from__gt=min(p.effective_from for p in postings),
@@ -200,16 +226,16 @@ def judge_postings(postings, at=None, *, catalog=None):
                 if found.severity in (ERROR, WARNING) and _key(found) not in seen:
                     seen.add(_key(found))
                     upcoming.append(Dated(then, found))
-        judged[posting.pk] = Judgement(posting=posting, at=moment, day=day, facts=facts, findings=findings,
-                                       upcoming=tuple(upcoming))
+        judged[posting.pk] = Judgement(posting=posting, at=moment, day=day, judged=identity.posting_facts(facts),
+                                       findings=findings, upcoming=tuple(upcoming))
     return judged
 
 
-def judge(table, at=None, *, catalog=None):
+def judge(table, at=None, *, catalog=None, fresh=False):
     """The judgement of the posting in force at ``table`` at ``at`` (now), or None when nothing is posted there."""
     at = at or timezone.now()
     posting = TablePosting.objects.in_force(table, at)
-    return None if posting is None else judge_postings([posting], at, catalog=catalog)[posting.pk]
+    return None if posting is None else judge_postings([posting], at, catalog=catalog, fresh=fresh)[posting.pk]
 
 
 def judge_tables(tables, at=None, *, catalog=None):
