@@ -86,12 +86,17 @@ class Judgement:
     source), the posting's values ``judged`` in words (``identity.posting_facts``), and the ``upcoming`` dated
     problems of the next 30 days, soonest first."""
 
-    posting: TablePosting
+    posting_id: int
     at: datetime.datetime
     day: datetime.date
     judged: dict
     findings: tuple
     upcoming: tuple
+    postings: object = dataclasses.field(repr=False, compare=False)  # a TablePosting, or _Postings holding it
+
+    @property
+    def posting(self):
+        return self.postings if isinstance(self.postings, TablePosting) else self.postings.get(self.posting_id)
 
     @property
     def errors(self):
@@ -175,31 +180,49 @@ def _change_days(posting, facts, catalog, first, last):
     return days
 
 
+class _Postings:
+    """The postings of judgements read back as kept, loaded together when one of them is first asked for (the
+    pages that show a floor read only the findings: they load their own rows)."""
+
+    def __init__(self, ids):
+        self.ids, self.found = ids, None
+
+    def get(self, pk):
+        if self.found is None:
+            self.found = {p.pk: p for p in TablePosting.objects.filter(pk__in=self.ids).select_related(
+                "table__establishment__jurisdiction", "schedule")}
+        return self.found[pk]
+
+
 def judge_postings(postings, at=None, *, catalog=None, fresh=False):
     """``{posting id: Judgement}`` of ``postings`` (postings or their ids) at the moment ``at`` (now); a posting still
     to come is judged as of its own first moment. A fixed few queries whatever their number.
 
-    What was judged for today under the data as it stands is read back as kept (``compliance.kept``); the rest is
-    judged, and what is for today kept. ``fresh``: judge them all, keep nothing (what a kept judgement is tested
-    against)."""
+    What was judged for today under the data as it stands is read back as kept (``compliance.kept``): three queries
+    when all of them are; the rest is judged, and what is for today kept. ``fresh``: judge them all, keep nothing
+    (what a kept judgement is tested against)."""
     at = at or timezone.now()
     number = None if fresh else generation.read()  # before anything judged is read: compliance.kept says why
-    postings = _loaded(postings)
-    if not postings:
-        return {}
-    moments = {p.pk: max(at, p.effective_from) for p in postings}
+    given = {p.pk: p for p in postings if isinstance(p, TablePosting)}
+    ids = list(dict.fromkeys(p.pk if isinstance(p, TablePosting) else p for p in postings))
+    starts = dict(TablePosting.objects.filter(pk__in=ids).values_list("pk", "effective_from"))
+    ids = [pk for pk in ids if pk in starts]
+    moments = {pk: max(at, starts[pk]) for pk in ids}
     days = {pk: timezone.localdate(moment) for pk, moment in moments.items()}
-    found = {} if number is None else kept.read(days, number)
-    judged = {pk: Judgement(posting=posting, at=moments[pk], day=days[pk], judged=found[pk][2], findings=found[pk][0],
+    found = {} if number is None or not ids else kept.read(days, number)
+    lazy = _Postings([pk for pk in found if pk not in given])
+    judged = {pk: Judgement(posting_id=pk, postings=given.get(pk, lazy), at=moments[pk], day=days[pk],
+                            judged=found[pk][2], findings=found[pk][0],
                             upcoming=tuple(Dated(day, finding) for day, finding in found[pk][1]))
-              for posting in postings if (pk := posting.pk) in found}
-    missing = [posting for posting in postings if posting.pk not in judged]
+              for pk in found}
+    missing = [pk for pk in ids if pk not in found]
     if missing:
-        judged.update(_judged(missing, moments, catalog or Catalog()))
+        fresh_ones = _judged(_loaded(missing), moments, catalog or Catalog())
+        judged.update(fresh_ones)
         if number is not None:
             today = timezone.localdate()
-            kept.keep([judged[p.pk] for p in missing if judged[p.pk].day == today], number)
-    return {posting.pk: judged[posting.pk] for posting in postings}
+            kept.keep([j for j in fresh_ones.values() if j.day == today], number)
+    return {pk: judged[pk] for pk in ids}
 
 
 def _judged(postings, moments, catalog):
@@ -226,8 +249,9 @@ def _judged(postings, moments, catalog):
                 if found.severity in (ERROR, WARNING) and _key(found) not in seen:
                     seen.add(_key(found))
                     upcoming.append(Dated(then, found))
-        judged[posting.pk] = Judgement(posting=posting, at=moment, day=day, judged=identity.posting_facts(facts),
-                                       findings=findings, upcoming=tuple(upcoming))
+        judged[posting.pk] = Judgement(posting_id=posting.pk, postings=posting, at=moment, day=day,
+                                       judged=identity.posting_facts(facts), findings=findings,
+                                       upcoming=tuple(upcoming))
     return judged
 
 

@@ -68,11 +68,11 @@ def read(days, number):
 
 def keep(judgements, number):
     """Keep ``judgements`` (judged under ``number``), replacing what each posting had kept."""
-    rows = [KeptJudgement(posting_id=j.posting.pk, generation=number, day=j.day,
+    rows = [KeptJudgement(posting_id=j.posting_id, generation=number, day=j.day,
                           findings=[f.as_dict() for f in j.findings],
                           upcoming=[{"day": d.day.isoformat(), "finding": d.finding.as_dict()} for d in j.upcoming],
                           judged=j.judged)
-            for j in sorted(judgements, key=lambda j: j.posting.pk)]  # one order: concurrent keeps do not deadlock
+            for j in sorted(judgements, key=lambda j: j.posting_id)]  # one order: concurrent keeps do not deadlock
     if not rows:
         return
     try:
