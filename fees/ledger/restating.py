@@ -12,15 +12,19 @@ showed before publishing is what the reconciliation records after it.
 The normal path, no retroactive version over the days reconciled, costs one query per run.
 """
 
+import datetime
 from collections import defaultdict
+from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from cardroom import generation
+from cardroom.money import format_difference, format_money
+from cardroom.ordering import natural
 
-from ..models import RoundOfPlay, ScheduleVersion, in_force
+from ..models import Reconciliation, RoundOfPlay, ScheduleVersion, in_force
 from ..quotes import impact, quoting, repricing
 
 
@@ -94,3 +98,53 @@ def _restate_schedule(results, code, groups, memory):
                 "owed_now": str(f.expected + f.difference), "difference": str(f.difference),
                 "currency": figures.currency,
             })
+
+
+# -- where people look: the variance page, the regulator's room -------------------------------------------------------
+
+@dataclass
+class Restated:
+    """One restatement of a table-day's latest reconciliation, and the sentence people read."""
+
+    table: str
+    day: datetime.date
+    schedule: str
+    version_then: int
+    version_now: int
+    published_on: datetime.date | None
+    rounds: int
+    owed_then: Decimal
+    owed_now: Decimal
+    difference: Decimal
+    currency: str
+
+    @property
+    def words(self):
+        published = (f" (published retroactively on {self.published_on.isoformat()})" if self.published_on
+                     else " (published retroactively)")
+        return (f"Table {self.table}, {self.day.isoformat()}: owed {format_money(self.owed_now, self.currency)} "
+                f"under {self.schedule} v{self.version_now}{published}, {format_money(self.owed_then, self.currency)} "
+                f"under v{self.version_then} when collected: retroactive difference "
+                f"{format_difference(self.difference, self.currency)} over {self.rounds} round"
+                f"{'' if self.rounds == 1 else 's'}.")
+
+
+def restated(establishment, first, last):
+    """The restatements of the latest reconciliation of each of ``establishment``'s table-days from ``first`` to
+    ``last``, by day then table: a retroactive version's own finding, apart from any shortfall."""
+    later = Reconciliation.objects.filter(table=OuterRef("table"), gaming_day=OuterRef("gaming_day")).filter(
+        Q(run_at__gt=OuterRef("run_at")) | Q(run_at=OuterRef("run_at"), id__gt=OuterRef("id")))
+    found = []
+    for run in (Reconciliation.objects.filter(establishment=establishment, gaming_day__range=(first, last),
+                                              owed_now_total__isnull=False)
+                .filter(~Exists(later)).select_related("table")):
+        for item in run.restatements:
+            published = item.get("published_at")
+            found.append(Restated(
+                table=run.table.label, day=run.gaming_day, schedule=item["schedule"],
+                version_then=item["version_then"], version_now=item["version_now"],
+                published_on=timezone.localtime(datetime.datetime.fromisoformat(published),
+                                                establishment.zone).date() if published else None,
+                rounds=item["rounds"], owed_then=Decimal(item["owed_then"]), owed_now=Decimal(item["owed_now"]),
+                difference=Decimal(item["difference"]), currency=item["currency"]))
+    return sorted(found, key=lambda r: (r.day, natural(r.table), r.schedule, r.version_then))

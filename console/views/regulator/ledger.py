@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from cardroom.money import format_difference
 from exports import collect
+from fees.ledger import restating
 from fees.models import LedgerDay, Reconciliation
 from fees.months.selectors import sealed_months
 
@@ -147,5 +148,7 @@ def fees_month(establishment, tables, month_form):
             # What a closed month's closing sealed and its kept sums no longer say (or a record no longer sealed).
             "sealed_problems": [d["problem"] for d in days if d.get("problem")]
             + [str(p) for p in sealed.problems_of("record")],
+            # A retroactive version's difference, per table-day: its own line, not in the difference above.
+            "restated": restating.restated(establishment, first, last),
             "previous": shift_month(first, -1),
             "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}

@@ -8,8 +8,9 @@ import io
 from decimal import Decimal
 
 import pytest
+import time_machine
 from django.core.management import call_command
-from django.db import transaction
+from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -32,8 +33,10 @@ FROM = datetime.date(2026, 10, 15)
 
 @pytest.fixture(scope="module", autouse=True)
 def demo_month(django_db_setup, django_db_blocker):
+    # Loaded the day before the tests' today, so that the runs publishing makes are the latest.
     with django_db_blocker.unblock(), transaction.atomic():
-        call_command("load_demo", force=True, stdout=io.StringIO())
+        with time_machine.travel(datetime.datetime(2026, 11, 19, 9, tzinfo=datetime.timezone.utc), tick=True):
+            call_command("load_demo", force=True, stdout=io.StringIO())
         yield
         transaction.set_rollback(True)
 
@@ -65,7 +68,7 @@ def publish(people, version, django_capture_on_commit_callbacks):
 
 
 def latest(table_id, day):
-    return Reconciliation.objects.filter(table_id=table_id, gaming_day=day).order_by("-id").first()
+    return Reconciliation.objects.filter(table_id=table_id, gaming_day=day).first()  # the latest run
 
 
 def test_publishing_records_per_open_table_day_the_difference_the_preview_showed(
@@ -151,3 +154,44 @@ def test_the_normal_path_reads_one_query_for_retroactive_versions(people, django
     with django_assert_num_queries(1):
         restating.restate(results, *OCTOBER)
     assert results[(1, OCTOBER[0])]["restatements"] == []
+
+
+# -- where people look -----------------------------------------------------------------------------------------------
+
+def test_the_variance_page_and_the_regulators_room_say_owed_under_each_version(
+        people, today, client, django_capture_on_commit_callbacks):
+    version = retroactive_draft(people)
+    publish(people, version, django_capture_on_commit_callbacks)
+    run = (Reconciliation.objects.filter(table__establishment=people.marysville, owed_now_total__isnull=False)
+           .exclude(owed_now_total=models.F("expected_total")).select_related("table").first())
+    (restated,) = run.restatements
+    line = (f"Table {run.table.label}, {run.gaming_day.isoformat()}: owed ${Decimal(restated['owed_now']):,.2f} under "
+            f"{CODE} v{version.number} (published retroactively on 2026-11-20), "
+            f"${Decimal(restated['owed_then']):,.2f} under v{version.number - 1} when collected: retroactive "
+            f"difference +${Decimal(restated['difference']):,.2f}")
+    day = run.gaming_day.isoformat()
+
+    client.force_login(people.compliance)
+    html = client.get(reverse("console:compliance-variance", args=["casino-marysville"]),
+                      {"day_from": day, "day_to": day}).content.decode()
+    assert 'id="restated"' in html and line in html
+    client.force_login(people.regulator_ca)
+    for url, query in ((reverse("console:regulator-variance", args=["casino-marysville"]),
+                        {"day_from": day, "day_to": day}),
+                       (reverse("console:regulator-establishment", args=["casino-marysville"]), {"month": "2026-10"})):
+        html = client.get(url, query).content.decode()
+        assert line in html, url
+
+
+def test_the_posted_at_lookup_shows_what_the_sign_showed_and_says_what_changed_since(
+        people, today, client, django_capture_on_commit_callbacks):
+    version = retroactive_draft(people)
+    publish(people, version, django_capture_on_commit_callbacks)
+    table = RoundOfPlay.objects.filter(schedule_code=CODE).select_related("table").first().table
+    client.force_login(people.floor)
+    html = client.get(reverse("console:floor-posted-at", args=["casino-marysville"]),
+                      {"table": table.pk, "day": "2026-10-20", "time": "12:00"}).content.decode()
+    assert f"<dd>{CODE} version {version.number - 1}, option" in html  # what its sign showed
+    assert "no posting in force then" not in html
+    assert (f"Since changed retroactively: {CODE} v{version.number}, published on 2026-11-20, applies from "
+            "2026-10-15") in html
