@@ -159,7 +159,7 @@ def test_the_normal_path_reads_one_query_for_retroactive_versions(people, django
 # -- where people look -----------------------------------------------------------------------------------------------
 
 def test_the_variance_page_and_the_regulators_room_say_owed_under_each_version(
-        people, today, client, django_capture_on_commit_callbacks):
+        people, today, client, api, django_capture_on_commit_callbacks):
     version = retroactive_draft(people)
     publish(people, version, django_capture_on_commit_callbacks)
     run = (Reconciliation.objects.filter(table__establishment=people.marysville, owed_now_total__isnull=False)
@@ -175,6 +175,11 @@ def test_the_variance_page_and_the_regulators_room_say_owed_under_each_version(
     html = client.get(reverse("console:compliance-variance", args=["casino-marysville"]),
                       {"day_from": day, "day_to": day}).content.decode()
     assert 'id="restated"' in html and line in html
+    api.force_authenticate(people.compliance)
+    body = api.get(f"/api/v1/ledger/reconciliations/{run.pk}/").json()
+    assert (body["expected_total"], body["owed_now_total"], body["retroactive_difference"]) == (
+        str(run.expected_total), str(run.owed_now_total), restated["difference"])
+    assert body["currency"] == "USD" and body["restatements"] == run.restatements
     client.force_login(people.regulator_ca)
     for url, query in ((reverse("console:regulator-variance", args=["casino-marysville"]),
                         {"day_from": day, "day_to": day}),
