@@ -52,8 +52,10 @@ def restate(results, day_from, day_to):
     where a retroactive version now prices its rounds otherwise; every other summary gets None and []."""
     for summary in results.values():
         summary["owed_now_total"], summary["restatements"] = None, []
+    if not results:
+        return results
     reached = retroactive_versions(day_from, day_to)
-    if not reached or not results:
+    if not reached:
         return results
     tables = {table for table, _ in results}
     spans = defaultdict(list)  # schedule code: (first, last)
