@@ -131,6 +131,7 @@ def _page(request, establishment, section, reconcile_form=None, status=200):
         context["short_text"] = format_money(report.total.amount_short, report.currency)
         # A retroactive version's difference: its own finding, never folded into what was short.
         context["restated"] = restating.restated(establishment, first, last)
+        context["restated_in_all"] = restating.in_all(context["restated"])
         over = variance.over_days(establishment, first, last)
         context.update(over=over, hands_over=sum(d.hands_over for d in over),
                        over_text=format_money(sum((d.amount_over for d in over), variance.ZERO), report.currency))

@@ -150,3 +150,13 @@ def restated(establishment, first, last):
                 rounds=item["rounds"], owed_then=Decimal(item["owed_then"]), owed_now=Decimal(item["owed_now"]),
                 difference=Decimal(item["difference"]), currency=item["currency"]))
     return sorted(found, key=lambda r: (r.day, natural(r.table), r.schedule, r.version_then))
+
+
+def in_all(lines):
+    """The restatements' differences summed: "+$235.00 over 14 table-days" per currency, joined ("" for none)."""
+    by_currency, days = defaultdict(lambda: Decimal("0.00")), defaultdict(set)
+    for line in lines:
+        by_currency[line.currency] += line.difference
+        days[line.currency].add((line.table, line.day))
+    return "; ".join(f"{format_difference(total, currency)} over {len(days[currency])} table-day"
+                     f"{'' if len(days[currency]) == 1 else 's'}" for currency, total in sorted(by_currency.items()))

@@ -175,6 +175,10 @@ def test_the_variance_page_and_the_regulators_room_say_owed_under_each_version(
     html = client.get(reverse("console:compliance-variance", args=["casino-marysville"]),
                       {"day_from": day, "day_to": day}).content.decode()
     assert 'id="restated"' in html and line in html
+    total = sum((Decimal(r["difference"]) for run in Reconciliation.objects.filter(
+        table__establishment=people.marysville, gaming_day=run.gaming_day, trigger=Reconciliation.Trigger.PUBLICATION)
+        for r in run.restatements), Decimal("0.00"))
+    assert f'<strong id="restated-in-all">+${total:,.2f} over' in html
     api.force_authenticate(people.compliance)
     body = api.get(f"/api/v1/ledger/reconciliations/{run.pk}/").json()
     assert (body["expected_total"], body["owed_now_total"], body["retroactive_difference"]) == (
