@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('fees', '0021_closed_months_sums_sealed'),
+        ('fees', '0022_ledger_analyze'),
     ]
 
     operations = [
