@@ -75,7 +75,7 @@ def _record_judgement(recorder, judgement):
     """A run's record of one posting's judgement (``compliance.judgement``): its findings, and each problem coming
     within 30 days as a dated warning."""
     posting = judgement.posting
-    judged = identity.posting_facts(judgement.facts)
+    judged = judgement.judged
     for finding in [*judgement.findings, *(dated.as_finding() for dated in judgement.upcoming)]:
         recorder.add(finding, table=posting.table, posting=posting, establishment=posting.table.establishment,
                      judged=judged)

@@ -12,6 +12,9 @@ Everything that says whether a sign may print or what is wrong at a table reads 
 gate (``signage.postings.print_permission``), the postings page, the floor, the regulator's room and the validation
 runs themselves (``compliance.checking``), which store a record of it. Any number of postings is judged in a fixed
 few queries (the catalog, the postings, their schedules' published versions and the postings still to come).
+
+What is judged for today is kept (``compliance.kept``) and read back in one query while the data it was judged from
+and the day stay the same, so a page of 200 tables judges only what changed since it was last judged.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import re
 
 from django.utils import timezone
 
+from cardroom import generation
 from fees.models import TablePosting
 
+from . import identity, kept
 from .facts import Catalog, posting_facts
 from .rules import ERROR, WARNING, check_posting
 from .rules.base import Finding
@@ -78,14 +83,20 @@ class Dated:
 @dataclasses.dataclass(frozen=True)
 class Judgement:
     """One posting judged at a moment: ``findings`` (as ``check_posting`` returns them, each citing its rule and
-    source), the ``facts`` judged, and the ``upcoming`` dated problems of the next 30 days, soonest first."""
+    source), the posting's values ``judged`` in words (``identity.posting_facts``), and the ``upcoming`` dated
+    problems of the next 30 days, soonest first."""
 
-    posting: TablePosting
+    posting_id: int
     at: datetime.datetime
     day: datetime.date
-    facts: object
+    judged: dict
     findings: tuple
     upcoming: tuple
+    postings: object = dataclasses.field(repr=False, compare=False)  # a TablePosting, or _Postings holding it
+
+    @property
+    def posting(self):
+        return self.postings if isinstance(self.postings, TablePosting) else self.postings.get(self.posting_id)
 
     @property
     def errors(self):
@@ -169,16 +180,54 @@ def _change_days(posting, facts, catalog, first, last):
     return days
 
 
-def judge_postings(postings, at=None, *, catalog=None):
+class _Postings:
+    """The postings of judgements read back as kept, loaded together when one of them is first asked for (the
+    pages that show a floor read only the findings: they load their own rows)."""
+
+    def __init__(self, ids):
+        self.ids, self.found = ids, None
+
+    def get(self, pk):
+        if self.found is None:
+            self.found = {p.pk: p for p in TablePosting.objects.filter(pk__in=self.ids).select_related(
+                "table__establishment__jurisdiction", "schedule")}
+        return self.found[pk]
+
+
+def judge_postings(postings, at=None, *, catalog=None, fresh=False):
     """``{posting id: Judgement}`` of ``postings`` (postings or their ids) at the moment ``at`` (now); a posting still
-    to come is judged as of its own first moment. A fixed few queries whatever their number."""
+    to come is judged as of its own first moment. A fixed few queries whatever their number.
+
+    What was judged for today under the data as it stands is read back as kept (``compliance.kept``): three queries
+    when all of them are; the rest is judged, and what is for today kept. ``fresh``: judge them all, keep nothing
+    (what a kept judgement is tested against)."""
     at = at or timezone.now()
-    postings = _loaded(postings)
-    if not postings:
-        return {}
-    catalog = catalog or Catalog()
+    number = None if fresh else generation.read()  # before anything judged is read: compliance.kept says why
+    given = {p.pk: p for p in postings if isinstance(p, TablePosting)}
+    ids = list(dict.fromkeys(p.pk if isinstance(p, TablePosting) else p for p in postings))
+    starts = dict(TablePosting.objects.filter(pk__in=ids).values_list("pk", "effective_from"))
+    ids = [pk for pk in ids if pk in starts]
+    moments = {pk: max(at, starts[pk]) for pk in ids}
+    days = {pk: timezone.localdate(moment) for pk, moment in moments.items()}
+    found = {} if number is None or not ids else kept.read(days, number)
+    lazy = _Postings([pk for pk in found if pk not in given])
+    judged = {pk: Judgement(posting_id=pk, postings=given.get(pk, lazy), at=moments[pk], day=days[pk],
+                            judged=found[pk][2], findings=found[pk][0],
+                            upcoming=tuple(Dated(day, finding) for day, finding in found[pk][1]))
+              for pk in found}
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        fresh_ones = _judged(_loaded(missing), moments, catalog or Catalog())
+        judged.update(fresh_ones)
+        if number is not None:
+            today = timezone.localdate()
+            kept.keep([j for j in fresh_ones.values() if j.day == today], number)
+    return {pk: judged[pk] for pk in ids}
+
+
+def _judged(postings, moments, catalog):
+    """``judge_postings``' work for the postings it found nothing kept for."""
     catalog.know_versions({p.schedule_id for p in postings})
-    moments = {p.pk: max(at, p.effective_from) for p in postings}
     later = {}  # table id: the moments its later postings start, within the horizon
     for table_id, start in (TablePosting.objects.filter(
             table__in={p.table_id for p in postings}, effective_from__gt=min(p.effective_from for p in postings),
@@ -200,16 +249,17 @@ def judge_postings(postings, at=None, *, catalog=None):
                 if found.severity in (ERROR, WARNING) and _key(found) not in seen:
                     seen.add(_key(found))
                     upcoming.append(Dated(then, found))
-        judged[posting.pk] = Judgement(posting=posting, at=moment, day=day, facts=facts, findings=findings,
+        judged[posting.pk] = Judgement(posting_id=posting.pk, postings=posting, at=moment, day=day,
+                                       judged=identity.posting_facts(facts), findings=findings,
                                        upcoming=tuple(upcoming))
     return judged
 
 
-def judge(table, at=None, *, catalog=None):
+def judge(table, at=None, *, catalog=None, fresh=False):
     """The judgement of the posting in force at ``table`` at ``at`` (now), or None when nothing is posted there."""
     at = at or timezone.now()
     posting = TablePosting.objects.in_force(table, at)
-    return None if posting is None else judge_postings([posting], at, catalog=catalog)[posting.pk]
+    return None if posting is None else judge_postings([posting], at, catalog=catalog, fresh=fresh)[posting.pk]
 
 
 def judge_tables(tables, at=None, *, catalog=None):

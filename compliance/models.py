@@ -196,3 +196,25 @@ class StandingFinding(models.Model):
     class Meta:
         ordering = ["establishment", "position"]
         constraints = [models.UniqueConstraint(fields=["establishment", "position"], name="one_standing_per_place")]
+
+
+class KeptJudgement(models.Model):
+    """A posting's judgement now (``compliance.judgement``), kept so that pages, the print gate and runs read it in
+    one query instead of judging every posting on every view (issue 43). It holds while the data it was judged from
+    is unchanged (``generation``: ``cardroom.generation``'s number, drawn anew in the transaction of every change a
+    judgement reads: ``compliance.kept.JUDGED``) and the day it was judged for is the day asked about; otherwise it
+    is judged again on first read and kept anew. Never a record: validation runs are the record."""
+
+    posting = models.OneToOneField("fees.TablePosting", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    generation = models.BigIntegerField(help_text="The data generation it was judged under (cardroom.generation).")
+    day = models.DateField(help_text="The day it was judged as of.")
+    findings = models.JSONField(help_text="The findings on that day (compliance.rules.base.Finding.as_dict).")
+    upcoming = models.JSONField(help_text="The problems first appearing within the next 30 days: [{day, finding}].")
+    judged = models.JSONField(help_text="The posting's values judged, in words (compliance.identity.posting_facts).")
+    judged_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "kept judgement"
+
+    def __str__(self):
+        return f"judgement of posting {self.posting_id} on {self.day}"

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import (compliance, floor, game_math, history, home, impact, interpretations, jobs, regulator,
+from .views import (compliance, floor, game_math, history, home, impact, interpretations, jobs, months, regulator,
                     second_factor, variance)
 from .views.imports import patterns as import_patterns  # compliance/<room>/imports/
 
@@ -56,6 +56,9 @@ urlpatterns = [
     path("compliance/<slug:establishment>/postings/", compliance.postings, name="compliance-postings"),
     path("compliance/<slug:establishment>/game-math/", game_math.compliance_game_math, name="compliance-game-math"),
     path("compliance/<slug:establishment>/variance/", variance.compliance_variance, name="compliance-variance"),
+    path("compliance/<slug:establishment>/months/", months.compliance_months, name="compliance-months"),
+    path("compliance/<slug:establishment>/months/<str:month>/bundle.zip", months.compliance_bundle,
+         name="compliance-month-bundle"),
     path("compliance/<slug:establishment>/postings/<int:posting>/override/",
          compliance.override_posting, name="compliance-override"),
     path("regulator/", regulator.home, name="regulator-home"),
@@ -65,6 +68,9 @@ urlpatterns = [
     path("regulator/<slug:establishment>/audit-log/", regulator.audit_log, name="regulator-audit-log"),
     path("regulator/<slug:establishment>/game-math/", game_math.regulator_game_math, name="regulator-game-math"),
     path("regulator/<slug:establishment>/variance/", variance.regulator_variance, name="regulator-variance"),
+    path("regulator/<slug:establishment>/months/", months.regulator_months, name="regulator-months"),
+    path("regulator/<slug:establishment>/months/<str:month>/bundle.zip", months.regulator_bundle,
+         name="regulator-month-bundle"),
     path("compliance/<slug:establishment>/imports/", include(import_patterns)),
     path("jobs/<uuid:job>/", jobs.job, name="job"),
     path("jobs/<uuid:job>/file", jobs.job_file, name="job-file"),

@@ -82,7 +82,7 @@ def write(scope, path, *, requested_by="", on_progress=None):
             on_progress(done, total, stage)
 
     work = Path(tempfile.mkdtemp(prefix="cardroom-export-"))
-    inners, closed_fees = [], []
+    inners, closed_fees, carried = [], [], []
     try:
         with BundleWriter(path) as writer:
             for first, last, closed, entries, others in parts:
@@ -91,6 +91,8 @@ def write(scope, path, *, requested_by="", on_progress=None):
                     inners.append(_closed_bundle(writer, closed, entry, work))
                     closed_fees += _fee_rows(work / entry["file"], scope, first, last)
                     done += 1
+                if entries:
+                    carried.append(_carried(scope, closed, first, last, inners[-len(entries):]))
                 if others:
                     inner_scope = ExportScope(establishments=others, start=first, end=last,
                                               jurisdiction=scope.jurisdiction if closed is None else None)
@@ -108,13 +110,15 @@ def write(scope, path, *, requested_by="", on_progress=None):
                     counts[kind] = counts.get(kind, 0) + rows
             say("report.pdf")
             closed_days = [(first, last) for first, last, closed, _, _ in parts if closed is not None]
-            writer.add_bytes("report.pdf", report.render(_WholePeriod(scope, closed_fees, closed_days), counts,
-                                                         generated_at=started, requested_by=requested_by))
+            whole = _WholePeriod(scope, closed_fees, closed_days, [c["why"] for c in carried])
+            writer.add_bytes("report.pdf", report.render(whole, counts, generated_at=started,
+                                                         requested_by=requested_by))
             done += 1
             manifest = {
                 **build.manifest_head(scope, started, requested_by, counts),
                 "bundles": [{k: v for k, v in inner.items() if k != "manifest"} for inner in inners],
                 "links": links,
+                "closed_months": carried,  # each closed month carried whole, and why (its "why": the report's words)
                 "signing_key": keys.key_fingerprint(),
             }
             return writer.finish(manifest, signing_key, format=FORMAT_3)
@@ -122,6 +126,34 @@ def write(scope, path, *, requested_by="", on_progress=None):
         for leftover in work.iterdir():
             leftover.unlink()
         work.rmdir()
+
+
+def _carried(scope, closed, first, last, bundles):
+    """What the manifest and the report say of a closed month carried whole: its days and rows, the part of it the
+    period asked for, and a sentence saying why all of it is there ("October 2026 is closed: its sealed bundle is
+    carried whole, 31 gaming days, 1,985 entries; the period asked for was 10-20 October")."""
+    rows = {}
+    for inner in bundles:
+        for kind, number in inner["manifest"].get("rows", {}).items():
+            rows[kind] = rows.get(kind, 0) + number
+    asked_from, asked_to = max(first, scope.start or first), min(last, scope.end)
+    days = (last - first).days + 1
+    entries, rounds = rows.get("ledger_entries", 0), rows.get("rounds", 0)
+    if (asked_from, asked_to) == (first, last):
+        asked = "the period asked for covers all of it"
+    else:
+        same = asked_from == asked_to
+        asked = (f"the period asked for was {asked_from.day}{'' if same else f'-{asked_to.day}'} {first:%B}"
+                 f" ({(asked_to - asked_from).days + 1} gaming day{'' if same else 's'} of it)")
+    why = (f"{closed.month:%B %Y} is closed: its sealed bundle{'s are' if len(bundles) > 1 else ' is'} carried whole, "
+           f"{days} gaming days, {entries:,} entr{'y' if entries == 1 else 'ies'} and {rounds:,} "
+           f"round{'' if rounds == 1 else 's'}; {asked}. A closed month's rows are exported only as its closing "
+           f"signed them, never cut (closed on {timezone.localtime(closed.closed_at).date().isoformat()} by "
+           f"{closed.closed_by}).")
+    return {"month": f"{closed.month:%Y-%m}", "closed_at": closed.closed_at.isoformat(),
+            "closed_by": closed.closed_by, "carried": {"from": first.isoformat(), "to": last.isoformat()},
+            "asked": {"from": asked_from.isoformat(), "to": asked_to.isoformat()}, "gaming_days": days,
+            "bundles": [inner["name"] for inner in bundles], "rows": rows, "why": why}
 
 
 def _who(scope):
@@ -215,8 +247,9 @@ class _WholePeriod:
     """The whole period as the report reads it: the database's rows, but the fees per table and day of the closed
     months from their bundles (their rounds and entries are no longer in the database)."""
 
-    def __init__(self, scope, closed_fees, closed_days):
+    def __init__(self, scope, closed_fees, closed_days, closed_notes=()):
         self._scope, self._closed_fees, self._closed_days = scope, closed_fees, closed_days
+        self.closed_notes = list(closed_notes)  # why each closed month is carried whole (the report's summary)
 
     def __getattr__(self, name):
         return getattr(self._scope, name)

@@ -46,6 +46,13 @@ class Parameter:
             **({"note": self.note} if self.note else {}),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Parameter":
+        """``as_dict``'s way back (a kept judgement, compliance.kept)."""
+        return cls(jurisdiction=data["jurisdiction"], key=data["key"], value=Decimal(data["value"]), unit=data["unit"],
+                   effective_from=date.fromisoformat(data["effective_from"]), status=data["status"],
+                   citation=data["citation"], note=data.get("note", ""))
+
     def shown(self) -> str:
         """'$400 (from 2023-07-20, to be checked)' for messages."""
         amount = dollars(self.value) if self.unit == "USD" else f"{self.value.normalize()}"
@@ -195,6 +202,13 @@ class Finding:
             "citation": self.citation, "parameters": [p.as_dict() for p in self.parameters],
             "parameter_statuses": sorted({p.status for p in self.parameters}),
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Finding":
+        """``as_dict``'s way back (a kept judgement, compliance.kept)."""
+        return cls(rule=data["rule"], severity=data["severity"], subject=dict(data["subject"]),
+                   message=data["message"], citation=data["citation"],
+                   parameters=tuple(Parameter.from_dict(p) for p in data["parameters"]))
 
 
 def dollars(amount: Decimal | int | None) -> str:

@@ -22,7 +22,7 @@ from cardroom.models import Job
 from cardroom.money import format_money
 from fees.ledger import restating, services as reconciling
 from fees.models import Reconciliation
-from fees.months.selectors import sealed_months
+from fees.months.selectors import closed_months, sealed_months, shown_words
 from fees.variance import selectors as variance
 from fees.variance.stats import BASELINE_DAYS
 
@@ -118,6 +118,8 @@ def _page(request, establishment, section, reconcile_form=None, status=200):
             f"below are not the month's record; its audit bundles are." if problem.kind == "variance" else
             f"{problem}: its figures below are not vouched for; its audit bundles are the month's record."
             for problem in sealed_months([establishment], first, last).problems_of("variance", "record")]
+        # A closed month of the period says so: its reconciliations are final, its figures as its closing sealed.
+        context["closed_months"] = [shown_words(c, establishment.zone) for c in closed_months(first, last)]
         period = f"day_from={first.isoformat()}&day_to={last.isoformat()}"
         context.update(report=report, period=period, groups=[
             (g, GROUP_TITLES[g], report.groups[g], _rows_html(g, report.groups[g], report.currency, period))

@@ -62,7 +62,9 @@ def write(story, data, counts, generated_at, requested_by):
         where += f"; and {len(establishments) - SUMMARY_LIMIT:,} more (establishments.csv)"
     if scope.jurisdiction is not None:
         where = f"Every establishment of {scope.jurisdiction.code}: {where}"
-    story.append(facts([("Establishments", where or "none"), ("Period", _period(scope))], story.width))
+    # A closed month is carried whole, as its closing sealed it: why its rows reach beyond the period (exports.closed).
+    carried = [("Closed months", " ".join(scope.closed_notes))] if getattr(scope, "closed_notes", None) else []
+    story.append(facts([("Establishments", where or "none"), ("Period", _period(scope))] + carried, story.width))
     _in_force_and_changed(story, data, counts)
     _fees(story, data)
     story.append(side_by_side([_findings(data, story.width), _signs_and_chains(data, counts)], story.width))

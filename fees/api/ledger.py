@@ -5,6 +5,8 @@ reconciliations there; regulators read everything in their jurisdiction; nobody 
 never changed or deleted (PUT, PATCH and DELETE are not offered): a correction is a new entry.
 """
 
+import datetime
+
 import django_filters
 from celery.result import EagerResult
 from django import forms
@@ -16,6 +18,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from cardroom import values
 from cardroom.access import scope_of
@@ -24,9 +27,12 @@ from cardroom.api.fields import DayField, MomentField, MoneyField, TextField, Wh
 from cardroom.api.filters import DayBounded, FilterBackend
 from cardroom.api.pagination import KeysetPagination
 from cardroom.api.schema import may_conflict
+from cardroom.models import Establishment
 from fees import ledger
 from fees.ledger import compact
 from fees.models import CollectionEntry, Reconciliation, RoundOfPlay
+from fees.months import overview
+from fees.months.selectors import closed_months, closed_words
 from fees.quotes import receipts
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -275,11 +281,29 @@ class BigLedgerViewSet(LedgerViewSet):
     """Entries and rounds: millions of rows a month. A list names its gaming days (at most
     settings.LEDGER_LIST_MAX_DAYS: ``LedgerDaysFilter``) and pages by key (``KeysetPagination``) in one order, a
     day's rows table by table, each table's in the order recorded: the key of the index reconciliation reads
-    (gaming day, table), and the row's id. Nothing counts the list, nothing skips rows to reach a page."""
+    (gaming day, table), and the row's id. Nothing counts the list, nothing skips rows to reach a page. A list
+    whose days fall in a closed month says so (``closed_months``: its rows are in its audit bundle, not here)."""
 
     pagination_class = KeysetPagination
     keyset = ("gaming_day", "table_id", "id")
     filter_backends = [FilterBackend]  # no ?ordering=: the pages follow the key
+
+    def list(self, request, *args, **kwargs):
+        response = super().list(request, *args, **kwargs)  # the days are valid and bounded once it answers
+        params = request.query_params
+        first, last = (params.get("gaming_day") or params.get("gaming_day_from"),
+                       params.get("gaming_day") or params.get("gaming_day_to"))
+        if isinstance(response.data, dict) and first and last:
+            response.data["closed_months"] = closed_months_listed(datetime.date.fromisoformat(first),
+                                                                  datetime.date.fromisoformat(last))
+        return response
+
+
+def closed_months_listed(first, last):
+    """The closed months of a period as the API lists them (the ledger lists' ``closed_months``, the months
+    endpoint): one query."""
+    return [{"month": f"{c.month:%Y-%m}", "closed_at": c.closed_at.isoformat(), "closed_by": c.closed_by,
+             "archived": c.archived, "says": closed_words(c)} for c in closed_months(first, last)]
 
 
 class CollectionEntryViewSet(BigLedgerViewSet):
@@ -395,3 +419,31 @@ class ReconciliationViewSet(LedgerViewSet):
     def receipt(self, request, pk=None):
         """The receipt of this reconciliation, to check later with ``python manage.py replay_receipt``."""
         return Response(receipts.reconciliation_receipt(self.get_object(), user=request.user))
+
+
+class MonthsView(APIView):
+    """GET /api/v1/ledger/months?establishment=<slug>: the Months page's JSON twin (``fees.months.overview``)."""
+
+    permission_names = {"get": "cardroom.view_records"}  # as the ledger lists: whoever sees the room's ledger
+
+    @extend_schema(parameters=[OpenApiParameter("establishment", str, required=True, description=(
+        "The establishment (its slug): one whose ledger you may see."))],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=(
+            "Each month of the room's ledger, newest first: its state (open, held, closing, closed, removed) and "
+            "why it is held, its totals per currency (decimal strings; a closed month's as its closing sealed them, "
+            "'totals_from': 'sealed'), its audit bundles (file, SHA-256, bytes, whether still kept), who closed it "
+            "and when, earlier closings reopened, and where the live rows differ from the seal."))})
+    def get(self, request):
+        """A room's months: open, held and why, closing, closed or with its archive removed, with their totals."""
+        scope = scope_of(request)
+        slug = request.query_params.get("establishment")
+        if slug in (None, ""):
+            raise exceptions.ValidationError({"establishment": "is required: the slug of the establishment."})
+        establishment = (Establishment.objects.filter(scope.establishments_q()).select_related("jurisdiction")
+                         .filter(slug=slug).first())
+        if establishment is None:
+            raise exceptions.NotFound(f"No establishment {slug!r} among those whose ledger you may see.")
+        months = overview.room_months(establishment)
+        return Response({"establishment": establishment.slug, "close_after_days": settings.LEDGER_CLOSE_AFTER_DAYS,
+                         "states": {state: words for state, (_, words) in overview.STATES.items()},
+                         "months": [m.as_dict() for m in months]})

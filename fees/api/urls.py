@@ -17,6 +17,9 @@ urlpatterns = [
     re_path(r"^ledger/reconciliations/(?P<pk>[0-9]{1,18})/receipt$", ledger.ReconciliationViewSet.as_view(
         {"get": "receipt"}, basename="reconciliation", detail=True, **ledger.ReconciliationViewSet.receipt.kwargs),
         name="reconciliation-receipt-alias"),
+    # GET ledger/months?establishment=: a room's months (the Months page's twin, issue 42).
+    path("ledger/months", ledger.MonthsView.as_view(), name="ledger-months"),
+    path("ledger/months/", ledger.MonthsView.as_view()),
     # GET schedules/{code}/versions/{number}/impact?establishment=&from=&to= (issue 13: impact before publishing).
     path("schedules/<str:code>/versions/<int:number>/impact", ImpactView.as_view(), name="schedule-impact"),
     path("schedules/<str:code>/versions/<int:number>/impact/", ImpactView.as_view()),

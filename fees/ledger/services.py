@@ -27,7 +27,8 @@ from cardroom.models import Job, Table
 from cardroom.permissions import SYSTEM
 
 from ..models import Reconciliation, RoundOfPlay
-from ..months.selectors import MonthClosed, closed_for, refusal
+from ..months.selectors import MonthClosed, closed_for, closed_months, closed_words, refusal
+from . import statistics
 from .reconciliation import reconcile as store_reconciliations, table_days_with_activity, tables_with_activity
 from .restating import reach_of
 
@@ -82,6 +83,8 @@ def reconcile_table_days(actor, *, table_days, on_progress=None):
     by_day = defaultdict(set)
     for table_id, day in table_days:
         by_day[day].add(table_id)
+    # What an import or a bulk intake grew: the planner's statistics first, for these reads and every list after.
+    statistics.refresh(by_day)
     result = Reconciled(days=len(by_day))
     for done, day in enumerate(sorted(by_day), 1):
         try:
@@ -137,12 +140,25 @@ def read_period(day_from, day_to):
     return day_from, day_to
 
 
+def _months(first, last):
+    """The first days of the months from ``first`` to ``last``."""
+    found, month = set(), first.replace(day=1)
+    while month <= last:
+        found.add(month)
+        month = (month + datetime.timedelta(days=32)).replace(day=1)
+    return found
+
+
 def request_reconciliation(actor, *, establishment, day_from, day_to):
     """Reconcile every table-day of ``establishment`` with play from ``day_from`` to ``day_to`` (at most
     MAX_RECONCILE_DAYS), as a background job (``run_reconciliation``; done already when jobs run in-process).
     Asks ``fees.record_ledger`` for the room; logs ``ledger.reconcile_requested``. Returns the Job."""
     permissions.require(actor, PERMISSION, establishment)
     first, last = read_period(day_from, day_to)
+    closed = closed_months(first, last)
+    if closed and _months(first, last) <= {c.month for c in closed}:
+        # Every day of the period is in a closed month: nothing to run ("0 table-days" would be wrong).
+        raise MonthClosed(" ".join(closed_words(c, establishment.zone) for c in closed))
     with transaction.atomic():
         job = Job.objects.create(kind=Job.Kind.RECONCILIATION, establishment=establishment, requested_by=actor,
                                  requested_label=actor.get_username(),
@@ -172,6 +188,8 @@ def run_reconciliation(job, on_progress=None):
             on_progress(job)
 
     result = reconcile_table_days(job.requested_by, table_days=table_days, on_progress=progress)
+    # A closed month's days have no rows here to reconcile (archived): said, not counted as days without play.
+    result.skipped += [f"Not reconciled: {closed_words(c, job.establishment.zone)}" for c in closed_months(first, last)]
     job.status, job.done, job.finished_at, job.stage = Job.Status.DONE, job.total, timezone.now(), ""
     job.result = {"day_from": first.isoformat(), "day_to": last.isoformat(), **result.as_dict()}
     job.save(update_fields=["status", "done", "finished_at", "stage", "result"])

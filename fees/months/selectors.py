@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from cryptography.exceptions import InvalidSignature
+from django.utils import timezone
 
 from cardroom import transparency
 from cardroom.exceptions import BadInput
@@ -39,15 +40,38 @@ def closed_for(days):
     return {day: refusal(day) for day in days if day.replace(day=1) in closed} if closed else {}
 
 
-def refuse_closed(day_from, day_to):
+def closed_months(day_from, day_to):
+    """The months closed (or closing) and not reopened that hold a day from ``day_from`` to ``day_to``, oldest first."""
+    return list(ClosedMonth.objects.filter(month__gte=day_from.replace(day=1), month__lte=day_to,
+                                           reopened_at__isnull=True).order_by("month"))
+
+
+def closed_words(closed, zone=None):
+    """What every page and message says of a closed month: "October 2026 is closed (on 2026-11-10 by ...): its
+    reconciliations are final; reopen it to reconcile again (...)". ``zone``: the room's, for the day it closed."""
+    on = timezone.localtime(closed.closed_at, zone).date().isoformat()
+    if not closed.archived:
+        return (f"{closed.month:%B %Y} is being closed (since {on}, by {closed.closed_by}): its rows are frozen and "
+                f"its reconciliations final; reopen it to reconcile again (an operator runs "
+                f"manage.py reopen_month --month {closed.month:%Y-%m}).")
+    return (f"{closed.month:%B %Y} is closed (on {on} by {closed.closed_by}): its reconciliations are final; reopen "
+            f"it to reconcile again (an operator runs manage.py reopen_month --month {closed.month:%Y-%m}).")
+
+
+def shown_words(closed, zone=None):
+    """What a page showing a closed month's figures says of them (the variance page, the regulator's ledger)."""
+    figures = ("Its figures here are those its closing sealed" if seal_version(closed) != SEAL_V1 else
+               "Its closing sealed no figures (it was closed before closings sealed them): those here are the "
+               "ledger's kept sums")
+    return (f"{closed_words(closed, zone)} {figures}; its rounds and entries are in its audit bundle (the room's "
+            f"Months page).")
+
+
+def refuse_closed(day_from, day_to, zone=None):
     """Raise MonthClosed if a day from ``day_from`` to ``day_to`` is in a closed month (its rows are not here:
     a reconciliation would find nothing and say so wrongly)."""
-    closed = (ClosedMonth.objects.filter(month__gte=day_from.replace(day=1), month__lte=day_to,
-                                         reopened_at__isnull=True).order_by("month").first())
-    if closed is not None:
-        raise MonthClosed(f"{closed.month:%B %Y} is a closed month: its rounds and entries are archived, so "
-                          f"there is nothing here to reconcile; its audit bundle holds them. An operator attaches "
-                          f"it again with `manage.py reopen_month --month {closed.month:%Y-%m}`.")
+    if closed := closed_months(day_from, day_to):
+        raise MonthClosed(" ".join(closed_words(month, zone) for month in closed))
 
 
 # -- the seal: what a reopening may restore ---------------------------------------------------------------------

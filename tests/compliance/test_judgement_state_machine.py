@@ -1,8 +1,11 @@
 """One judgement of a table now (issue 33), as a state machine: conditions met and withdrawn, schedule versions
 published that break or fit the posted limits (in force now or within 30 days, or later), interpretations approved
-and withdrawn, and new postings, in any order; after each step the print gate (a print through the service), the
-postings page, the floor page and a fresh validation run agree with the judgement (compliance.judgement) and so with
-one another: blocked or not, by which errors, and which problems are coming, dated.
+and withdrawn, new postings, a rule's limit changed by a plain save (as the admin saves it) and the day turning, in
+any order; after each step the print gate (a print through the service), the postings page, the floor page and a
+validation run agree with a judgement judged afresh (compliance.judgement, ``fresh=True``) and so with one another:
+blocked or not, by which errors, and which problems are coming, dated. The doors read the kept judgement
+(compliance.kept, issue 43): each step shows a judgement kept before it is never read once what it was judged from
+has changed.
 
 Each example runs inside a savepoint rolled back at its end (its own rooms, tables and versions on the seed data)."""
 
@@ -25,6 +28,7 @@ from cardroom.exceptions import StateConflict
 from cardroom.models import ApprovalCondition, Game
 from compliance import checking
 from compliance.judgement import day_words, judge
+from compliance.models import KeptJudgement, RuleParameter
 from fees.models import FeeOption, Interpretation, ScheduleDocument, ScheduleVersion
 from fees.schedules import services as fee_services
 from signage import services as sign_services
@@ -156,10 +160,31 @@ class Judged(RuleBasedStateMachine):
             fee_services.approve_interpretation(self.people.admin, reading=reading, reason="Agreed with the Bureau.")
         self.check(self.ca)
 
+    @rule(value=st.sampled_from(("250", "400")), days=st.sampled_from((0, 3, 40)))
+    def wa_limit(self, value, days):
+        """Washington's house-banked maximum wager changed from a day (a new dated value, saved as the admin does)."""
+        self.tick()
+        seeded = RuleParameter.objects.filter(key="house_banked_max_wager").first()
+        RuleParameter.objects.get_or_create(
+            jurisdiction=seeded.jurisdiction, key=seeded.key, effective_from=self.now.date() + datetime.timedelta(
+                days=days), defaults={"value": Decimal(value), "unit": "USD", "status": "check",
+                                      "citation": "test: WAC 230-15-140", "source": seeded.source})
+        self.check(self.wa)
+
+    @rule(hours=st.sampled_from((14, 24, 24 * 20)))
+    def time_passes(self, hours):
+        """The day turns (what was kept was for another day); a dated problem may have arrived."""
+        self.now += datetime.timedelta(hours=hours)
+        self.minutes = itertools.count(int((self.now - START).total_seconds() // 60) + 1)
+        self.clock(self.now)
+        self.client.force_login(self.people.admin)  # a session of weeks ago has expired
+        self.check(self.wa)
+        self.check(self.ca)
+
     # -- every door agrees -------------------------------------------------------------------------------------------
 
     def check(self, table):
-        judgement = judge(table)
+        judgement = judge(table, fresh=True)
         posting, room = judgement.posting, table.establishment
         errors = sorted(f.message for f in judgement.errors)
         coming = sorted((d.day, d.severity, d.finding.message) for d in judgement.upcoming)
@@ -199,6 +224,13 @@ class Judged(RuleBasedStateMachine):
         assert [day for day, _ in dated] == [day for day, _, _ in coming]
         for (day, severity, message), (_, words) in zip(coming, dated):
             assert words.endswith(message)
+
+        # What the doors read was kept, for today, under the data as it stands; read back, it is the fresh answer.
+        kept = KeptJudgement.objects.get(posting=posting)
+        assert kept.generation == generation.read() and kept.day == judgement.day
+        again = judge(table)
+        assert (again.findings, again.upcoming, again.judged) == (judgement.findings, judgement.upcoming,
+                                                                  judgement.judged)
 
 
 @pytest.mark.long

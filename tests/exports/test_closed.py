@@ -9,6 +9,7 @@ import hashlib
 import html
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -220,6 +221,29 @@ def test_closed_months_and_open_days_are_one_bundle(quarter, tmp_path):
     assert [(e["period"], e.get("closed_month")) for e in manifest["bundles"]] == [
         ({"from": "2024-09-01", "to": "2024-09-30"}, "2024-09"), ({"from": "2024-10-01", "to": "2024-10-20"}, None)]
     assert manifest["rows"]["rounds"] == 2
+    code, out = offline(keys_file(tmp_path), path)
+    assert code == 0, out
+
+
+@postgresql
+def test_an_export_cut_inside_a_closed_month_says_why_the_whole_month_is_carried(quarter, tmp_path):
+    """Issue 42: an export of 10-20 August carried all of closed August with no word why (its report said 11 gaming
+    days beside the whole month's entries). The manifest and page 1 of the report say it."""
+    from tests.exports.report.test_report import pages
+
+    path = export(tmp_path, "2024-08-10", "2024-08-20", name="cut.zip")
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        summary = pages(archive.read("report.pdf"))[0]
+    why = ("August 2024 is closed: its sealed bundle is carried whole, 31 gaming days, 1 entry and 1 round; the "
+           "period asked for was 10-20 August (11 gaming days of it).")
+    (carried,) = manifest["closed_months"]
+    assert carried["why"].startswith(why) and "never cut (closed on " in carried["why"]
+    assert (carried["month"], carried["carried"], carried["asked"], carried["gaming_days"]) == (
+        "2024-08", {"from": "2024-08-01", "to": "2024-08-31"}, {"from": "2024-08-10", "to": "2024-08-20"}, 31)
+    assert carried["rows"]["ledger_entries"] == 1 and carried["bundles"] == [manifest["bundles"][0]["name"]]
+    flat = re.sub(r"\s+", " ", summary)
+    assert "2024-08-10 to 2024-08-20 (11 gaming days)" in flat and "Closed months " + why in flat
     code, out = offline(keys_file(tmp_path), path)
     assert code == 0, out
 

@@ -13,7 +13,7 @@ from cardroom.money import format_difference
 from exports import collect
 from fees.ledger import restating
 from fees.models import LedgerDay, Reconciliation
-from fees.months.selectors import sealed_months
+from fees.months.selectors import closed_months, sealed_months, shown_words
 
 from ...rows import cell, e
 from ...templatetags.console import money
@@ -151,5 +151,6 @@ def fees_month(establishment, tables, month_form):
             + [str(p) for p in sealed.problems_of("record")],
             # A retroactive version's difference, per table-day: its own line, not in the difference above.
             "restated": restated, "restated_in_all": restating.in_all(restated),
+            "closed_months": [shown_words(c, establishment.zone) for c in closed_months(first, last)],
             "previous": shift_month(first, -1),
             "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}

@@ -148,7 +148,9 @@ def test_the_regulators_room_shows_a_closed_months_sealed_totals(client, people,
     # The variance page reads the summaries: one changed behind the triggers' back is said, not taken as the record.
     variance_page = reverse("console:regulator-variance", args=["casino-marysville"])
     period = {"day_from": JUNE.isoformat(), "day_to": JUNE_END.isoformat()}
-    assert "closing sealed" not in client.get(variance_page, period).content.decode()
+    shown = client.get(variance_page, period).content.decode()
+    assert "differ from what its closing sealed" not in shown
+    assert "June 2024 is closed (on " in shown and "Its figures here are those its closing sealed" in shown
     VarianceDay.objects.filter(table=table, gaming_day=DAY).update(hands_short=0, amount_short=0)
     answer = client.get(variance_page, period)
     assert answer.status_code == 200
