@@ -94,7 +94,19 @@ def _reconciled(data):
     hands = data.get("hands_with_variance") or 0
     return (f"Reconciled the gaming day {day}: {status}, expected {_money(_v(data, 'expected_total', '0'))}, "
             f"collected {_money(_v(data, 'collected_total', '0'))}"
-            + (f", {hands} hand{'' if hands == 1 else 's'} off" if hands else "") + ".")
+            + (f", {hands} hand{'' if hands == 1 else 's'} off" if hands else "")
+            + (f"; owed as known now {_money(data['owed_now_total'])} (a retroactive version)"
+               if data.get("owed_now_total") else "") + ".")
+
+
+def _restated(data):
+    reconciled, restated = data.get("reconciled") or 0, data.get("restated") or 0
+    closed = data.get("closed_months_left_alone") or []
+    return (f"After {_v(data, 'schedule', 'a schedule')} v{_v(data, 'version', '?')} was published retroactively, "
+            f"reconciled again {reconciled} table-day{'' if reconciled == 1 else 's'} from {_v(data, 'first', '?')} "
+            f"to {_v(data, 'last', '?')} ({restated} owed otherwise as known now, beside what was owed when "
+            "collected)" + (f"; closed month{'' if len(closed) == 1 else 's'} {', '.join(closed)} left as "
+                            f"{'it was' if len(closed) == 1 else 'they were'}" if closed else "") + ".")
 
 
 def _posted(data):
@@ -184,6 +196,7 @@ WORDS = {
         f"older than the retention of {_v(d, 'retention_days', '?')} days"
         + (f"; not removed: {'; '.join(d['problems'])}" if d.get("problems") else "") + "."),
     "ledger.reconcile": _reconciled,
+    "ledger.restated": _restated,
     "witness.conflicting_checkpoint": lambda d: (
         f"As a witness, refused a checkpoint of {_v(d, 'origin', 'a log')} at {_v(d, 'size', '?')} entries with "
         "another root than the one cosigned: two views of one log, kept as evidence."),

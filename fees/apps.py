@@ -20,6 +20,10 @@ class FeesConfig(AppConfig):
         from .imports import import_records
         from .ledger.services import reconcile_period
 
+        from . import tasks
+        from .models.schedules import version_published
+
+        version_published.connect(tasks.published, dispatch_uid="fees.version_published")
         reviews.register()
         held.register()  # a month the nightly close left open, in the inbox
         jobs.register_task(Job.Kind.LEDGER_IMPORT, import_records)

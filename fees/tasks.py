@@ -17,7 +17,7 @@ from . import ledger
 from .imports import import_records  # noqa: F401  (the worker registers the tasks of fees.tasks)
 from .ledger import services
 from .ledger.services import reconcile_period  # noqa: F401  (likewise)
-from .models import Reconciliation
+from .models import Reconciliation, ScheduleVersion
 from .months import nightly, partitions
 
 
@@ -43,6 +43,20 @@ def reconcile_table_days(table_days, user_id):
     except (BadInput, NotAllowed) as error:  # the entries stand; the nightly run reconciles what is left
         return {"days": len({day for _, day in pairs}), "reconciled": 0, "with_variance": 0,
                 "skipped": [f"Not reconciled: {error}"]}
+
+
+@shared_task
+def reconcile_after_publication(version_id):
+    """The open table-days a retroactive version reaches, reconciled again once its publication is committed
+    (``fees.ledger.services.reconcile_after_publication``)."""
+    version = ScheduleVersion.objects.select_related("document").get(pk=version_id)
+    return services.reconcile_after_publication(version)
+
+
+def published(sender, version, **kwargs):
+    """``fees.models.version_published``'s receiver: only a version confirmed as retroactive reaches recorded play."""
+    if version.retroactive and version.effective_from is not None:
+        reconcile_after_publication.delay(version.pk)
 
 
 @shared_task

@@ -19,7 +19,7 @@ from cardroom.models import Approval
 from cardroom.moments import format_moment
 from compliance.models import RuleParameter
 from fees import engine
-from fees.models import FeeTier
+from fees.models import FeeTier, in_force
 from fees.schedules import interpretations
 
 from . import render
@@ -291,21 +291,27 @@ def house_banked_sign(posting, *, stamp="", banner="", watermark=""):
     )
 
 
-def schedule_version(posting, at, known_at=None):
+def schedule_version(posting, at, known_at=None, shown=False):
     """The version of the posting's schedule in force at ``at``; with ``known_at``, as the record stood then (a
-    version published later, a retroactive one among them, left out)."""
-    return posting.schedule.version_as_of(timezone.localdate(at), known_at=known_at)
+    version published later, a retroactive one among them, left out); ``shown``, the one its sign showed at ``at``
+    when the record was entered later (``fees.models.in_force.shown``: a retroactive version counts from its
+    publication), as the round played then was priced."""
+    day = timezone.localdate(at)
+    if shown:
+        return in_force.shown(list(posting.schedule.published_versions()), day, at)
+    return posting.schedule.version_as_of(day, known_at=known_at)
 
 
-def sign_for(posting, *, at=None, known_at=None, stamp="", banner="", watermark=""):
+def sign_for(posting, *, at=None, known_at=None, shown=False, stamp="", banner="", watermark=""):
     """The sign for ``posting`` with the schedule version in force at ``at`` (default: now), as the record stands
-    now or, with ``known_at``, as it stood at that moment (its versions and interpretations then); ``banner`` a
-    small header ("REPRINT"), ``watermark`` a preview's mark across the page."""
+    now or, with ``known_at``, as it stood at that moment (its versions and interpretations then), or ``shown``:
+    the version its sign showed at ``at`` (``schedule_version``); ``banner`` a small header ("REPRINT"),
+    ``watermark`` a preview's mark across the page."""
     if posting.schedule_id is None:
         return house_banked_sign(posting, stamp=stamp, banner=banner, watermark=watermark)
     at = at or timezone.now()
     day = timezone.localdate(at)
-    version = schedule_version(posting, at, known_at)
+    version = schedule_version(posting, at, known_at, shown=shown)
     document = posting.schedule
     option = version.options.prefetch_related("tiers").filter(number=posting.option_number).first() if version else None
     currency = document.currency

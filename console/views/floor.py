@@ -196,30 +196,33 @@ def posted_at(request, establishment, scope):
         at = form.moment()
         table = next(t for t in tables if t.pk == form.cleaned_data["table"])
         # Before the table's record began (its first posting recorded later, back-dated: a room that started
-        # recording, the demo), "as it stood then" is empty for want of a record: shown as it stands now, saying so.
+        # recording, the demo), "as it stood then" has no record to read: its postings are those recorded later,
+        # and its schedule version the one its sign showed (a retroactive one counts from its publication), as the
+        # rounds played then were priced (fees.models.in_force.shown).
         began = table.postings.order_by("created_at").values_list("created_at", flat=True).first()
         before_record = began is not None and began > at
-        view = request.GET.get("view") or ("now" if before_record else "then")
-        as_known_now = view == "now"
-        then, now = _posted(table, at, known_at=at), _posted(table, at)
+        as_known_now = request.GET.get("view") == "now"
+        then = _posted(table, at, shown=True) if before_record else _posted(table, at, known_at=at)
+        now = _posted(table, at)
         shown = now if as_known_now else then
         context.update({"at": at, "table": table, "as_known_now": as_known_now, "posting": shown["posting"],
-                        "detail": shown["detail"], "differs": _differs(then, now),
+                        "detail": shown["detail"], "differs": _differs(then, now, at),
                         "record_began": began if before_record else None,
                         "other_url": f"{request.path}?{_query(request.GET, view='then' if as_known_now else 'now')}"})
     status = 400 if request.GET and not form.is_valid() else 200
     return render(request, "console/floor/posted_at.html", context, status=status)
 
 
-def _posted(table, at, known_at=None):
+def _posted(table, at, known_at=None, shown=False):
     """The posting in force at ``table`` at ``at`` and its detail, as the record stands now or stood at
-    ``known_at`` (a posting recorded later, back-dated, left out)."""
+    ``known_at`` (a posting recorded later, back-dated, left out), or ``shown``: every posting, with the schedule
+    version its sign showed (``signage.content.schedule_version``)."""
     postings = TablePosting.objects.all() if known_at is None else TablePosting.objects.filter(created_at__lte=known_at)
     posting = postings.in_force(table, at)
-    return {"posting": posting, "detail": posting and _posting_detail(posting, at, known_at=known_at)}
+    return {"posting": posting, "detail": posting and _posting_detail(posting, at, known_at=known_at, shown=shown)}
 
 
-def _differs(then, now):
+def _differs(then, now, at):
     """What the record as it stands now says of the moment that it did not say then: a sentence, or ""."""
     if (then["posting"] and then["posting"].pk) != (now["posting"] and now["posting"].pk):
         later = now["posting"]
@@ -229,11 +232,20 @@ def _differs(then, now):
     if not then["detail"]:
         return ""
     sign_then, sign_now = then["detail"]["sign"], now["detail"]["sign"]
-    if (sign_then.schedule_version, sign_then.fee_tables) != (sign_now.schedule_version, sign_now.fee_tables):
-        return (f"A change recorded later applies to this moment: as the record stands now, its fees are those of "
-                f"{sign_now.schedule_code} version {sign_now.schedule_version} (then: version "
-                f"{sign_then.schedule_version}, as the sign said).")
-    return ""
+    if (sign_then.schedule_version, sign_then.fee_tables) == (sign_now.schedule_version, sign_now.fee_tables):
+        return ""
+    posting = now["posting"]
+    version = content.schedule_version(posting, at)
+    if version is not None and version.number != sign_then.schedule_version and version.retroactive:
+        establishment = posting.table.establishment
+        return (f"Since changed retroactively: {sign_now.schedule_code} v{version.number}, published on "
+                f"{timezone.localtime(version.published_at, establishment.zone):%Y-%m-%d}, applies from "
+                f"{version.effective_from:%Y-%m-%d}: as the record stands now, this moment's fees are version "
+                f"{version.number}'s; the sign showed version {sign_then.schedule_version}'s, and the rounds played "
+                f"then were priced under them.")
+    return (f"A change recorded later applies to this moment: as the record stands now, its fees are those of "
+            f"{sign_now.schedule_code} version {sign_now.schedule_version} (then: version "
+            f"{sign_then.schedule_version}, as the sign said).")
 
 
 def _query(params, **changes):
@@ -245,10 +257,10 @@ def _query(params, **changes):
     return query.urlencode()
 
 
-def _posting_detail(posting, at, judgement=None, known_at=None):
+def _posting_detail(posting, at, judgement=None, known_at=None, shown=False):
     """The whole posting as the sign showed it: limits, fees, bonus limits, findings when posted (with ``known_at``,
     as the record stood then: the findings of the last check made by that moment), and (given) its judgement now."""
-    sign = content.sign_for(posting, at=at, known_at=known_at)
+    sign = content.sign_for(posting, at=at, known_at=known_at, shown=shown)
     runs = posting.validation_runs.filter(kind=ValidationRun.Kind.POSTING)
     if known_at is not None:
         runs = runs.filter(created_at__lte=known_at)

@@ -64,12 +64,14 @@ def impact(request, establishment, code, number, scope):
     report = figures.impact(version, establishment, start, end)
     currency = report.currency
     rows = report.rows
+    reach = figures.reach(version, establishment, today)
+    closed = set(reach.closed_months) if reach else set()
     for row in rows:
         row["difference_text"] = signed(row["figures"].difference, currency)
+        row["closed"] = row["day"].replace(day=1) in closed
     totals = report.figures.totals
     edges = [{"edge": edge, "kind": FEE_KIND_NAMES.get(edge.fee_kind, edge.fee_kind),
               "difference_text": signed(edge.difference, currency)} for edge in report.figures.edges]
-    reach = figures.reach(version, establishment, today)
     return render_page(request, "impact.html", establishment, context | {
         "form": form, "start": start, "end": end, "report": report, "rows": rows, "totals": totals,
         "totals_difference": signed(totals.difference, currency), "currency": currency,
@@ -77,16 +79,19 @@ def impact(request, establishment, code, number, scope):
         "edges": [e for e in edges if e["edge"].rounds], "quiet_edges": [e for e in edges if not e["edge"].rounds],
         "unattributed": signed(report.figures.unattributed, currency) if report.figures.unattributed else "",
         "reach": reach, "reconciliations": _reached(reach, rows, start, end, currency) if reach else [],
+        "closed_months": [{"month": month, "reopen": f"manage.py reopen_month --month {month:%Y-%m}"}
+                          for month in sorted(closed)],
     })
 
 
 def _reached(reach, rows, start, end, currency):
-    """Each reconciliation a retroactive version reaches, with what the period shown says it would change."""
+    """Each reconciliation a retroactive version reaches (open months only), with the retroactive difference
+    publishing will record beside it: what the period shown says (``fees.ledger.restating`` prices it the same)."""
     by_day = {(row["table"].pk, row["day"]): row["figures"].difference for row in rows}
     reached = []
     for run in reach.reconciliations:
         change = by_day.get((run.table_id, run.gaming_day))
         reached.append({"run": run, "shown": start <= run.gaming_day <= end,
                         "difference_text": signed(change, currency) if change is not None else "",
-                        "expected_after": run.expected_total + change if change else None})
+                        "owed_now": run.expected_total + change if change else None})
     return reached

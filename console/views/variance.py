@@ -20,7 +20,7 @@ from cardroom.forms import show_error
 from cardroom.forms import DayField
 from cardroom.models import Job
 from cardroom.money import format_money
-from fees.ledger import services as reconciling
+from fees.ledger import restating, services as reconciling
 from fees.models import Reconciliation
 from fees.months.selectors import closed_months, sealed_months, shown_words
 from fees.variance import selectors as variance
@@ -131,6 +131,9 @@ def _page(request, establishment, section, reconcile_form=None, status=200):
             context.update(drill={"by": by, "key": key, "label": row.label if row else key, "hands": hands,
                                   "count": count})
         context["short_text"] = format_money(report.total.amount_short, report.currency)
+        # A retroactive version's difference: its own finding, never folded into what was short.
+        context["restated"] = restating.restated(establishment, first, last)
+        context["restated_in_all"] = restating.in_all(context["restated"])
         over = variance.over_days(establishment, first, last)
         context.update(over=over, hands_over=sum(d.hands_over for d in over),
                        over_text=format_money(sum((d.amount_over for d in over), variance.ZERO), report.currency))

@@ -107,9 +107,12 @@ class ImpactReachSerializer(serializers.Serializer):
     period = PeriodSerializer(source="*", help_text="From the version's effective date to today.")
     postings = ImpactPostingSerializer(many=True, help_text="Postings of the schedule there in force in the period.")
     reconciliations = ReconciliationSerializer(many=True, help_text=(
-        "The latest reconciliation of each of their tables and gaming days in the period: publishing changes what "
-        "they expected."))
+        "The latest reconciliation of each of their tables and gaming days in the period, in open months: publishing "
+        "reconciles them again, recording what is owed as known now beside what was owed when collected."))
     runs = serializers.IntegerField(help_text="Every reconciliation run on those tables and days, earlier ones too.")
+    closed_months = serializers.ListField(child=serializers.DateField(), help_text=(
+        "First days of the closed months in the period: publishing leaves them as they are (reopening one first, "
+        "with manage.py reopen_month, is what would restate it)."))
 
 
 class ImpactSerializer(serializers.Serializer):
@@ -185,5 +188,6 @@ class ImpactView(APIView):
             "retroactive": None if reach is None else {
                 "from": reach.start, "to": reach.end,
                 "postings": [{"posting": posting, "until": until} for posting, until in reach.postings],
-                "reconciliations": reach.reconciliations, "runs": reach.runs},
+                "reconciliations": reach.reconciliations, "runs": reach.runs,
+                "closed_months": reach.closed_months},
         }).data)

@@ -180,7 +180,14 @@ class ReconciliationSerializer(PlacedSerializer):
         model = Reconciliation
         fields = ["id", "table", "table_label", "establishment", "gaming_day", "trigger", "status", "currency",
                   "expected_total", "collected_total", "difference", "rounds", "entries", "hands", "hands_balanced",
-                  "hands_with_variance", "variances", "run_by", "run_at"]
+                  "hands_with_variance", "variances", "owed_now_total", "retroactive_difference", "restatements",
+                  "run_by", "run_at"]
+        extra_kwargs = {"expected_total": {"help_text": "Owed when collected: each round priced under the version "
+                                                        "its table's sign showed when it was played."}}
+
+    retroactive_difference = serializers.DecimalField(
+        max_digits=12, decimal_places=2, read_only=True, allow_null=True,
+        help_text="Owed as known now minus owed when collected; null when no retroactive version applies.")
 
 
 class ReconciliationRunSerializer(serializers.Serializer):

@@ -1,5 +1,6 @@
 """Reconciliation: expected (rounds) against collected (effective entries) per table and gaming day, hand by hand,
-aggregated in SQL; each result stored as a ``Reconciliation`` row and logged."""
+aggregated in SQL; each result stored as a ``Reconciliation`` row and logged. Where a retroactive version now covers
+the day, what the rounds are owed as known now is stored beside it (``fees.ledger.restating``)."""
 
 import datetime
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,7 @@ from cardroom.money import CENT
 from ..models import CollectionEntry, Reconciliation, RoundOfPlay, VarianceChange
 from ..models.ledger import effective_on_day_sql
 from ..months.selectors import refuse_closed
+from .restating import restate
 
 VARIANCE = "(h.rounds = 0 OR ABS(h.expected - h.collected) >= 0.005)"
 
@@ -173,6 +175,7 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
             for table_id in table_ids:
                 results.setdefault((table_id, day), empty_summary())
             day += datetime.timedelta(days=1)
+    restate(results, day_from, day_to)  # owed as known now, beside owed when collected (a retroactive version)
     tables = Table.objects.select_related("establishment__jurisdiction").in_bulk({t for t, _ in results})
     run_by = user if getattr(user, "is_authenticated", False) else None
     stored = []
@@ -198,7 +201,9 @@ def reconcile(day_from, day_to=None, *, table_ids=None, user=None, trigger=Recon
                      "expected_total": str(reconciliation.expected_total),
                      "collected_total": str(reconciliation.collected_total),
                      "difference": str(reconciliation.difference),
-                     "hands_with_variance": reconciliation.hands_with_variance},
+                     "hands_with_variance": reconciliation.hands_with_variance,
+                     **({"owed_now_total": str(reconciliation.owed_now_total),
+                         "restatements": reconciliation.restatements} if reconciliation.restatements else {})},
         }) for reconciliation in stored])
     return stored
 

@@ -1,7 +1,9 @@
 """Every action that reconciles the ledger, one function each, called by every door: ``reconcile`` (a person, on
 demand, for tables of rooms where they hold ``fees.record_ledger``; or ``SYSTEM``, the scheduler's nightly run),
 ``reconcile_table_days`` (the table-days an import or a batch of entries touched, when it ends; a room's period),
-and ``request_reconciliation``: a room's gaming days reconciled on a person's word (the variance page), a period
+``reconcile_after_publication`` (the open table-days a retroactive version reaches, once it is published: what
+they were owed as known now, beside what they were owed when collected), and ``request_reconciliation``: a room's
+gaming days reconciled on a person's word (the variance page), a period
 of at most ``MAX_RECONCILE_DAYS`` days, every table-day with play in it, as a background job with progress a day at
 a time (``run_reconciliation`` is its work). With no broker (the embedded default) the job runs in-process before
 the request answers.
@@ -24,10 +26,11 @@ from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.models import Job, Table
 from cardroom.permissions import SYSTEM
 
-from ..models import Reconciliation
-from ..months.selectors import MonthClosed, closed_months, closed_words, refusal
+from ..models import Reconciliation, RoundOfPlay
+from ..months.selectors import MonthClosed, closed_for, closed_months, closed_words, refusal
 from . import statistics
 from .reconciliation import reconcile as store_reconciliations, table_days_with_activity, tables_with_activity
+from .restating import reach_of
 
 PERMISSION = "fees.record_ledger"  # as for every reconciliation a person runs
 MAX_RECONCILE_DAYS = 92  # a quarter at most: a busy room's day takes about a quarter of a second (docs/scaling.md)
@@ -90,6 +93,34 @@ def reconcile_table_days(actor, *, table_days, on_progress=None):
             result.skipped.append(f"Not reconciled: {refusal(day)}")
         if on_progress is not None:
             on_progress(done, len(by_day))
+    return result
+
+
+def reconcile_after_publication(version):
+    """Reconcile again, as the installation (trigger "publication"), every table-day with rounds of ``version``'s
+    schedule from its effective date to the day it was published, in open months; a closed month is left alone
+    (its rows are archived and its figures sealed) and said. Logs ``ledger.restated``. Returns what was done."""
+    document = version.document
+    first, last = reach_of(version)
+    pairs = set(RoundOfPlay.objects.filter(schedule_code=document.code, gaming_day__range=(first, last))
+                .order_by().values_list("table_id", "gaming_day").distinct())
+    closed = closed_for({day for _, day in pairs})
+    by_day = defaultdict(set)
+    for table_id, day in pairs:
+        if day not in closed:
+            by_day[day].add(table_id)
+    stored = []
+    for day in sorted(by_day):
+        stored += store_reconciliations(day, table_ids=sorted(by_day[day]), trigger=Reconciliation.Trigger.PUBLICATION)
+    months = sorted({day.replace(day=1) for day in closed})
+    result = {
+        "schedule": document.code, "version": version.number, "first": first.isoformat(), "last": last.isoformat(),
+        "reconciled": len(stored), "restated": sum(1 for r in stored if r.restatements),
+        "closed_months_left_alone": [f"{month:%Y-%m}" for month in months],
+        "skipped": [f"Not reconciled: {refusal(month)}" for month in months],
+    }
+    log_action("ledger.restated", actor_label=f"reconciliation ({Reconciliation.Trigger.PUBLICATION})", obj=version,
+               establishment=document.establishment, jurisdiction=document.jurisdiction, data=result)
     return result
 
 

@@ -5,6 +5,12 @@ then, so that a version published later, a retroactive one among them, is left o
 date is the latest on or before the day; a first version whose source states no date is in force from the
 beginning until a later one takes over; of two taking effect on the same day, the higher number.
 
+What a table's sign showed when a round was played is ``shown``: a version confirmed as retroactive
+(``ScheduleVersion.retroactive``) counts from its publication, any other from its effective date. A round is
+priced so (``fees.quotes.quoting.quote_posting``): a version published later for a day already played does not
+change what the round was owed when collected; its reconciliation says what it is owed as known now beside it
+(``fees.ledger.restating``).
+
 It is needed in two forms, both kept here: ``candidates``, a query (``ScheduleDocument.version_as_of``,
 ``ScheduleVersion.objects.in_force_for``); and ``among``, over versions already in hand (the compliance pages,
 and every quote: ``fees.quotes.quoting`` keeps a document's published versions in memory).
@@ -35,3 +41,14 @@ def among(versions, day, known_at=None):
         return None
     return max(found, key=lambda v: (v.effective_from is not None, v.effective_from or datetime.date.min, v.number))
 
+
+
+
+def shown(versions, day, moment):
+    """The version a sign showed on ``day`` at ``moment``, among ``versions`` already in hand (one document's): a
+    version confirmed as retroactive counts from its publication, as the record stood at ``moment``; any other
+    from its effective date (published on time, or the record was entered later: a seed, the demo's month). When
+    only retroactive versions cover the day, the one in force as known now."""
+    known = [v for v in versions if not v.retroactive or v.published_at is None or v.published_at <= moment]
+    found = among(known, day)
+    return found if found is not None else among(versions, day)

@@ -238,6 +238,7 @@ class Reconciliation(AppendOnly):
     class Trigger(models.TextChoices):
         ON_DEMAND = "on_demand", "On demand"
         NIGHTLY = "nightly", "Nightly"
+        PUBLICATION = "publication", "After a retroactive publication"
 
     class Status(models.TextChoices):
         BALANCED = "balanced", "Balanced"
@@ -260,12 +261,27 @@ class Reconciliation(AppendOnly):
     hands_with_variance = models.PositiveIntegerField()
     variances = models.JSONField(default=list, encoder=DjangoJSONEncoder,
                                  help_text="Per reference: expected, collected, difference, status.")
+    # Owed twice (docs/change-control.md, "Retroactive changes"): expected_total is what was owed when collected,
+    # each round priced as its table's sign showed; where a version published later now covers the day, what is
+    # owed as known now, with a restatement per schedule and versions. Null and empty when nothing was restated.
+    owed_now_total = models.DecimalField(
+        **MONEY, null=True, blank=True,
+        help_text="Owed as known now, where a retroactive version applies to rounds priced under an earlier one.")
+    restatements = models.JSONField(
+        default=list, blank=True, encoder=DjangoJSONEncoder,
+        help_text="Per retroactive version: schedule, version_then, version_now, published_at, rounds, owed_then, "
+                  "owed_now, difference, currency.")
     run_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
     run_at = models.DateTimeField(auto_now_add=True)
 
     objects = ReconciliationQuerySet.as_manager()
+
+    @property
+    def retroactive_difference(self):
+        """Owed as known now minus owed when collected: the retroactive versions' own finding (None without one)."""
+        return None if self.owed_now_total is None else self.owed_now_total - self.expected_total
 
     class Meta:
         ordering = ["-run_at", "-id"]

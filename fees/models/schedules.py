@@ -12,6 +12,7 @@ interpretations ``.reviews``, the errors and the row guard ``.immutability`` (al
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max
+from django.dispatch import Signal
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 from simple_history.utils import bulk_create_with_history
@@ -23,6 +24,10 @@ from . import in_force
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .options import MONEY, FeeOption, FeeTier, GuardedQuerySet, OptionQuerySet, TierQuerySet
 from .reviews import Interpretation, VersionReview
+
+# Sent once a publication is committed (``version``): a retroactive one reconciles again the open days it reaches
+# (fees.apps connects fees.tasks.reconcile_after_publication).
+version_published = Signal()
 
 __all__ = [
     "ScheduleDocument", "ScheduleVersion", "VersionQuerySet",
@@ -315,6 +320,7 @@ class ScheduleVersion(models.Model):
         self.published_at = timezone.now()
         self.record_step(VersionReview.Step.APPROVED, user=user, actor_label=actor_label, reason=reason)
         generation.bump()  # every process's quotes read the new version from its commit on (cardroom.generation)
+        transaction.on_commit(lambda: version_published.send(sender=ScheduleVersion, version=self))
         return self
 
 

@@ -7,8 +7,10 @@ and, for a retroactive version, the reconciliations and postings publishing it w
   "Expected" is what each round's stored ``expected_total`` says: what the version in force when it was played
   expected. The version is applied to every round of the period, as if it had been in force throughout.
 - ``reach(version, establishment)``: for a version not yet published whose effective date is before today, the
-  postings of its schedule at the establishment in force from that date to now, and the latest reconciliation of
-  each of their tables and gaming days in that time: the figures publishing would make out of date.
+  postings of its schedule at the establishment in force from that date to now, the latest reconciliation of each
+  of their tables and gaming days in that time in open months (publishing reconciles them again, the retroactive
+  difference recorded beside what was owed when collected: ``fees.ledger.restating``), and the closed months it
+  reaches, which publishing leaves as they are.
 """
 
 import datetime
@@ -23,6 +25,7 @@ from cardroom.models import Table
 from cardroom.ordering import natural
 
 from ..models import Reconciliation, RoundOfPlay, ScheduleVersion, TablePosting
+from ..months.selectors import closed_for
 from . import quoting, repricing
 
 MAX_DAYS = 92  # a quarter: a period is read at once, so it is bounded
@@ -73,9 +76,14 @@ def default_period(version, establishment, today=None):
 
 def played(document, establishment, start, end):
     """The rounds recorded there on those days, grouped: alike rounds are priced once."""
+    return grouped(_rounds(document, establishment).filter(gaming_day__range=(start, end)))
+
+
+def grouped(rounds):
+    """``rounds`` (a RoundOfPlay queryset) grouped as ``repricing.Played``: alike rounds are priced once."""
     groups = {}
     for table_id, day, number, option, facts, expected in (
-            _rounds(document, establishment).filter(gaming_day__range=(start, end)).order_by()
+            rounds.order_by()
             .values_list("table_id", "gaming_day", "schedule_version", "option_number", "facts", "expected_total")):
         key = (table_id, day, number, option, json.dumps(facts, sort_keys=True, separators=(",", ":")))
         group = groups.get(key)
@@ -136,8 +144,9 @@ class Reach:
     start: datetime.date
     end: datetime.date
     postings: list  # (posting, until): until None while it is still in force
-    reconciliations: list  # the latest run of each table and gaming day reached
+    reconciliations: list  # the latest run of each table and gaming day reached, in open months
     runs: int  # every run on those tables and days, the earlier ones included
+    closed_months: list = ()  # first days of the closed months reached: publishing leaves them as they are
 
 
 def reach(version, establishment, today=None):
@@ -161,9 +170,16 @@ def reach(version, establishment, today=None):
             last = today if until is None else min(today, establishment.gaming_day_of(
                 until - datetime.timedelta(microseconds=1)))
             days[posting.table_id].append((max(start, establishment.gaming_day_of(posting.effective_from)), last))
+    months, month = [], start.replace(day=1)
+    while month <= today:
+        months.append(month)
+        month = (month + datetime.timedelta(days=32)).replace(day=1)
+    closed = sorted(closed_for(months))
     latest, runs = {}, 0
     for run in (Reconciliation.objects.filter(table_id__in=days, gaming_day__range=(start, today))
                 .select_related("table__establishment", "run_by").order_by("-run_at", "-id")):
+        if run.gaming_day.replace(day=1) in closed:
+            continue
         if any(first <= run.gaming_day <= last for first, last in days[run.table_id]):
             runs += 1
             latest.setdefault((run.table_id, run.gaming_day), run)
@@ -171,5 +187,5 @@ def reach(version, establishment, today=None):
         start=start, end=today,
         postings=sorted(postings, key=lambda p: (natural(p[0].table.label), p[0].effective_from)),
         reconciliations=sorted(latest.values(), key=lambda r: (r.gaming_day, natural(r.table.label))),
-        runs=runs,
+        runs=runs, closed_months=closed,
     )

@@ -57,6 +57,7 @@ class Published(NamedTuple):
     number: int
     effective_from: object
     published_at: object
+    retroactive: bool
     place: tuple  # establishment, its jurisdiction, the document's jurisdiction: what Scope.sees_placed reads
 
     is_published = True
@@ -67,33 +68,42 @@ def published_versions(code, memory):
     an unknown code, or one with nothing published, is looked up each time and not remembered."""
     versions = memory.get("published", code)
     if versions is None:
-        versions = tuple(Published(*row[:4], row[4:]) for row in ScheduleVersion.objects.filter(
+        versions = tuple(Published(*row[:5], row[5:]) for row in ScheduleVersion.objects.filter(
             document__code=code, status=ScheduleVersion.Status.PUBLISHED,
-        ).values_list("id", "number", "effective_from", "published_at", "document__establishment_id",
+        ).values_list("id", "number", "effective_from", "published_at", "retroactive", "document__establishment_id",
                       "document__establishment__jurisdiction_id", "document__jurisdiction_id"))
         if versions:
             memory.keep("published", code, versions)
     return versions
 
 
-def schedule_snapshot(code, as_of, scope=None, known_at=None, memory=None):
+def published_snapshot(version_id, memory):
+    """The engine view of the published version ``version_id``, remembered for the generation."""
+    schedule = memory.get("snapshot", version_id)
+    if schedule is None:
+        schedule = snapshot(ScheduleVersion.objects.select_related("document__source").get(pk=version_id), memory)
+    return schedule
+
+
+def schedule_snapshot(code, as_of, scope=None, known_at=None, memory=None, shown_at=None):
     """The engine view of schedule ``code`` as of ``as_of`` (as the record stood at ``known_at``, if given); with a
     ``scope``, only if that user may see it.
 
     On every quote's hot path: which version is in force is decided in Python (``fees.models.in_force.among``) over the
     document's published versions, remembered with their snapshots for the current generation, so a quote of a
     schedule already read costs the one read of the generation number (``memory``, when the caller has read it).
+    With ``shown_at`` (a moment on ``as_of``), the version a sign showed then (``fees.models.in_force.shown``).
     """
     memory = memory or generation.current()
     versions = published_versions(code, memory)
-    if known_at is not None:  # a version with no moment of publication was never known at a moment (as in SQL)
-        versions = [v for v in versions if v.published_at is not None]
-    found = in_force.among(versions, as_of, known_at)
+    if shown_at is not None:
+        found = in_force.shown(versions, as_of, shown_at)
+    else:
+        if known_at is not None:  # a version with no moment of publication was never known at a moment (as in SQL)
+            versions = [v for v in versions if v.published_at is not None]
+        found = in_force.among(versions, as_of, known_at)
     if found is not None and (scope is None or scope.sees_placed(*found.place)):
-        schedule = memory.get("snapshot", found.id)
-        if schedule is None:
-            schedule = snapshot(ScheduleVersion.objects.select_related("document__source").get(pk=found.id), memory)
-        return schedule
+        return published_snapshot(found.id, memory)
     # Say why, without telling a user about a schedule they may not see.
     document = ScheduleDocument.objects.filter(code=code).values_list(
         "establishment_id", "establishment__jurisdiction_id", "jurisdiction_id"
@@ -215,10 +225,12 @@ def _seat(seat, where):
 
 
 def quote_posting(posting, facts, at):
-    """Price a round played at ``posting``'s table at moment ``at``."""
+    """Price a round played at ``posting``'s table at moment ``at`` (in the room's zone) as its sign showed then:
+    under the version in force as the record stood at ``at`` (``fees.models.in_force.shown``), whenever the round is
+    recorded. A version published later for that day does not change it (docs/change-control.md)."""
     if posting.schedule_id is None:
         raise QuoteError(f"{posting.game.name} is posted without a collection schedule (house-banked): no fee.")
-    schedule = schedule_snapshot(posting.schedule.code, at.date())
+    schedule = schedule_snapshot(posting.schedule.code, at.date(), shown_at=at)
     option = schedule.option(posting.option_number)
     return schedule, option, quote_facts(schedule, option.number, facts)
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from cardroom.money import format_difference
 from exports import collect
+from fees.ledger import restating
 from fees.models import LedgerDay, Reconciliation
 from fees.months.selectors import closed_months, sealed_months, shown_words
 
@@ -135,6 +136,7 @@ def fees_month(establishment, tables, month_form):
         day["difference_text"] = signed(day["difference"], day["currency"])
         day["differing"] = [(label, signed(difference, day["currency"]))  # only the tables that differ
                             for label, _, _, difference in day["tables"] if difference]
+    restated = restating.restated(establishment, first, last)
     mine = [d for d in days if d["currency"] == currency]
     totals = {"expected": sum((d["expected"] for d in mine), Decimal("0.00")),
               "collected": sum((d["collected"] for d in mine), Decimal("0.00"))}
@@ -147,6 +149,8 @@ def fees_month(establishment, tables, month_form):
             # What a closed month's closing sealed and its kept sums no longer say (or a record no longer sealed).
             "sealed_problems": [d["problem"] for d in days if d.get("problem")]
             + [str(p) for p in sealed.problems_of("record")],
+            # A retroactive version's difference, per table-day: its own line, not in the difference above.
+            "restated": restated, "restated_in_all": restating.in_all(restated),
             "closed_months": [shown_words(c, establishment.zone) for c in closed_months(first, last)],
             "previous": shift_month(first, -1),
             "next": shift_month(first, 1) if latest and shift_month(first, 1) <= latest else None}

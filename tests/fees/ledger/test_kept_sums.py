@@ -286,8 +286,8 @@ class KeptSums(RuleBasedStateMachine):
     def publish_a_retroactive_change_and_reconcile(self, table, day, raise_by):
         """A new version of the tables' schedule, option 43's fees changed, published back to ``day`` (two
         officers, the retroactive confirmation), then the days reconciled again. What the rounds expected was fixed
-        when each was recorded: the new version prices the rounds recorded from now on (a round recorded again is
-        the one stored, its price unchanged), reconciliation only reads the rows, and nothing rewrites a round or an
+        when each was recorded, as the sign showed (a round recorded again is the one stored, its price unchanged),
+        reconciliation only reads the rows (what they are owed as known now is kept on the reconciliation), and nothing rewrites a round or an
         entry, so the kept sums stay as they were."""
         self.published = True
         mine = {posted.pk for posted in self.tables}
@@ -298,7 +298,11 @@ class KeptSums(RuleBasedStateMachine):
         quoted = quoting.quote_posting(posting, FACTS[0], played)[2].total
 
         publish_a_change(self.people, day, raise_by)
-        assert quoting.quote_posting(posting, FACTS[0], played)[2].total != quoted  # the day is priced anew
+        # A play of that day is priced as its sign showed, whenever recorded (issue 42); the version now in force
+        # prices it anew (what the reconciliation records beside it: fees.ledger.restating).
+        assert quoting.quote_posting(posting, FACTS[0], played)[2].total == quoted
+        now = quoting.schedule_snapshot(posting.schedule.code, day)
+        assert quoting.quote_facts(now, posting.option_number, FACTS[0]).total != quoted
         reconcile(self.user, day_from=DAYS[0], day_to=DAYS[-1], table_ids=sorted(mine))
 
         for index, day_played, reference, at, facts in self.played:  # recorded again: the round as stored
@@ -385,7 +389,8 @@ def test_the_kept_sums_of_a_day_played_and_corrected(played):
 
 def test_a_retroactive_change_and_the_days_reconciled_again_leave_the_kept_sums_as_they_were(people, played, clock):
     """Published back to the first day and the days reconciled again: the rounds keep the fee expected when they
-    were recorded (the kept sums with them); a round recorded since is priced under the change, and summed."""
+    were recorded (the kept sums with them); a round recorded since for a play before the change is priced as its
+    sign showed (issue 42), and summed; what they are owed as known now is on the reconciliation, beside."""
     one, two = played
     clock(datetime.datetime(2026, 6, 20, 12, tzinfo=LA))
     before = kept_sums.kept()
@@ -397,10 +402,12 @@ def test_a_retroactive_change_and_the_days_reconciled_again_leave_the_kept_sums_
         DAYS[0], datetime.time(15), tzinfo=LA), facts=FACTS[0], gaming_day=DAYS[0], user=people.compliance)
     since, _ = ledger.record_round(table=one, reference="A2", played_at=played_at, facts=FACTS[0], gaming_day=DAYS[0],
                                    user=people.compliance)
-    assert not created and since.expected_total > again.expected_total
+    assert not created and since.expected_total == again.expected_total
     day = LedgerDay.objects.get(table=one, gaming_day=DAYS[0])
     assert (day.rounds, day.expected_total) == (2, again.expected_total + since.expected_total)
     assert kept_sums.differences() == []
+    (run,) = reconcile(people.compliance, day_from=DAYS[0], table_ids=[one.pk])
+    assert run.expected_total == day.expected_total and run.owed_now_total > run.expected_total
 
 
 def test_a_kept_sum_changed_behind_its_back_is_found_and_repaired(people, played):
