@@ -7,7 +7,7 @@ from django import template
 from django.utils import timezone
 
 from cardroom.citations import readable_citation
-from cardroom.moments import format_moment
+from cardroom.moments import format_moment, zone_name
 from cardroom.money import format_money
 from compliance.rules import words
 from fees.models.postings import posted_as as describe
@@ -21,6 +21,13 @@ def room_time(moment, establishment=None):
     establishment (a page over a whole jurisdiction), in the installation's zone."""
     zone = establishment.zone if establishment else timezone.get_current_timezone()
     return format_moment(moment, zone, missing="—")
+
+
+@register.filter
+def room_zone(establishment=None):
+    """"Pacific time": the zone a form's times are read in (the room's, else the installation's), named for every
+    moment; the abbreviation ("PDT", "PST") is a moment's, and ``room_time`` writes it beside the moment."""
+    return zone_name(establishment.zone if establishment else timezone.get_current_timezone())
 
 
 @register.filter
