@@ -87,6 +87,21 @@ def problem_words(refused, mapping):
     return f"{name}, column “{_cut(column)}”: {refused.reason}" if column else f"{name}: {refused.reason}"
 
 
+# The ledger's names of fields it refuses that the file's mapping calls otherwise.
+LEDGER_FIELDS = {"collected_at": "time", "played_at": "time", "corrects": "corrects_key"}
+
+
+def reason_words(message, mapping):
+    """A refusal written "field: why" (the reader's, the ledger's) said as ``problem_words`` says it, with the
+    field's name and the file's column: "Gaming day, column “Gaming date”: October 2026 is closed..."; any other
+    message as it is."""
+    field, said, why = message.partition(": ")
+    field = LEDGER_FIELDS.get(field, field)
+    if not said or field not in FIELD_WORDS:
+        return message
+    return problem_words(Refused(field, why), mapping)
+
+
 def preview(record_import, mapping, limit=PREVIEW_ROWS):
     """The first rows as they would be recorded: [{"line", "readings" [(column, text)], "bad" {columns}, and
     "problem" (words) for a row that cannot be read (its readings are then its cells as written)}]."""
