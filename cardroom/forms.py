@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from . import values
+from .moments import zone_name
 from .exceptions import StateConflict
 
 
@@ -39,17 +40,6 @@ class DayField(forms.DateField):
         if isinstance(value, datetime.date):
             return _read(values.day, value if type(value) is datetime.date else value.date())
         return _read(values.day, value.strip())
-
-
-# What people call the zones the rooms are in; any other zone is named by its IANA key.
-ZONE_NAMES = {"America/Los_Angeles": "Pacific time", "America/Denver": "Mountain time",
-              "America/Phoenix": "Arizona time", "America/Chicago": "Central time",
-              "America/New_York": "Eastern time", "Pacific/Honolulu": "Hawaii time", "UTC": "UTC"}
-
-
-def zone_name(zone):
-    key = getattr(zone, "key", None) or str(zone)
-    return ZONE_NAMES.get(key, key)
 
 
 def _spoken(local):

@@ -9,6 +9,19 @@ import datetime
 from zoneinfo import ZoneInfo
 
 
+# What people call the zones the rooms are in; any other zone is named by its IANA key. A label that stands for
+# every moment of a form (a time field) names the zone, never an abbreviation: "PST" or "PDT" belongs to a moment.
+ZONE_NAMES = {"America/Los_Angeles": "Pacific time", "America/Denver": "Mountain time",
+              "America/Phoenix": "Arizona time", "America/Chicago": "Central time",
+              "America/New_York": "Eastern time", "Pacific/Honolulu": "Hawaii time", "UTC": "UTC"}
+
+
+def zone_name(zone):
+    """"Pacific time" for America/Los_Angeles (a tzinfo or a zone name): the zone, whatever the moment."""
+    key = getattr(zone, "key", None) or str(zone)
+    return ZONE_NAMES.get(key, key)
+
+
 def format_moment(moment, zone, *, missing=""):
     """``moment`` (an aware datetime, or ISO 8601 text with its offset) in ``zone`` (a tzinfo or a zone name such
     as "America/Los_Angeles"): "2026-11-21 13:52 PST"; ``missing`` when there is no moment."""

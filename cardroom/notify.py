@@ -46,8 +46,11 @@ def _asked(what, by, reason, path, who):
 
 
 def _answered(what, step, by, reason, path):
-    return (f"{what} was {step} by {by.get_username() if by else 'a command'}.\n\nTheir reason: {reason}\n\n"
-            f"Open it: {_link(path)}\n")
+    """"Publication of ... was refused by compliance-2; it is a draft again.": the step ("refused: it is a draft
+    again", ``review.Kind.outcomes``) said with who took it before what follows from it."""
+    verb, _, follows = step.partition(": ")
+    return (f"{what} was {verb} by {by.get_username() if by else 'a command'}{f'; {follows}' if follows else ''}."
+            f"\n\nTheir reason: {reason}\n\nOpen it: {_link(path)}\n")
 
 
 def asked(kind, obj):

@@ -229,11 +229,14 @@ SIMPLE_HISTORY_REVERT_DISABLED = True
 SEED_DATA_DIR = BASE_DIR / "seed"
 # Where the public reaches this service: the QR code on every printed sign opens a page under it.
 PUBLIC_BASE_URL = os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
-# Email (cardroom.notify: review steps, compliance.tasks.send_daily_digest): printed to the console unless
-# EMAIL_HOST is set, then sent by SMTP with EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD and EMAIL_USE_TLS.
+# Email (cardroom.notify: review steps, compliance.tasks.send_daily_digest): sent by SMTP with EMAIL_PORT,
+# EMAIL_HOST_USER, EMAIL_HOST_PASSWORD and EMAIL_USE_TLS when EMAIL_HOST is set; without it, kept as files in
+# EMAIL_FILE_PATH (var/mail/, one file per email, to read with any text viewer), never printed among a command's
+# output (bin/serve's first run sends a dozen while it loads the demo).
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
-    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend")
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend")
+EMAIL_FILE_PATH = Path(os.environ.get("EMAIL_FILE_PATH") or BASE_DIR / "var" / "mail")
 EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")

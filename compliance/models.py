@@ -146,7 +146,11 @@ class Finding(models.Model):
         ordering = ["run", "id"]
 
     def __str__(self):
-        return f"{self.get_severity_display()} {self.rule}: {self.message[:80]}"
+        """"Error, Number of collection rates (California): ...": the rule's title, never its code (this is how
+        the audit log's "To what" and the admin name a finding)."""
+        from .rules.words import rule_title
+
+        return f"{self.get_severity_display()}, {rule_title(self.rule)}: {self.message[:80]}"
 
     @property
     def acknowledged(self):

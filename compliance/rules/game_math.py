@@ -32,7 +32,7 @@ from cardroom.gamemath.compare import StatedEdge
 from .base import INFO, WARNING, Finding, Rule, finding
 
 HOUSE_EDGE = Rule("approval.house_edge", "Stated house edge",
-                  "The approval's documents; the exact computation of the game (docs/game-math.md)")
+                  "The approval's documents; the exact computation of the game (the Game math page)")
 
 
 def _where(edge: StatedEdge) -> str:
@@ -81,7 +81,7 @@ def house_edge_findings(edges) -> list[Finding]:
                        f"exactly {_computed(edge)}. Assumptions: {'; '.join(edge.assumptions) or 'none'}.")
         citation = f"{edge.citation} ({edge.source})"
         if edge.rules:
-            citation += f"; computed from {edge.rules} (docs/game-math.md)"
+            citation += f"; computed from {edge.rules} (the Game math page)"
         for approval in edge.approvals:
             subject = {"type": "approval", "approval": approval.key, "game": edge.game,
                        "establishment": approval.establishment, "jurisdiction": approval.jurisdiction,

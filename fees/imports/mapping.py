@@ -4,7 +4,17 @@ room's kept mapping (``ImportMapping``) after that, and what keeps a mapping fro
 import re
 from dataclasses import dataclass
 
-from ..models import ImportMapping
+from ..models import CollectionEntry, ImportMapping
+
+
+def _named(choices):
+    """"Player, Player-dealer or Pot": what a file may write (a choice's label, or its code: ``rows.PAYERS``)."""
+    labels = [label for _, label in choices]
+    return f"{', '.join(labels[:-1])} or {labels[-1]}"
+
+
+PAYER_WORDS = _named(CollectionEntry.Payer.choices)
+FEE_KIND_WORDS = _named(CollectionEntry.FeeKind.choices)
 
 
 @dataclass(frozen=True)
@@ -26,11 +36,11 @@ FIELDS = (
     Field("reference", "Hand or round", "The hand or round reference.",
           ("reference", "hand", "hand no", "round", "round id", "hand id")),
     Field("facts", "Facts (rounds)", "What was played, as the quote API's JSON.", ("facts", "play", "round facts")),
-    Field("payer", "Payer (entries)", "player, player_dealer, pot or house... as the ledger names them.",
+    Field("payer", "Payer (entries)", f"Who paid: {PAYER_WORDS}.",
           ("payer", "paid by")),
     Field("seat", "Seat (entries)", "Betting position, where known.", ("seat", "position")),
     Field("player", "Player (entries)", "Player, where known.", ("player", "player id")),
-    Field("fee_kind", "Fee kind (entries)", "As the ledger names them.",
+    Field("fee_kind", "Fee kind (entries)", f"{FEE_KIND_WORDS}.",
           ("fee kind", "fee type", "fee", "collection type")),
     Field("amount", "Amount (entries)", "The amount collected, e.g. 12.50.", ("amount", "collected", "fee amount")),
     Field("currency", "Currency (entries)", "Optional: must be the room's.", ("currency",)),

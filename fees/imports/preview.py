@@ -19,6 +19,9 @@ PAYER_LABELS = dict(CollectionEntry.Payer.choices)
 FEE_KIND_LABELS = dict(CollectionEntry.FeeKind.choices)
 COLUMNS = ("Record", "Table", "Time", "Gaming day", "Hand or round", "Facts", "Payer", "Seat, player", "Fee kind",
            "Amount", "Corrects", "Key")
+# The columns whose values are short and not to be broken (at a hyphen or a space): a table, a date, a time, a
+# hand's reference; the others wrap.
+KEPT_WHOLE = ("Table", "Time", "Gaming day", "Hand or round")
 # The preview's column each ledger field is shown in (a row that cannot be read shows its cells as written).
 FIELD_COLUMNS = {"record": "Record", "table": "Table", "time": "Time", "gaming_day": "Gaming day",
                  "reference": "Hand or round", "facts": "Facts", "payer": "Payer", "seat": "Seat, player",
@@ -40,7 +43,7 @@ def _quoted(text):
 def readings(reader, kind, parsed):
     """Each value of a parsed row as the ledger will read it: ([(column, reading)], {columns of bad values})."""
     table, time = parsed["table"], parsed["time"]
-    said, bad = [("Record", "round" if kind == "round" else "collection entry"),
+    said, bad = [("Record", "round" if kind == "round" else "entry"),
                  ("Table", f"table {table.label}" if table else "the corrected entry's")], set()
     if time is not None:
         said.append(("Time", format_moment(time, reader.zone)))
@@ -70,8 +73,8 @@ def readings(reader, kind, parsed):
     bad |= {column for column, ok in (("Payer", payer), ("Fee kind", fee_kind), ("Amount", good_amount)) if not ok}
     if parsed["corrects_key"]:
         said.append(("Corrects", _cut(f"entry {parsed['corrects_key']}: {parsed['reason'] or 'no reason given'}")))
-    said.append(("Key", _cut(f"the row's own: {parsed['idempotency_key']}") if parsed["idempotency_key"]
-                 else "from the row's content"))
+    if parsed["idempotency_key"]:  # else it is made from the row's content (the page says so once)
+        said.append(("Key", _cut(f"the row's own: {parsed['idempotency_key']}")))
     return said, bad
 
 
@@ -82,6 +85,21 @@ def problem_words(refused, mapping):
     column = mapping.get(refused.field)
     name = FIELD_WORDS.get(refused.field, refused.field)
     return f"{name}, column “{_cut(column)}”: {refused.reason}" if column else f"{name}: {refused.reason}"
+
+
+# The ledger's names of fields it refuses that the file's mapping calls otherwise.
+LEDGER_FIELDS = {"collected_at": "time", "played_at": "time", "corrects": "corrects_key"}
+
+
+def reason_words(message, mapping):
+    """A refusal written "field: why" (the reader's, the ledger's) said as ``problem_words`` says it, with the
+    field's name and the file's column: "Gaming day, column “Gaming date”: October 2026 is closed..."; any other
+    message as it is."""
+    field, said, why = message.partition(": ")
+    field = LEDGER_FIELDS.get(field, field)
+    if not said or field not in FIELD_WORDS:
+        return message
+    return problem_words(Refused(field, why), mapping)
 
 
 def preview(record_import, mapping, limit=PREVIEW_ROWS):
@@ -113,13 +131,17 @@ def preview(record_import, mapping, limit=PREVIEW_ROWS):
 
 def as_table(rows):
     """The preview's rows as a table: (the columns some row has, [{"line", "cells" [{"text", "bad"}], "problem",
-    "bad" (the bad values' columns, in order)}])."""
+    "bad" (the bad values' columns, in order), "reasons" (each bad value in words: "amount '4,50': not an
+    amount")}])."""
     used = [column for column in COLUMNS if any(column == name for row in rows for name, _ in row["readings"])]
     table = []
     for row in rows:
         said = dict(row["readings"])
         table.append({"line": row["line"], "problem": row.get("problem"),
                       "bad": [column for column in used if column in row["bad"]],
-                      "cells": [{"column": column, "text": said.get(column, ""), "bad": column in row["bad"]}
+                      "reasons": [f"{column.lower()} {said.get(column, '')}".strip() for column in used
+                                  if column in row["bad"]],
+                      "cells": [{"column": column, "text": said.get(column, ""), "bad": column in row["bad"],
+                                 "whole": column in KEPT_WHOLE}
                                 for column in used]})
     return used, table

@@ -24,6 +24,7 @@ from cardroom.models import Job
 from .. import ledger
 from ..ledger.services import reconcile_table_days
 from ..models import LedgerConflict, RecordImport
+from .preview import reason_words
 from .reading import Refused, read_rows
 from .rows import Reader
 
@@ -51,7 +52,8 @@ def _no_label(index):
 class _Outcome:
     """Counts and the refused rows (written to a temporary CSV as they come, in file order per batch)."""
 
-    def __init__(self, header):
+    def __init__(self, header, mapping):
+        self.mapping = mapping
         self.rounds = self.entries = self.already = self.refused = 0
         self.touched = set()  # (table id, gaming day) where something new was recorded: reconciled at the end
         self.pending, self.shown = [], []
@@ -61,8 +63,9 @@ class _Outcome:
         self.width = len(header)
 
     def refuse(self, line, cells, reason):
+        """Refuse a row with its reason in the file's words (the field's name and column, not the ledger's)."""
         self.refused += 1
-        self.pending.append((line, cells, reason))
+        self.pending.append((line, cells, reason_words(reason, self.mapping)))
 
     def flush(self):
         for line, cells, reason in sorted(self.pending, key=lambda row: row[0]):
@@ -186,7 +189,7 @@ def run_import(job, on_progress=None):
         raise ValueError(str(refused)) from None
     scope = Scope(user)
     reader = Reader(establishment, record_import.mapping, record_import.header)
-    outcome = _Outcome(record_import.header)
+    outcome = _Outcome(record_import.header, record_import.mapping)
     job.plan(record_import.rows, f"Reading {record_import.rows:,} rows")
     recorder = _Recorder(user, outcome, corrections="corrects_key" in reader.columns)
     batch, done, since = [], 0, 0
@@ -212,6 +215,8 @@ def run_import(job, on_progress=None):
                 if problem:
                     raise Refused(None, problem)
                 kind, parsed = reader.parse(cells)
+                if kind == "entry":
+                    reader.check_names(parsed)
             except Refused as refused:
                 outcome.refuse(line, cells, refused.message)
                 continue

@@ -156,6 +156,17 @@ class Reader:
                    f"{parsed['amount']}\x1f{parsed['currency']}\x1f{parsed['corrects_key']}\x1f{parsed['reason']}")
         return "import-" + hashlib.sha256(content.encode()).hexdigest()[:40]
 
+    @staticmethod
+    def check_names(parsed):
+        """Refuse an entry whose payer or fee kind is none the file may write (a label or the ledger's code), in
+        the file's words: the ledger's own refusal lists its codes, which are the API's."""
+        from .mapping import FEE_KIND_WORDS, PAYER_WORDS
+
+        for field, known, words in (("payer", CollectionEntry.Payer.values, PAYER_WORDS),
+                                    ("fee_kind", CollectionEntry.FeeKind.values, FEE_KIND_WORDS)):
+            if parsed[field] is not None and parsed[field] not in known:
+                raise Refused(field, f"must be {words}, not {parsed[field]!r}.")
+
     def entry(self, parsed):
         """The row as ``check_entries`` takes it (its own checks decide the rest)."""
         row = {"idempotency_key": parsed["idempotency_key"] or self.content_key(parsed)}

@@ -59,6 +59,17 @@ def test_approving_emails_the_author_once(mailed, mailoutbox, django_capture_on_
     assert mailoutbox[0].subject.startswith("Approved:") and "Checked against the letter" in mailoutbox[0].body
 
 
+def test_a_refusal_says_who_refused_and_what_follows_in_one_sentence(mailed, mailoutbox,
+                                                                     django_capture_on_commit_callbacks):
+    """Issue 42: not "was refused: it is a draft again by t-compliance-2"."""
+    draft = draft_of(PAI_GOW, mailed)
+    ask(mailed.compliance, draft, "New rates from January")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.refuse_publication(mailed.compliance_2, version=draft, reason="Not what the letter says")
+    assert mailoutbox[0].subject.startswith("Refused:")
+    assert ") was refused by t-compliance-2; it is a draft again.\n" in mailoutbox[0].body
+
+
 def test_a_step_rolled_back_or_refused_sends_nothing(mailed, mailoutbox, django_capture_on_commit_callbacks):
     draft = draft_of(PAI_GOW, mailed)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:

@@ -71,3 +71,40 @@ def test_the_pages_say_words_not_codes(client, people, standing):
         if found:
             seen[url] = found
     assert seen == {}
+
+
+# Identifiers that leaked onto pages (issue 42): a chain's internal name, a repository path, a payer's or field's code,
+# a room's slug where its name belongs, a time in UTC on pages that say the room's time.
+LEAKED = re.compile(r"(?<![\w/])establishment:\d|\bdocs/[\w-]+\.md|player_dealer|\bgaming_day\b|\bOf casino-|\bUTC\b"
+                    r"|\b(?:Error|Warning|Info) [a-z]+\.[a-z_.]+")
+
+
+def test_no_identifier_leaks_onto_the_pages_of_each_role(client, people, standing):
+    room = "casino-marysville"
+    pages_seen = [
+        *pages(people, standing),
+        (people.compliance, f"/compliance/{room}/imports/new/"),
+        (people.regulator_ca, f"/regulator/{room}/audit-log/"),
+        (people.regulator_ca, f"/regulator/{room}/game-math/"),
+        (people.regulator_wa, "/regulator/test-wa-room/"),
+        (people.compliance, f"/compliance/{room}/schedules/GEGA-002888/?as_of=2026-03-01&known_at=2026-01-01"),
+    ]
+    seen = {}
+    for user, url in pages_seen:
+        client.force_login(user)
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        found = sorted(set(LEAKED.findall(visible(answer.content.decode()))))
+        if found:
+            seen[url] = found
+    assert seen == {}
+
+
+def test_the_verifiers_lines_name_the_rooms_log_and_say_the_rooms_time(people):
+    from console.templatetags.console import log_words
+
+    room = people.marysville
+    said = log_words(f"establishment:{room.pk}: cosigned at 2026-10-20 19:00:00 UTC by witness-1 "
+                     f"(origin cardroom/audit/establishment:{room.pk}); installation: held.", room)
+    assert said == (f"the audit log of {room.name}: cosigned at 2026-10-20 12:00 PDT by witness-1 "
+                    f"(origin cardroom/audit/establishment:{room.pk}); the installation's audit log: held.")

@@ -1,6 +1,7 @@
 """Verifying a bundle: uploaded, checked in the background (exports.verification), its result shown file by
 file."""
 
+import datetime
 import uuid
 
 from django import forms
@@ -8,13 +9,15 @@ from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 
 from cardroom import checkpoint, transparency
 from cardroom.api.jobs import visible_jobs
 from cardroom.bundle.verification import shown
 from cardroom.exceptions import BadInput
 from cardroom.forms import show_error
-from cardroom.models import Job
+from cardroom.models import Establishment, Job
+from cardroom.moments import format_moment
 from exports import tasks as export_tasks
 from exports import verification
 
@@ -50,6 +53,24 @@ class VerifyKeptForm(VerifyForm):
         return cleaned
 
 
+def _manifest_words(manifest):
+    """The manifest's rooms by name (it lists their slugs) and when it was made in their zone ("2026-11-06 14:32
+    PST"; the installation's zone for several rooms or none): what the page shows a person."""
+    slugs = (manifest or {}).get("scope", {}).get("establishments") if isinstance((manifest or {}).get("scope"),
+                                                                                    dict) else None
+    slugs = [s for s in slugs if isinstance(s, str)] if isinstance(slugs, list) else []
+    rooms = {room.slug: room for room in Establishment.objects.filter(slug__in=slugs)}
+    made = (manifest or {}).get("generated_at")
+    try:
+        made = datetime.datetime.fromisoformat(made) if isinstance(made, str) else None
+    except ValueError:
+        made = None
+    room = rooms[slugs[0]] if len(slugs) == 1 and slugs[0] in rooms else None
+    return {"scope_names": [rooms[s].name if s in rooms else s for s in slugs],
+            "made_at": made and made.utcoffset() is not None and format_moment(
+                made, room.zone if room else timezone.get_current_timezone())}
+
+
 def _verify_job(request, scope, job_id):
     """The check asked for: its progress while it runs, then every problem and each file's state."""
     try:
@@ -65,6 +86,7 @@ def _verify_job(request, scope, job_id):
         listed = ({shown(f["name"]): f for f in entries if isinstance(f, dict) and isinstance(f.get("name"), str)}
                   if isinstance(entries, list) else {})  # by name as the result shows it
         states = result.get("files") or {}
+        context.update(_manifest_words(manifest))
         context.update({
             "checked": result, "result": result, "manifest": manifest,
             "problem_count": len(result.get("problems") or []) + (result.get("problems_left_out") or 0),

@@ -1,5 +1,6 @@
 import datetime
 from decimal import Decimal
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -71,6 +72,15 @@ DEMO_CONDITIONS_MET = [
 DEMO_INTERPRETATION_DECIDED_ON = datetime.date(2025, 12, 15)
 
 
+def _kept_emails():
+    """The files of the emails kept so far where email is kept as files (EMAIL_FILE_PATH, one file per email:
+    ``cardroom.notify`` sends each alone); None where it is sent or kept elsewhere."""
+    if settings.EMAIL_BACKEND != "django.core.mail.backends.filebased.EmailBackend":
+        return None
+    folder = Path(settings.EMAIL_FILE_PATH)
+    return set(folder.iterdir()) if folder.is_dir() else set()
+
+
 class Command(BaseCommand):
     help = (
         "Add a demo floor on top of the seed data: tables for every California game at Casino Marysville, a "
@@ -86,12 +96,18 @@ class Command(BaseCommand):
                  f"all {play.MONTH_DAYS}; 0 records no play).",
         )
 
-    @transaction.atomic
     def handle(self, *args, force=False, days=play.MONTH_DAYS, **options):
         if not settings.DEBUG and not force:
             raise CommandError("load_demo creates accounts with published passwords; it runs only with DEBUG=True.")
         if not 0 <= days <= play.MONTH_DAYS:
             raise CommandError(f"--days must be from 0 to {play.MONTH_DAYS}, not {days}.")
+        kept = _kept_emails()
+        with transaction.atomic():  # the reviews' emails are sent as it commits (cardroom.notify)
+            self.load(days, options["verbosity"])
+        if options["verbosity"] and kept is not None:
+            self.report_emails(kept)
+
+    def load(self, days, verbosity):
         call_command("load_seed_data", verbosity=0)
         marysville = Establishment.objects.get(slug="casino-marysville")
         california_games = (
@@ -134,13 +150,22 @@ class Command(BaseCommand):
             # Planner statistics for the month just written: SQLite never gathers them itself, and without them it
             # sums a month's rounds table by table (the regulator's room page: 0.8 s of CPU instead of 0.28 s).
             cursor.execute("ANALYZE")
-        if options["verbosity"]:
+        if verbosity:
             tables = Table.objects.filter(establishment__in=[marysville, evergreen]).count()
             posted = TablePosting.objects.filter(table__establishment__in=[marysville, evergreen]).count()
             self.stdout.write(self.style.SUCCESS(
                 f"Demo floor ready: {tables} tables ({posted} posted); users {', '.join(u[0] for u in DEMO_USERS)} (see README)."
             ))
             self.report_play(marysville, month)
+
+    def report_emails(self, before):
+        """Where the emails the demo's reviews sent are (the file backend without EMAIL_HOST: cardroom.settings),
+        in a sentence rather than the emails themselves."""
+        sent = len(_kept_emails() - before)
+        folder = Path(settings.EMAIL_FILE_PATH)
+        shown = folder.relative_to(settings.BASE_DIR) if folder.is_relative_to(settings.BASE_DIR) else folder
+        self.stdout.write(f"{sent} email{'' if sent == 1 else 's'} of the demo's approvals kept in {shown}/, one file "
+                          f"each (no EMAIL_HOST is set, so nothing is sent).")
 
     def report_play(self, establishment, month):
         if not month.hands:

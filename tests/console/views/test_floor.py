@@ -96,6 +96,18 @@ def test_what_was_posted_at_a_table_at_a_moment(client, people, floor_of):
     assert bad.status_code == 400 and 'role="alert"' in bad.content.decode()
 
 
+def test_the_lookup_names_the_zone_and_each_moment_its_own_abbreviation(client, people, floor_of):
+    """Now is 3 March (PST); a moment of 20 March is PDT. The time field stands for any moment, so it names the zone
+    ("Pacific time"), not now's abbreviation, and the answer gives the abbreviation of the moment shown."""
+    client.force_login(people.floor)
+    label = '<label for="id_time">Time (Pacific time)</label>'
+    assert label in client.get("/floor/casino-marysville/").content.decode()
+    page = client.get("/floor/casino-marysville/posted/",
+                      {"table": floor_of["7"].pk, "day": "2027-03-20", "time": "12:00"}).content.decode()
+    assert label in page
+    assert "Table 7 at 2027-03-20 12:00 PDT" in page and "PST)" not in page
+
+
 def test_a_moment_is_answered_as_the_record_stood_then_with_a_later_change_one_click_away(client, people, floor_of,
                                                                                           clock):
     """Issue 33: a same-day change published at 21:00 did not exist at 10:00; the lookup of 10:00 shows what the

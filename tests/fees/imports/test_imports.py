@@ -59,11 +59,13 @@ def upload(content, name="day.csv"):
 
 GOOD = [round_("H-1"), entry("H-1", 1), entry("H-1", 2), entry("H-2", 3, "2.00")]
 BAD = [entry("H-3", 4, "4,50"), entry("H-4", 1, table="T-99"), entry("H-5", 9), entry("H-6", 2, payer="dealer")]
+# Each reason in the file's words: the field's name and the file's column, a payer as the file may write it (issue
+# 42: never "payer: must be one of player, player_dealer, pot", the ledger's codes and field names).
 REASONS = {
-    6: "amount: must be an amount of money",
-    7: "table: no table 'T-99' at Casino Marysville.",
-    8: "seat: must be a betting position from 1 to 7 at table L-7, not 9.",
-    9: "payer: must be one of",
+    6: "Amount, column “Amount”: must be an amount of money",
+    7: "Table, column “Table”: no table 'T-99' at Casino Marysville.",
+    8: "Seat, column “Seat”: must be a betting position from 1 to 7 at table L-7, not 9.",
+    9: "Payer, column “Payer”: must be Player, Player-dealer or The pot, not 'dealer'.",
 }
 
 
@@ -110,7 +112,7 @@ def test_the_preview_reads_each_value_in_the_rooms_zone(people, table):
     assert readings["Gaming day"] == "2026-03-03"
     assert readings["Amount"] == "$3.00"
     assert readings["Payer"] == "Player"
-    assert readings["Key"] == "from the row's content"
+    assert "Key" not in readings  # made from its content, as the page says once
     assert rows[4]["problem"] == "Table, column “Table”: no table 'T-99' at Casino Marysville."
     assert rows[4]["bad"] == {"Table"} and dict(rows[4]["readings"])["Table"] == "T-99"
     assert RoundOfPlay.objects.count() == 0 and CollectionEntry.objects.count() == 0
@@ -139,7 +141,8 @@ def test_the_preview_is_a_table_with_bad_values_marked_and_said_in_words(client,
     assert table[1]["bad"] == ["Facts"] and not table[0]["bad"] and not table[0]["problem"]
     assert table[2]["bad"] == ["Payer"] and table[3]["bad"] == ["Amount"]
     assert html.count('<td class="bad"><strong>✗ </strong>') == 3
-    assert "&#x27;dealer&#x27;: not a payer" in html and "Will be refused:</strong> Payer" in html
+    assert "&#x27;dealer&#x27;: not a payer" in html
+    assert "Will be refused:</strong> payer &#x27;dealer&#x27;: not a payer" in html  # the reason says the value
     assert "x" * 100 not in html  # a long value is cut
     assert html.count("<tr") == 1 + 4  # a row a line, the header's
 
@@ -203,7 +206,7 @@ def test_refused_rows_download_fix_and_import_again(client, people, table, djang
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert rows[0] == [*HEADER, "refused because"]
     assert [row[:-1] for row in rows[1:]] == BAD
-    assert rows[1][-1].startswith("line 6: amount: must be an amount of money")
+    assert rows[1][-1].startswith("line 6: Amount, column “Amount”: must be an amount of money")
     # Corrected (the last column left in: it is not mapped), then imported again: only the fixed rows are new.
     fixed = [[*row[:-1], row[-1]] for row in rows[1:]]
     fixed[0][9], fixed[1][1], fixed[2][6], fixed[3][5] = "4.50", "L-7", "5", "player"
@@ -275,10 +278,10 @@ def test_amounts_are_read_as_the_ledger_reads_them_never_rounded(people, table, 
     received, job = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
     assert job.status == "done", job.error
     reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
-    assert reasons[2] == "amount: has more than 2 decimal places: '3.005'."
-    assert reasons[3] == "amount: must be an amount of money such as \"12.50\", not '1E+2'."
-    assert reasons[7] == "seat: must be a whole number, not '²'."
-    assert reasons[8].startswith("seat: must be a whole number, not '1111")
+    assert reasons[2] == "Amount, column “Amount”: has more than 2 decimal places: '3.005'."
+    assert reasons[3] == "Amount, column “Amount”: must be an amount of money such as \"12.50\", not '1E+2'."
+    assert reasons[7] == "Seat, column “Seat”: must be a whole number, not '²'."
+    assert reasons[8].startswith("Seat, column “Seat”: must be a whole number, not '1111")
     # 3.0 and 3.00 are one amount, so one entry: the key is made of what is recorded, not how it was written.
     assert "is used twice in this batch" in reasons[6]
     assert (received.entries_recorded, received.already_recorded, received.refused) == (2, 0, 5)
@@ -305,7 +308,7 @@ def test_a_local_time_the_clocks_pass_twice_is_refused(people, table, django_cap
             entry("D-2", 1, time="2026-11-01T01:30:00-08:00", day="2026-11-01")]
     received, job = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
     assert received.entries_recorded == 1
-    assert job.result["refused_rows"] == [{"line": 2, "reason": "time: 2026-11-01 01:30 came twice (the clocks "
+    assert job.result["refused_rows"] == [{"line": 2, "reason": "Time, column “Time”: 2026-11-01 01:30 came twice (the clocks "
                                            "went back) at Casino Marysville (America/Los_Angeles): write it with "
                                            "its UTC offset."}]
 
@@ -518,6 +521,6 @@ def test_on_postgresql_batches_are_recorded_on_a_thread_while_the_next_is_read(r
     assert sorted(reasons) == [6, 11, 15, 16, 21]
     assert reasons[15].endswith("is already recorded for a different entry; a key names one entry for good. "
                                 "Nothing was recorded.")
-    assert reasons[6] == "amount: must be an amount of money such as \"12.50\", not 'x'."
+    assert reasons[6] == "Amount, column “Amount”: must be an amount of money such as \"12.50\", not 'x'."
     recorded = set(CollectionEntry.objects.filter(table=table).values_list("idempotency_key", flat=True))
     assert recorded == {"k-1", *(f"r-{n}" for n in range(20) if n % 5 != 4 and n != 13)}
