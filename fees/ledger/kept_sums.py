@@ -5,7 +5,9 @@ from the rows when they differ (``repair``, logged; ``rewrite``, not). The arith
 ``add`` is one ``INSERT ... ON CONFLICT (table, gaming day, currency) DO UPDATE SET figure = figure + excluded
 .figure`` for every table-day a write touched (PostgreSQL and SQLite both): a concurrent first writer of a table-day
 makes the other's insert an update, never an error, and each row is locked until its transaction ends, so two
-writers add one after the other (in table-day order: they never wait on each other both ways).
+writers add one after the other (in table-day order: they never wait on each other both ways). A batch of entries on
+PostgreSQL (``storage``) adds with ``add_collected``: the same upsert, its figures summed by the database from the
+rows the batch inserted.
 """
 
 import datetime

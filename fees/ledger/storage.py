@@ -1,5 +1,8 @@
-"""Writing checked entries: COPY into a temporary table and one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``
-on PostgreSQL, ``bulk_create`` elsewhere; a key already recorded with other content is a ``LedgerConflict``."""
+"""Writing checked entries: on PostgreSQL set-based, COPY into a temporary table (``ledger_incoming``), one anti-join
+against the recorded entries (a batch recorded already as it is, e.g. a file imported again, stops there), one
+``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` and the kept sums summed and upserted by one statement
+(``kept_sums.add_collected``); ``bulk_create`` elsewhere. A key already recorded with other content is a
+``LedgerConflict``."""
 
 from django.db import connection
 
