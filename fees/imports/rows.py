@@ -19,6 +19,7 @@ FEE_KINDS = {**{v.lower(): v for v in CollectionEntry.FeeKind.values},
              **{label.lower(): v for v, label in CollectionEntry.FeeKind.choices}}
 ROUND_WORDS, ENTRY_WORDS = ("round", "hand", "r"), ("entry", "collection", "e", "collection entry")
 OPTIONAL = ("player", "currency", "corrects_key", "reason", "idempotency_key")
+CACHED = 10_000  # values a Reader keeps read (times, amounts)
 FACTS_EXAMPLE = '{"wagers": [{"player": "p1", "base": "150"}]}'
 
 
@@ -34,8 +35,9 @@ class Reader:
         self.width = max(self.columns.values(), default=-1) + 1  # a row this wide holds every mapped cell
         self.tables = {table.label: table for table in Table.objects.filter(establishment=establishment)
                        .select_related("establishment__jurisdiction")}
-        # The last time and day read (a hand's rows share them) and the amounts read (a room's fees repeat).
-        self._time, self._utc, self._day, self._amounts = (None, None), (None, ""), (None, None), {}
+        # The last day read (a hand's rows share it); the times, their UTC text and the amounts read (a file's
+        # rows repeat a few of each: a hand's seats, a room's fees), each kept up to CACHED.
+        self._day, self._times, self._utc, self._amounts = (None, None), {}, {}, {}
 
     def values(self, cells):
         """Field -> the cell's text (stripped; "" when empty or not in the file)."""
@@ -113,14 +115,15 @@ class Reader:
             amount = values.money(text)
         except values.Invalid:
             return text
-        if len(self._amounts) >= 10_000:
+        if len(self._amounts) >= CACHED:
             self._amounts.clear()
         self._amounts[text] = amount
         return amount
 
     def moment(self, text, required=True):
-        if text == self._time[0]:
-            return self._time[1]
+        known = self._times.get(text)
+        if known is not None:
+            return known
         if not text:
             if required:
                 raise Refused("time", "is required.")
@@ -141,17 +144,22 @@ class Reader:
                 raise Refused("time", f"{text} {what} at {self.establishment.name} ({self.establishment.time_zone}):"
                                       " write it with its UTC offset.")
             moment = first
-        self._time = (text, moment)
+        if len(self._times) >= CACHED:
+            self._times.clear()
+        self._times[text] = moment
         return moment
 
     def content_key(self, parsed):
         """The key of an entry with no key of its own: a digest of what it records, so the same row is the same
         entry whichever file or position it comes in."""
         table, time = parsed["table"], parsed["time"]
-        if time is not self._utc[0]:
-            self._utc = (time, time.astimezone(datetime.UTC).isoformat() if time else "")
+        utc = self._utc.get(time)
+        if utc is None:
+            if len(self._utc) >= CACHED:
+                self._utc.clear()
+            utc = self._utc[time] = time.astimezone(datetime.UTC).isoformat() if time else ""
         # The values joined by \x1f as str() writes them (None as "None"): the keys of rows already imported.
-        content = (f"{table.label if table else ''}\x1f{self._utc[1]}\x1f{parsed['reference']}\x1f"
+        content = (f"{table.label if table else ''}\x1f{utc}\x1f{parsed['reference']}\x1f"
                    f"{parsed['payer']}\x1f{parsed['seat']}\x1f{parsed['player']}\x1f{parsed['fee_kind']}\x1f"
                    f"{parsed['amount']}\x1f{parsed['currency']}\x1f{parsed['corrects_key']}\x1f{parsed['reason']}")
         return "import-" + hashlib.sha256(content.encode()).hexdigest()[:40]

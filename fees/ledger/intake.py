@@ -159,6 +159,7 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
     """
     cleaned, errors, seen_keys, corrected_here = [], {}, {}, {}
     amounts = {}  # text -> the amount it reads as: a batch's amounts repeat (the same few fees)
+    days = {}  # (room, collected_at as given) -> (the moment read, its gaming day): a hand's entries share one
     append = cleaned.append
     moment, day, money = values.moment, values.day, values.money
     establishment_of = {pk: table.establishment for pk, table in tables.items()}
@@ -217,12 +218,22 @@ def _check_rows(rows, *, tables, originals, batch_key, label, max_errors=MAX_ERR
                 if not _plain_text(reference, 64):
                     reference = _text(row, "reference", required=True, max_length=64)
                 checked_identifier(reference, "reference")
-                if get("collected_at") is None:
+                value = get("collected_at")
+                if value is None:
                     raise RowError("collected_at", "is required.")
-                collected_at = _read(moment, row["collected_at"], "collected_at", example=MOMENT_EXAMPLE)
+                known = (establishment_id_of[table_id], value)
+                read = days.get(known) if type(value) in (str, datetime.datetime) else None
+                if read is None:
+                    read = _read(moment, value, "collected_at", example=MOMENT_EXAMPLE)
+                    read = (read, establishment_of[table_id].gaming_day_of(read))
+                    if type(value) in (str, datetime.datetime):
+                        days[known] = read
+                collected_at, gaming_day = read
                 value = get("gaming_day")
-                stated_day = None if value is None else _read(day, value, "gaming_day")
-                gaming_day = agreed_gaming_day(establishment_of[table_id], collected_at, stated_day)
+                if value is not None:
+                    stated_day = _read(day, value, "gaming_day")
+                    if stated_day != gaming_day:
+                        agreed_gaming_day(establishment_of[table_id], collected_at, stated_day)  # raises: why
                 payer = get("payer")
                 if payer not in payers:
                     raise RowError("payer", f"must be one of {', '.join(sorted(payers))}, not {payer!r}.")

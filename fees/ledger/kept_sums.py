@@ -5,7 +5,9 @@ from the rows when they differ (``repair``, logged; ``rewrite``, not). The arith
 ``add`` is one ``INSERT ... ON CONFLICT (table, gaming day, currency) DO UPDATE SET figure = figure + excluded
 .figure`` for every table-day a write touched (PostgreSQL and SQLite both): a concurrent first writer of a table-day
 makes the other's insert an update, never an error, and each row is locked until its transaction ends, so two
-writers add one after the other (in table-day order: they never wait on each other both ways).
+writers add one after the other (in table-day order: they never wait on each other both ways). A batch of entries on
+PostgreSQL (``storage``) adds with ``add_collected``: the same upsert, its figures summed by the database from the
+rows the batch inserted.
 """
 
 import datetime
@@ -41,6 +43,30 @@ def add(deltas):
                 params += [establishment_id, table_id, day, currency, *(figures[name] for name in FIGURES)]
             cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * len(part))} "
                            + upsert, params)
+
+
+def add_collected(relation):
+    """Add to the kept sums what the rows of ``relation`` (a table of the caller's transaction, PostgreSQL) add:
+    rows of (establishment_id, table_id, gaming_day, currency, payer, fee_kind, entries, amount), what
+    ``Tally.collected`` takes, summed here per table-day and upserted in one statement (the batch's figures never
+    pass through Python). In ``Tally.items``' order, so that writers lock their table-days in one order; a
+    table-day whose figures add nothing is left out, as ``Tally.items`` leaves it."""
+    table = LedgerDay._meta.db_table
+    figures = {"rounds": "0", "expected_total": "0", "entries": "sum(entries)", "collected_total": "sum(amount)",
+               **{f"paid_by_{payer}": f"coalesce(sum(amount) FILTER (WHERE payer = '{payer}'), 0)"
+                  for payer in tally.PAYERS},
+               **{f"kind_{kind}": f"coalesce(sum(amount) FILTER (WHERE fee_kind = '{kind}'), 0)"
+                  for kind in tally.FEE_KINDS}}
+    figures = {name: figures[name] for name in FIGURES}
+    upsert = (f"ON CONFLICT (table_id, gaming_day, currency) DO UPDATE SET "
+              + ", ".join(f"{name} = {table}.{name} + excluded.{name}" for name in FIGURES))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(KEY + FIGURES)}) SELECT * FROM ("
+            f"SELECT {', '.join(KEY)}, {', '.join(f'{sql} AS {name}' for name, sql in figures.items())} "
+            f"FROM {relation} GROUP BY {', '.join(KEY)}) sums "
+            f"WHERE {' OR '.join(f'{name} <> 0' for name in FIGURES)} "
+            f"ORDER BY table_id, gaming_day, currency, establishment_id " + upsert)
 
 
 # -- what the rows sum to ---------------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
-"""Writing checked entries: COPY into a temporary table and one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING``
-on PostgreSQL, ``bulk_create`` elsewhere; a key already recorded with other content is a ``LedgerConflict``."""
+"""Writing checked entries: on PostgreSQL set-based, COPY into a temporary table (``ledger_incoming``), one anti-join
+against the recorded entries (a batch recorded already as it is, e.g. a file imported again, stops there), one
+``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` and the kept sums summed and upserted by one statement
+(``kept_sums.add_collected``); ``bulk_create`` elsewhere. A key already recorded with other content is a
+``LedgerConflict``."""
 
 from django.db import connection
 
@@ -70,7 +73,7 @@ def insert_postgresql(rows, user_id, now):
         f"WHERE e.gaming_day BETWEEN %s AND %s AND ({same[0]}) IS DISTINCT FROM ({same[1]}) ORDER BY t.idx LIMIT 20"
     )
     with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS ledger_incoming")
+        cursor.execute("DROP TABLE IF EXISTS ledger_incoming, ledger_added")
         cursor.execute(
             "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), "
             "establishment_id bigint, table_id bigint, gaming_day date, reference varchar(64), "
@@ -81,29 +84,44 @@ def insert_postgresql(rows, user_id, now):
             for start in range(0, len(rows), COPY_CHUNK):
                 copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
         columns = COPY_COLUMNS[1:]
+        # The batch sent again: when every row's key is recorded already with the same content (a committed entry
+        # never changes: the ledger is append-only), one anti-join says so and nothing is written or locked. It
+        # stops at the first row not recorded: a batch of new rows costs it one probe.
+        cursor.execute(f"SELECT min(gaming_day), max(gaming_day) FROM {table}")
+        cursor.execute(
+            f"SELECT NOT EXISTS (SELECT FROM ledger_incoming t WHERE NOT EXISTS (SELECT FROM {table} e "
+            f"WHERE e.establishment_id = t.establishment_id AND e.idempotency_key = t.idempotency_key "
+            f"AND e.gaming_day BETWEEN %s AND %s AND ({same[0]}) IS NOT DISTINCT FROM ({same[1]})))",
+            cursor.fetchone())
+        if cursor.fetchone()[0]:
+            cursor.execute("DROP TABLE ledger_incoming")
+            return 0
         # Inserted first, checked after: a row already recorded on its day is skipped by ON CONFLICT, and the one
         # check below finds both a key re-sent with other content and a key recorded on another day (raising
         # rolls the batch back). In key order, so that two batches sharing keys lock them in the same order and
         # one waits for the other instead of deadlocking.
-        # The rows inserted come back summed per table-day, payer and fee kind, for the kept sums: a correction
-        # adds its amount less the amount of the entry it corrects (recorded before this batch: the statement
-        # reads it as it stood), which stops counting; the entries that count grow by the others alone.
+        # The rows inserted are summed per table-day, payer and fee kind into ledger_added, for the kept sums: a
+        # correction adds its amount less the amount of the entry it corrects (recorded before this batch: the
+        # statement reads it as it stood), which stops counting; the entries that count grow by the others alone.
+        cursor.execute(
+            "CREATE TEMPORARY TABLE ledger_added (establishment_id bigint, table_id bigint, gaming_day date, "
+            "currency varchar(3), payer varchar(16), fee_kind varchar(20), rows_in integer, entries integer, "
+            "amount numeric(14, 2)) ON COMMIT DROP"
+        )
         cursor.execute(
             f"WITH inserted AS (INSERT INTO {table} ({', '.join(columns)}, recorded_by_id, recorded_at) "
             f"SELECT {', '.join(columns)}, %s, %s FROM ledger_incoming ORDER BY establishment_id, idempotency_key "
             f"ON CONFLICT (establishment_id, idempotency_key, gaming_day) DO NOTHING "
             f"RETURNING establishment_id, table_id, gaming_day, currency, payer, fee_kind, amount, corrects_id) "
-            f"SELECT i.establishment_id, i.table_id, i.gaming_day, i.currency, i.payer, i.fee_kind, count(*), "
-            f"count(*) FILTER (WHERE i.corrects_id IS NULL), sum(i.amount) - coalesce(sum(o.amount), 0) "
+            f"INSERT INTO ledger_added SELECT i.establishment_id, i.table_id, i.gaming_day, i.currency, i.payer, "
+            f"i.fee_kind, count(*), count(*) FILTER (WHERE i.corrects_id IS NULL), "
+            f"sum(i.amount) - coalesce(sum(o.amount), 0) "
             f"FROM inserted i LEFT JOIN {table} o ON o.id = i.corrects_id AND o.gaming_day = i.gaming_day "
             f"GROUP BY 1, 2, 3, 4, 5, 6",
             [user_id, now],
         )
-        added, created = Tally(), 0
-        for establishment_id, table_id, day, currency, payer, fee_kind, rows_in, counting, amount in \
-                cursor.fetchall():
-            added.collected((establishment_id, table_id, day, currency), payer, fee_kind, amount, entries=counting)
-            created += rows_in
+        cursor.execute("SELECT coalesce(sum(rows_in), 0) FROM ledger_added")
+        created = cursor.fetchone()[0]
         # The key locks after the insert, so only the check and the commit wait for a concurrent batch; in
         # order, so that two batches never wait for each other both ways. The check is a statement begun after
         # the lock: it sees what a batch that held it committed.
@@ -117,8 +135,10 @@ def insert_postgresql(rows, user_id, now):
         reused = cursor.fetchall()
         if reused:
             raise _reused_key(reused)
-        cursor.execute("DROP TABLE ledger_incoming")
-    kept_sums.add(added)  # last: the batch is known good, and every writer locks its table-days in one order
+        # Last: the batch is known good, and every writer locks its table-days in one order. One statement for
+        # the batch's table-days, summed by the database.
+        kept_sums.add_collected("ledger_added")
+        cursor.execute("DROP TABLE ledger_incoming, ledger_added")
     return created
 
 

@@ -79,3 +79,28 @@ def test_the_check_asks_for_the_permission_and_the_batch(people, table):
     with pytest.raises(BadInput, match="entries"):
         ledger.check_entries([], scope=Scope(people.floor))
     assert CollectionEntry.objects.count() == 0
+
+
+def test_a_batch_sent_again_as_it_is_is_found_by_one_anti_join_and_writes_nothing(people, table):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from fees.ledger import kept_sums
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the set-based path is PostgreSQL's")
+    rows = [entry(table, f"r-{n}", amount=f"{n}.00") for n in range(1, 6)]
+    ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
+    with CaptureQueriesContext(connection) as queries:
+        again = ledger.record_entries(rows, scope=Scope(people.floor), user=people.floor)
+    assert (again.created, again.already_recorded) == (0, 5)
+    written = [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().upper().startswith(("INSERT", "WITH"))
+               or "advisory" in q["sql"]]
+    assert written == []  # no INSERT into the ledger or its kept sums, no key lock
+    # One new row among them: recorded, and the kept sums (one upsert, summed by PostgreSQL) still the rows' sums.
+    more = ledger.record_entries([*rows, entry(table, "r-6", amount="6.00")], scope=Scope(people.floor),
+                                 user=people.floor)
+    assert (more.created, more.already_recorded) == (1, 5)
+    assert kept_sums.differences() == []
+    assert kept_sums.kept()[(people.marysville.pk, table.pk, datetime.date(2026, 3, 3), "USD")]["collected_total"] \
+        == 21
