@@ -19,7 +19,8 @@ from .models import StandingFinding
 from .rules.words import rule_title
 
 KIND = "finding_error"
-PERMISSION = "console.view_compliance"  # the room's compliance officers; administrators everywhere
+PERMISSION = "console.view_compliance"
+SHORT = 120  # characters of a finding's message said in the list  # the room's compliance officers; administrators everywhere
 
 
 def _waiting(user, scope, establishment):
@@ -31,16 +32,17 @@ def _waiting(user, scope, establishment):
 
 
 def what(rule, message, tables):
-    """'Approval conditions outstanding at tables OFM-1 and OFM-2 (their signs may not be printed): One for the
-    Money may not be offered ...'"""
+    """'Approval conditions outstanding at tables OFM-1 and OFM-2: their signs may not be printed until it is put
+    right, or a second officer approves an override' (the finding itself is one click away, on the inbox)."""
     labels = sorted({t for t in tables if t}, key=natural)
     if not labels:
-        return f"{rule_title(rule)}: {message}"
+        short = message if len(message) <= SHORT else message[:SHORT].rsplit(" ", 1)[0] + "…"
+        return f"{rule_title(rule)}: {short}"
     where = (f"table {labels[0]}" if len(labels) == 1
              else f"tables {', '.join(labels[:-1])} and {labels[-1]}")
     signs = "its sign" if len(labels) == 1 else "their signs"
-    return (f"{rule_title(rule)} at {where} ({signs} may not be printed until it is put right or a second officer "
-            f"approves an override): {message}")
+    return (f"{rule_title(rule)} at {where}: {signs} may not be printed until it is put right, or a second officer "
+            f"approves an override")
 
 
 def path(establishment):

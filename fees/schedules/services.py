@@ -51,6 +51,10 @@ def start_draft(actor, *, based_on, reason, effective_from):
     """A new draft holding a copy of ``based_on`` (its options, tiers and approved readings), to edit and publish."""
     document = based_on.document
     permissions.require(actor, EDIT, document)
+    # The date a publication would be refused for, refused now (every door: the page, the API, the admin), so no
+    # draft (nor its impact preview) ever reaches back to a date no version of the schedule could take effect on.
+    if problem := earliest_problem(document, effective_from):
+        raise BadInput(problem, field="effective_from")
     draft = document.new_draft(based_on=based_on, user=actor, reason=reason, effective_from=effective_from)
     log_action("schedule.new_draft", actor=actor, obj=draft, establishment=document.establishment,
                jurisdiction=document.jurisdiction,

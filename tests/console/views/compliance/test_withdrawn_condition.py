@@ -58,8 +58,8 @@ def test_a_refused_print_says_it_in_words(client, people, withdrawn):
 def test_awaiting_you_lists_the_problem_once_with_the_tables_it_touches(client, people, withdrawn):
     home = client.get(reverse("console:compliance", args=[people.wa_room.slug]))
     (item,) = [a for a in home.context["awaiting"] if a.kind == "finding_error"]
-    assert item.what.startswith("Approval conditions outstanding at tables OFM-1 and OFM-2 (their signs may not be "
-                                "printed")
+    assert item.what == ("Approval conditions outstanding at tables OFM-1 and OFM-2: their signs may not be "
+                         "printed until it is put right, or a second officer approves an override")
     page = home.content.decode()
     assert "Nothing awaits you" not in page and "Error to put right: Approval conditions outstanding" in page
     assert client.get(reverse("console:floor", args=[people.wa_room.slug])).context["nav_awaiting"] == 1
