@@ -16,7 +16,7 @@ from django.utils.html import format_html
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
-from . import tokens
+from . import permissions, tokens
 from .admin_site import AuditedAdmin, AuditedInline, AuditedMixin, ReadOnlyAdmin
 from .audit import log_action
 from .models import (
@@ -260,6 +260,7 @@ class CardroomAccessAttemptAdmin(AuditedMixin, AccessAttemptAdmin):
     deletable = True  # clearing a lock
     actions = ["cleanup_expired_attempts", "unlock"]
 
+    @permissions.declares("cardroom.use_admin")
     @admin.action(description="Unlock: clear the selected failed logins (the accounts and addresses may log in)")
     def unlock(self, request, queryset):
         locks = list(queryset)

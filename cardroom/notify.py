@@ -70,9 +70,10 @@ def answered(kind, obj, approved):
                                                                                 kind.path(obj)))
 
 
-def withdrawn(kind, obj, by, reason):
-    """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why; and those it
-    was awaiting (the officers asked to review it, told when it was asked) that it awaits them no longer."""
+def withdrawn(kind, obj, by, reason, *, awaited=True):
+    """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why; and, when it
+    was awaiting a decision (``awaited``: not an approved reading retired), those it awaited (the officers asked to
+    review it, told when it was asked) that it awaits them no longer."""
     kind = review.KINDS[kind]
     what = kind.what(obj)
     asker, _ = kind.asked(obj)
@@ -80,6 +81,8 @@ def withdrawn(kind, obj, by, reason):
     _send([asker], f"Withdrawn: {what}",
           f"{what} was withdrawn by {who}, an administrator, not by you.\n\n"
           f"Their reason: {reason}\n\nOpen it: {_link(kind.path(obj))}\n")
+    if not awaited:
+        return
     asked_to_review = [p for p in kind.approvers(obj) if p is not None and p.pk not in (
         getattr(asker, "pk", None), getattr(by, "pk", None))]
     _send(asked_to_review, f"No longer awaiting you: {what}",

@@ -274,5 +274,7 @@ def withdraw_interpretation(actor, *, reading, reason):
     generation.bump()  # an approved reading retired: quotes read the printed value again
     readings.log(reading, "withdrawn", actor, reason=reason, was=was, **for_asker)
     if for_asker:
-        notify.withdrawn("interpretation", reading, actor, reason)
+        # A proposal awaited a second officer (they are told it awaits them no longer); an approved reading did not.
+        notify.withdrawn("interpretation", reading, actor, reason,
+                         awaited=was == Interpretation.Status.PROPOSED)
     return reading
