@@ -6,6 +6,8 @@ through the API. Nothing is deleted unless its admin says so, history "revert" i
 (SIMPLE_HISTORY_REVERT_DISABLED) and bulk "delete selected" is removed (cardroom.admin_site).
 """
 
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -14,7 +16,7 @@ from django.utils.html import format_html
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
-from . import tokens
+from . import permissions, tokens
 from .admin_site import AuditedAdmin, AuditedInline, AuditedMixin, ReadOnlyAdmin
 from .audit import log_action
 from .models import (
@@ -189,9 +191,32 @@ User = get_user_model()
 admin.site.unregister(User)
 
 
+class MembershipInline(AuditedInline, admin.TabularInline):
+    """The person's roles, on the person (issue 42: an administrator looked for them here, not on a page of their
+    own). Saved, each row, through ``cardroom.changes`` with the user's reason, so credentials follow roles as on
+    the Memberships page (``cardroom.credentials``)."""
+
+    model = Membership
+    fk_name = "user"
+    extra = 1
+    deletable = True  # taking a role away
+    fields = ["role", "establishment", "jurisdiction"]
+    verbose_name, verbose_name_plural = "role", "roles (what this person may do, and where)"
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        fields = formset.form.base_fields
+        fields["role"].help_text = ("A compliance officer or floor supervisor works at one establishment; a "
+                                    "regulator reads one jurisdiction; an administrator needs neither.")
+        fields["establishment"].help_text = "For a compliance officer or a floor supervisor only."
+        fields["jurisdiction"].help_text = "For a regulator only."
+        return formset
+
+
 @admin.register(User)
 class CardroomUserAdmin(AuditedMixin, UserAdmin):
     deletable = True
+    inlines = [MembershipInline]
 
     def user_change_password(self, request, id, form_url=""):
         response = super().user_change_password(request, id, form_url)
@@ -223,3 +248,23 @@ class CardroomTokenAdmin(AuditedMixin, TokenAdmin):
     @admin.display(description="key ends with")
     def key_ends(self, obj):
         return f"…{obj.key[-4:]}"
+
+
+# Login locks (django-axes' failed attempts, cardroom.authentication): cleared in one go, the selected or every one
+# ("Select all"), each deletion audited as one made row by row would be (issue 42).
+admin.site.unregister(AccessAttempt)
+
+
+@admin.register(AccessAttempt)
+class CardroomAccessAttemptAdmin(AuditedMixin, AccessAttemptAdmin):
+    deletable = True  # clearing a lock
+    actions = ["cleanup_expired_attempts", "unlock"]
+
+    @permissions.declares("cardroom.use_admin")
+    @admin.action(description="Unlock: clear the selected failed logins (the accounts and addresses may log in)")
+    def unlock(self, request, queryset):
+        locks = list(queryset)
+        for attempt in locks:
+            self.delete_model(request, attempt)
+        who = sorted({a.username or a.ip_address for a in locks})
+        self.message_user(request, f"{len(locks)} lock{'s' if len(locks) != 1 else ''} cleared: {', '.join(who)}.")

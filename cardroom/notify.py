@@ -73,13 +73,24 @@ def answered(kind, obj, approved):
                                                                                 kind.path(obj)))
 
 
-def withdrawn(kind, obj, by, reason):
-    """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why."""
+def withdrawn(kind, obj, by, reason, *, awaited=True):
+    """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why; and, when it
+    was awaiting a decision (``awaited``: not an approved reading retired), those it awaited (the officers asked to
+    review it, told when it was asked) that it awaits them no longer."""
     kind = review.KINDS[kind]
     what = kind.what(obj)
     asker, _ = kind.asked(obj)
+    who = by.get_username() if by else "a command"
     _send([asker], f"Withdrawn: {what}",
-          f"{what} was withdrawn by {by.get_username() if by else 'a command'}, an administrator, not by you.\n\n"
+          f"{what} was withdrawn by {who}, an administrator, not by you.\n\n"
+          f"Their reason: {reason}\n\nOpen it: {_link(kind.path(obj))}\n")
+    if not awaited:
+        return
+    asked_to_review = [p for p in kind.approvers(obj) if p is not None and p.pk not in (
+        getattr(asker, "pk", None), getattr(by, "pk", None))]
+    _send(asked_to_review, f"No longer awaiting you: {what}",
+          f"{what}, asked of you as {kind.role(obj)} by {asker.get_username() if asker else 'someone'}, was "
+          f"withdrawn by {who}, an administrator: there is nothing for you to approve or refuse.\n\n"
           f"Their reason: {reason}\n\nOpen it: {_link(kind.path(obj))}\n")
 
 

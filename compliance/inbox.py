@@ -23,7 +23,7 @@ import datetime
 import json
 
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery, Value
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -33,6 +33,8 @@ from .models import Finding, StandingFinding, StandingState, ValidationRun
 
 Kind = ValidationRun.Kind
 SEVERITIES = ("error", "warning", "info")
+# The subjects that are a table's: its posting (each posting check) and the table itself (the room's lint).
+TABLE_SUBJECTS = ("posting", "table")
 FOUND_BY = {Kind.ESTABLISHMENT: "run over the room", Kind.POSTING: "posting's check",
             Kind.SCHEDULE: "schedule run", Kind.EVERYTHING: "run over everything"}
 
@@ -64,6 +66,7 @@ class InboxFinding:
     acknowledged_by_name: str | None
     acknowledgement_reason: str
     changes: str  # what changed since the same finding was acknowledged (compliance.recording)
+    identity: str  # the same finding in every run that finds it (compliance.identity)
     earlier: "InboxFinding | None" = None
     is_new: bool = False  # set by the page: found since the officer's last look
     may_acknowledge: bool = False  # set by the page, for the user looking
@@ -77,7 +80,7 @@ class InboxFinding:
               "version_number": "schedule_version__number", "option_number": "option_number",
               "found_at": "run__created_at", "run_kind": "run__kind", "run_trigger": "run__trigger",
               "acknowledged_at": "acknowledged_at", "acknowledged_by_name": "acknowledged_by__username",
-              "acknowledgement_reason": "acknowledgement_reason", "changes": "changes"}
+              "acknowledgement_reason": "acknowledgement_reason", "changes": "changes", "identity": "identity"}
 
     @classmethod
     def rows(cls, queryset):
@@ -94,7 +97,11 @@ class InboxFinding:
 
     @property
     def key(self):
-        """The same finding found by two runs has the same key."""
+        """The same problem has the same key, whichever run found it and however it was reached: a table's problem
+        found by checking its posting and by checking the table (the room's run does both: an approval's condition
+        outstanding is found at the posting and at each table offering the game) is one problem, of that table."""
+        if self.table_id is not None and self.subject_type in TABLE_SUBJECTS:
+            return self.rule, self.severity, f"table {self.table_id}", self.message
         return self.rule, json.dumps(self.subject, sort_keys=True, default=str), self.message
 
 
@@ -181,6 +188,22 @@ def _once_each(findings):
     return kept
 
 
+def _first_found(findings):
+    """Each finding's ``found_at`` made the moment it was first found: every run finds again what stands (the
+    nightly run, "run validation now", a posting's check), and a finding found again is not a new one. One query."""
+    by_identity = {}
+    for finding in findings:
+        if finding.identity:
+            by_identity.setdefault(finding.identity, []).append(finding)
+    if not by_identity:
+        return
+    first = (Finding.objects.filter(identity__in=list(by_identity)).order_by().values("identity")
+             .annotate(first=Min("run__created_at")).values_list("identity", "first"))
+    for identity, moment in first:
+        for finding in by_identity[identity]:
+            finding.found_at = min(finding.found_at, moment)
+
+
 def current_findings(establishment, at=None):
     """The inbox: findings that stand now, once each, errors first and newest first within a severity. An open
     finding found before and acknowledged then carries that acknowledgement as ``earlier`` (four queries)."""
@@ -192,6 +215,7 @@ def current_findings(establishment, at=None):
     found = (Finding.objects.filter(_standing_q(keep, wide, list(shown))).filter(place_q(establishment))
              .order_by("-run__created_at", "-run_id", "id"))
     kept = _once_each(InboxFinding.rows(found))
+    _first_found(kept.values())
     waiting = {key: f for key, f in kept.items() if f.acknowledged_at is None}
     if waiting:
         # Acknowledgements are few (each is a person's reason), so the ones of these rules are read in one go.
@@ -295,12 +319,12 @@ def standing_counts(kept, since=None):
 def shown(kept):
     """The findings of some kept standing findings (a page of them), as the pages show them, in their order, each
     with the earlier acknowledgement of the same finding (two queries)."""
-    kept = list(kept.values_list("finding_id", "earlier_id"))
-    ids = [finding for finding, _ in kept] + [earlier for _, earlier in kept if earlier]
+    kept = list(kept.values_list("finding_id", "earlier_id", "found_at"))
+    ids = [finding for finding, _, _ in kept] + [earlier for _, earlier, _ in kept if earlier]
     found = {f.pk: f for f in InboxFinding.rows(Finding.objects.filter(pk__in=ids))}
     out = []
-    for finding, earlier in kept:
-        row = found[finding]
+    for finding, earlier, first_found in kept:
+        row = dataclasses.replace(found[finding], found_at=first_found)  # when first found (``_first_found``)
         row.earlier = found.get(earlier)
         out.append(row)
     return out

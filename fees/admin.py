@@ -253,6 +253,9 @@ class ScheduleVersionAdmin(AuditedAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 draft = services.start_draft(request.user, based_on=version, **form.cleaned_data)
+            except BadInput as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+                return self._action_page(request, version, form, f"New draft from {version}", "Create draft")
             except StateConflict as exc:
                 messages.error(request, str(exc))
                 return redirect("admin:fees_scheduleversion_change", version.pk)

@@ -23,6 +23,7 @@ from cardroom.moments import format_moment
 from compliance.checking import run_posting
 from compliance.judgement import judge_postings
 from compliance.models import ValidationRun
+from compliance.rules.words import rule_title
 from fees.ledger import writable_tables
 from fees.models import PostingBonusLimit, ScheduleDocument, TablePosting
 from fees.postings import house_banked
@@ -44,14 +45,16 @@ class PrintBlocked(StateConflict):
 
     def __init__(self, posting, errors, pending=None):
         self.posting, self.errors = posting, errors
-        listed = "; ".join(f"{e['rule']}: {e['message']}" for e in errors)
-        waiting = (f" An override asked for by {pending.requested_by.get_username()} awaits a second officer."
-                   if pending is not None else "")
-        super().__init__(
-            f"Table {posting.table.label}'s posting {posting.pk} has {len(errors)} error finding(s) and cannot be "
-            f"printed until a compliance officer asks for an override with a reason and a second one approves it."
-            f"{waiting} The errors: {listed}"
-        )
+        super().__init__(f"Table {posting.table.label}'s sign may not be printed. {blocked_words(errors, pending)}")
+
+
+def blocked_words(errors, pending=None):
+    """Why a sign may not be printed and what to do, in words (the refusal, and the table page before it)."""
+    listed = " ".join(f"{rule_title(e['rule'])}: {e['message'].rstrip('.')}." for e in errors)
+    waiting = (f" An override asked for by {pending.requested_by.get_username()} awaits a second officer."
+               if pending is not None else "")
+    return (f"{listed} Until this is put right, a compliance officer may ask for an override with a reason, which a "
+            f"second officer approves.{waiting}")
 
 
 # -- who may do what ---------------------------------------------------------------------------------------------
@@ -306,5 +309,5 @@ def at_moment(raw, default=None):
     return _read(values.moment, raw, "at")
 
 
-__all__ = ["PrintBlocked", "at_moment", "current_override", "error_findings", "judgement", "pending_override",
+__all__ = ["PrintBlocked", "at_moment", "blocked_words", "current_override", "error_findings", "judgement", "pending_override",
            "post_table", "postable_tables", "print_permission", "read_posting", "validation_run"]

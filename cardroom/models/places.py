@@ -35,7 +35,8 @@ class Jurisdiction(models.Model):
         ordering = ["code"]
 
     def __str__(self):
-        return f"{self.name} ({self.code})"
+        # "Tribal gaming (NIGC)" already says its code: not "Tribal gaming (NIGC) (NIGC)".
+        return self.name if f"({self.code})" in self.name else f"{self.name} ({self.code})"
 
 
 class EstablishmentQuerySet(models.QuerySet):

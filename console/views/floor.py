@@ -21,6 +21,7 @@ from compliance.judgement import day_words, judge_postings
 from compliance.models import ValidationRun
 from fees.models import TablePosting
 from signage import content, printing, render as sign_render, services as sign_services
+from signage import postings as sign_postings
 from signage.models import SignPrint
 from signage.tasks import start_batch
 
@@ -280,14 +281,19 @@ def table(request, establishment, table, scope):
     posting = TablePosting.objects.in_force(table, now)
     history = (table.postings.select_related("schedule", "game", "rules", "table__establishment__jurisdiction")
                .order_by("-effective_from")[:20])
+    judged = posting and judge_postings([posting], now)[posting.pk]
+    override = posting and printing.overrides_in_use([posting.pk]).get(posting.pk)
+    # The print gate's own words, before anyone presses a button it would refuse.
+    blocked = judged and judged.blocked and override is None and sign_postings.blocked_words(
+        judged.error_list(), sign_postings.pending_override(posting))
     return render(request, "console/floor/table.html", {
         "section": "floor", "establishment": establishment, "table": table, "posting": posting, "now": now,
-        "detail": posting and _posting_detail(posting, now, judge_postings([posting], now)[posting.pk]),
+        "detail": posting and _posting_detail(posting, now, judged), "blocked": blocked,
         "history": history,
         "may_print": permissions.allowed(request.user, "signage.print_sign", establishment),
         "layouts": sign_render.LAYOUTS,
         "sign": posting and printing.sign_states([posting], now, establishment.zone)[posting.pk],
-        "override": posting and printing.overrides_in_use([posting.pk]).get(posting.pk)})
+        "override": override})
 
 
 def _layout(request):

@@ -2,6 +2,7 @@
 interpretation, as workflows (used by ``fees.schedules.services``) and as kinds the inbox lists and the emails announce
 (registered in ``FeesConfig.ready``)."""
 
+from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 
 from cardroom import inbox, permissions, review
@@ -114,6 +115,49 @@ INTERPRETATION_KIND = review.Kind(
 )
 
 
+# -- a refused draft, back with whoever asked for it ----------------------------------------------------------------
+
+
+def _refused_drafts(user, scope, establishment):
+    """The drafts ``user`` asked to publish whose last step is a refusal: theirs to correct and ask again (or
+    discard)."""
+    last_step = VersionReview.objects.filter(version=OuterRef("pk")).order_by("-at", "-id").values("step")[:1]
+    drafts = (ScheduleVersion.objects.filter(inbox.concerning(establishment, "document__"), status=Status.DRAFT,
+                                             review_requested_by=user)
+              .annotate(last_step=Subquery(last_step)).filter(last_step=VersionReview.Step.REFUSED))
+    return drafts  # their own requests: no other scope to ask
+
+
+def _refused(version):
+    by, reason = _last_answer(version)
+    who = by.get_username() if by else "a second officer"
+    return (f"{version.document.code} v{version.number} was refused by {who}" + (f" ({reason.rstrip('.')})" if reason
+                                                                                    else "")
+            + ": correct it and ask again, or discard it")
+
+
+def _refused_items(pks, user, scope, establishment):
+    items = []
+    for v in ScheduleVersion.objects.filter(pk__in=pks).select_related("document__establishment"):
+        path = reverse("console:compliance-version", args=[inbox.room_slug(v.document, scope, establishment),
+                                                            v.document.code, v.number])
+        refusal = v.reviews.filter(step=VersionReview.Step.REFUSED).last()
+        items.append(inbox.Awaiting(DRAFT_REFUSED, _refused(v), refusal.by_label if refusal else "",
+                                    refusal.at if refusal else v.created_at, path, v.document.establishment_id))
+    return items
+
+
+DRAFT_REFUSED = "draft_refused"
+DRAFT_REFUSED_KIND = review.Kind(
+    name=DRAFT_REFUSED, label="Your draft was refused", waiting=_refused_drafts, items=_refused_items,
+    what=_refused, path=lambda v: _version_path(v), role=lambda v: "whoever asked for its publication",
+    approvers=lambda v: [v.review_requested_by] if v.review_requested_by_id else [],
+    asked=lambda v: (v.review_requested_by, v.publication_reason), answered=_last_answer,
+    outcomes=("asked again", "discarded"), alert=True,
+)
+
+
 def register():
     review.register_kind(SCHEDULE_KIND)
     review.register_kind(INTERPRETATION_KIND)
+    review.register_kind(DRAFT_REFUSED_KIND)

@@ -51,6 +51,10 @@ def start_draft(actor, *, based_on, reason, effective_from):
     """A new draft holding a copy of ``based_on`` (its options, tiers and approved readings), to edit and publish."""
     document = based_on.document
     permissions.require(actor, EDIT, document)
+    # The date a publication would be refused for, refused now (every door: the page, the API, the admin), so no
+    # draft (nor its impact preview) ever reaches back to a date no version of the schedule could take effect on.
+    if problem := earliest_problem(document, effective_from):
+        raise BadInput(problem, field="effective_from")
     draft = document.new_draft(based_on=based_on, user=actor, reason=reason, effective_from=effective_from)
     log_action("schedule.new_draft", actor=actor, obj=draft, establishment=document.establishment,
                jurisdiction=document.jurisdiction,
@@ -270,5 +274,7 @@ def withdraw_interpretation(actor, *, reading, reason):
     generation.bump()  # an approved reading retired: quotes read the printed value again
     readings.log(reading, "withdrawn", actor, reason=reason, was=was, **for_asker)
     if for_asker:
-        notify.withdrawn("interpretation", reading, actor, reason)
+        # A proposal awaited a second officer (they are told it awaits them no longer); an approved reading did not.
+        notify.withdrawn("interpretation", reading, actor, reason,
+                         awaited=was == Interpretation.Status.PROPOSED)
     return reading

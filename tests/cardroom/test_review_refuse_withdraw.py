@@ -144,8 +144,13 @@ def test_an_administrator_withdraws_for_the_asker_says_so_and_the_asker_is_told(
     entry = AuditLogEntry.objects.get(action="schedule.withdrawn")
     assert (entry.actor, entry.data["on_behalf_of"], entry.data["as"]) == (people.admin, "t-compliance",
                                                                            "administrator")
-    assert [m.to for m in mailoutbox] == [["t-compliance@example.test"]]
-    assert mailoutbox[0].subject.startswith("Withdrawn:") and "The Bureau withdrew its letter" in mailoutbox[0].body
+    told = {m.to[0]: m for m in mailoutbox}
+    assert sorted(told) == ["t-compliance-2@example.test", "t-compliance@example.test"]  # the asker and the asked
+    asker = told["t-compliance@example.test"]
+    assert asker.subject.startswith("Withdrawn:") and "The Bureau withdrew its letter" in asker.body
+    asked = told["t-compliance-2@example.test"]  # the second officer it awaited (issue 42)
+    assert asked.subject.startswith("No longer awaiting you:") and "withdrawn by t-admin, an administrator" in asked.body
+    assert "The Bureau withdrew its letter" in asked.body
 
 
 def test_an_interpretation_is_withdrawn_only_by_who_proposed_it(api, client, people):
@@ -200,3 +205,5 @@ def test_a_print_override_is_withdrawn_only_by_its_asker_or_an_administrator(
     entry = AuditLogEntry.objects.get(action="signage.print_override_withdrawn")
     assert entry.data["on_behalf_of"] == "t-compliance"
     assert [m.to for m in mailoutbox if m.subject.startswith("Withdrawn:")] == [["t-compliance@example.test"]]
+    assert [m.to for m in mailoutbox if m.subject.startswith("No longer awaiting you:")] == [
+        ["t-compliance-2@example.test"]]

@@ -215,7 +215,9 @@ class ReviewMachine(RuleBasedStateMachine):
             assert sent == self.mailed((asker, "Approved" if step == review.APPROVE else "Refused"))
         else:
             assert name == asker or name == "admin"  # only the requester, or an administrator, withdraws
-            assert sent == ([] if name == asker else self.mailed((asker, "Withdrawn")))
+            # An administrator's withdrawal tells the asker, and the officers it awaited (issue 42).
+            assert sent == ([] if name == asker else self.mailed((asker, "Withdrawn"), *[
+                (o, "No longer awaiting you") for o in OFFICERS if o != asker and o not in self.makers]))
         if self.state != review.APPROVED:
             self.state = review.DRAFT  # refused or withdrawn: a draft again (PUBLICATION.lands)
 
@@ -283,10 +285,12 @@ class ReviewMachine(RuleBasedStateMachine):
         if not done:
             assert sent == []
             return
-        self.reading_state = transition.target
+        was, self.reading_state = self.reading_state, transition.target
         if step == review.WITHDRAW:
             assert name == self.proposer or name == "admin"
-            assert sent == ([] if name == self.proposer else self.mailed((self.proposer, "Withdrawn")))
+            awaited = was == review.AWAITING  # a proposal, not an approved reading retired
+            assert sent == ([] if name == self.proposer else self.mailed((self.proposer, "Withdrawn"), *[
+                (o, "No longer awaiting you") for o in OFFICERS if o != self.proposer and awaited]))
         else:
             assert name != self.proposer
             assert sent == self.mailed((self.proposer, "Approved" if step == review.APPROVE else "Refused"))

@@ -142,9 +142,11 @@ def test_a_posting_with_errors_prints_only_under_a_compliance_override(api, peop
     api.force_login(people.floor)
     answer = api.post(f"/api/v1/tables/{table.pk}/signage.pdf")
     assert answer.status_code == 409
-    assert ("cannot be printed until a compliance officer asks for an override with a reason and a second one "
-            "approves it") in answer.json()["error"]["message"]
-    assert "ca.wager_limits" in answer.json()["error"]["message"]
+    assert ("Table 7's sign may not be printed. Wager limits (California): The table maximum of $20,000"
+            in answer.json()["error"]["message"])
+    assert ("a compliance officer may ask for an override with a reason, which a second officer approves"
+            in answer.json()["error"]["message"])
+    assert "ca.wager_limits" not in answer.json()["error"]["message"]  # the rule in words (issue 42)
     assert api.post(f"/api/v1/postings/{posting.pk}/override/", {"reason": "Bureau letter of 2026-03-02 allows it."},
                     format="json").status_code == 403
     assert not SignPrint.objects.filter(posting=posting).exists()

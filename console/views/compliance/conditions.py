@@ -88,11 +88,16 @@ def record_condition(request, establishment, condition, scope):
         except (BadInput, StateConflict) as error:
             status = show_error(form, error)
         else:
-            messages.success(request, f"{condition.approval.key} condition {condition.order} recorded as met at "
-                                      f"{establishment.name} on {form.cleaned_data['met_on']:%Y-%m-%d}.")
+            messages.success(request, f"{_named(condition)} recorded as met at {establishment.name} on "
+                                      f"{form.cleaned_data['met_on']:%Y-%m-%d}.")
             return redirect(reverse("console:compliance-approvals", args=[establishment.slug])
                             + f"#condition-{condition.pk}")
     return _approvals_page(request, establishment, scope, {condition.pk: form}, status=status)
+
+
+def _named(condition):
+    """'Condition 2 of the One for the Money approval (WSGC letter of 2014-02-18 ...)': not its key."""
+    return f"Condition {condition.order} of the {condition.approval.game.name} approval ({condition.approval.reference})"
 
 
 @require_POST
@@ -116,8 +121,9 @@ def withdraw_condition(request, establishment, record, scope):
             status = 409
         else:
             condition = record.condition
-            messages.success(request, f"{condition.approval.key} condition {condition.order} is no longer recorded "
-                                      f"as met at {establishment.name}.")
+            messages.success(request, f"{_named(condition)} is no longer recorded as met at {establishment.name}: "
+                                      f"the tables offering {condition.approval.game.name} there may not print their "
+                                      f"signs until it is met again (the floor and Findings say which).")
             return redirect(reverse("console:compliance-approvals", args=[establishment.slug])
                             + f"#condition-{condition.pk}")
     return _approvals_page(request, establishment, scope, {("withdraw", record.pk): form}, status=status)

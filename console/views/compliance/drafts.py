@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 
 from cardroom.exceptions import BadInput, StateConflict
+from cardroom.forms import show_error
 from fees.forms import NewDraftForm, TierReasonForm, tier_formset, too_many_rows
 from fees.models import FeeOption
 from fees.schedules import editing, services
@@ -24,6 +25,10 @@ def new_draft(request, establishment, code, number, scope):
         if form.is_valid():
             try:
                 draft = services.start_draft(request.user, based_on=based_on, **form.cleaned_data)
+            except BadInput as error:  # a date no version of the schedule may take effect on: beside the field
+                show_error(form, error)
+                return render_page(request, "new_draft.html", establishment,
+                                   {"document": document, "based_on": based_on, "form": form}, status=400)
             except StateConflict as error:
                 messages.error(request, str(error))
                 return render_page(request, "new_draft.html", establishment,

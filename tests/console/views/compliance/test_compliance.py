@@ -138,23 +138,31 @@ def test_home_counts_findings_by_severity_and_new_since_the_last_look(officer, p
     officer.get(url("compliance-findings"))  # the look
     home = officer.get(url("compliance"))
     assert home.context["new"] == 0 and home.context["seen"] is not None
-    officer.post(url("compliance-run"))  # found again, and found now
+    officer.post(url("compliance-run"))  # everything found again: nothing new since the look (issue 42)
     home = officer.get(url("compliance"))
-    assert home.context["new"] > 0
+    assert home.context["new"] == 0
     assert home.context["counts"]["error"]["open"] == 1  # the broken posting's error, once, not once per run
+    post(make_table(people.marysville, label="T-11", seats=6, game="no-bust-21st-century-blackjack"),
+         "no-bust-21st-century-blackjack", "CMV-CA-TABLE-ACTION")  # a problem found after the look: new
+    home = officer.get(url("compliance"))
+    assert home.context["counts"]["error"] == {"open": 2, "new": 1, "acknowledged": 0}
     assert home.context["blocked"][0]["posting"].pk == floor["broken"].pk
     for link in ("compliance-findings", "compliance-schedules", "compliance-postings", "compliance-approvals"):
         assert url(link) in home.content.decode()
 
 
-def test_findings_inbox_by_severity_marks_new_and_filters(officer, floor):
+def test_findings_inbox_by_severity_marks_new_and_filters(officer, people, floor):
     first = officer.get(url("compliance-findings"))
     assert first.status_code == 200
     assert [g[0] for g in first.context["groups"]][:1] == ["error"]
     assert not any(f.is_new for f in first.context["rows"])
     officer.post(url("compliance-run"))
     again = officer.get(url("compliance-findings"))
-    assert any(f.is_new for f in again.context["rows"])
+    assert not any(f.is_new for f in again.context["rows"])  # found again is not new (issue 42)
+    post(make_table(people.marysville, label="T-11", seats=6, game="no-bust-21st-century-blackjack"),
+         "no-bust-21st-century-blackjack", "CMV-CA-TABLE-ACTION")
+    again = officer.get(url("compliance-findings"))
+    assert {f.table_label for f in again.context["rows"] if f.is_new} == {"T-11"}
     assert 'class="badge warning">new</span>' in again.content.decode()
     errors = officer.get(url("compliance-findings"), {"severity": "error"})
     assert {f.severity for f in errors.context["rows"]} == {"error"}
@@ -166,6 +174,9 @@ def test_the_inbox_pages_keep_the_totals_and_what_was_new(officer, people, floor
 
     officer.get(url("compliance-findings"))  # the look before
     officer.post(url("compliance-run"))  # everything found again, after that look
+    for label in ("T-11", "T-12"):  # and two problems found after it
+        post(make_table(people.marysville, label=label, seats=6, game="no-bust-21st-century-blackjack"),
+             "no-bust-21st-century-blackjack", "CMV-CA-TABLE-ACTION")
     everything = inbox.current_findings(people.marysville)  # worked out afresh, not kept
     monkeypatch.setattr(views, "FINDINGS_PAGE_SIZE", 2)
     first = officer.get(url("compliance-findings"), {"show": "all"})
@@ -548,7 +559,7 @@ def test_schedule_page_queries_are_few(officer, draft, django_assert_max_num_que
 
 def test_findings_and_postings_pages_do_not_grow_with_rows(officer, people, floor, django_assert_max_num_queries):
     officer.get(url("compliance-findings"))
-    with django_assert_max_num_queries(14):  # session, user, roles, room, kept state, counts, a page, awaiting you
+    with django_assert_max_num_queries(15):  # session, user, roles, room, kept state, counts, a page, awaiting (+ errors)
         officer.get(url("compliance-findings"))
     few = {name: count_queries(officer, url(name)) for name in ("compliance-findings", "compliance-postings",
                                                                 "compliance", "compliance-schedules")}

@@ -1,0 +1,76 @@
+"""The error findings that stand open at a room, in its compliance officers' "Awaiting you" (``cardroom.inbox``):
+what an officer must do, until it is put right or acknowledged with a reason (issue 42: a condition withdrawn
+blocked two signs and the home said nothing awaited).
+
+What it reads is the room's standing findings (``compliance.inbox.standing``, each problem once), so there is no
+store of its own: the kind is registered with the inbox (``cardroom.review.register_kind``, from
+``ComplianceConfig.ready``) as the reviews are. One item per problem, naming every table it touches: the same
+condition outstanding at two tables is one thing to do, at tables OFM-1 and OFM-2.
+"""
+
+from django.urls import reverse
+
+from cardroom import permissions, review
+from cardroom.inbox import Awaiting
+from cardroom.ordering import natural
+
+from . import inbox
+from .models import StandingFinding
+from .rules.words import rule_title
+
+KIND = "finding_error"
+PERMISSION = "console.view_compliance"
+SHORT = 120  # characters of a finding's message said in the list  # the room's compliance officers; administrators everywhere
+
+
+def _waiting(user, scope, establishment):
+    found = StandingFinding.objects.filter(severity="error", finding__acknowledged_at__isnull=True)
+    if establishment is not None:
+        inbox.standing(establishment)  # worked out again first if a run or an acknowledgement came since
+        found = found.filter(establishment=establishment)
+    return permissions.rows(scope, PERMISSION, found)
+
+
+def what(rule, message, tables):
+    """'Approval conditions outstanding at tables OFM-1 and OFM-2: their signs may not be printed until it is put
+    right, or a second officer approves an override' (the finding itself is one click away, on the inbox)."""
+    labels = sorted({t for t in tables if t}, key=natural)
+    if not labels:
+        short = message if len(message) <= SHORT else message[:SHORT].rsplit(" ", 1)[0] + "…"
+        return f"{rule_title(rule)}: {short}"
+    where = (f"table {labels[0]}" if len(labels) == 1
+             else f"tables {', '.join(labels[:-1])} and {labels[-1]}")
+    signs = "its sign" if len(labels) == 1 else "their signs"
+    return (f"{rule_title(rule)} at {where}: {signs} may not be printed until it is put right, or a second officer "
+            f"approves an override")
+
+
+def path(establishment):
+    return reverse("console:compliance-findings", args=[establishment.slug]) + "?severity=error"
+
+
+def _items(pks, user, scope, establishment):
+    problems = {}
+    rows = (StandingFinding.objects.filter(pk__in=pks).select_related("finding", "table", "establishment")
+            .order_by("establishment_id", "position"))
+    for row in rows:
+        key = (row.establishment_id, row.finding.rule, row.finding.message)
+        problem = problems.setdefault(key, {"room": row.establishment, "tables": [], "since": row.found_at})
+        problem["tables"].append(row.table.label if row.table_id else None)
+        problem["since"] = min(problem["since"], row.found_at)
+    return [Awaiting(KIND, what(rule, message, p["tables"]), "", p["since"], path(p["room"]), room_id)
+            for (room_id, rule, message), p in problems.items()]
+
+
+FINDING_ERROR_KIND = review.Kind(
+    name=KIND, label="Error to put right", waiting=_waiting, items=_items,
+    what=lambda row: what(row.finding.rule, row.finding.message, [row.table.label if row.table_id else None]),
+    path=lambda row: path(row.establishment), approvers=lambda row: [],
+    role=lambda row: f"a compliance officer of {row.establishment.name}",
+    asked=lambda row: (None, ""), answered=lambda row: (None, ""),
+    outcomes=("put right", "acknowledged"), alert=True,
+)
+
+
+def register():
+    review.register_kind(FINDING_ERROR_KIND)
