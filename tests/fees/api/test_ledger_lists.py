@@ -53,7 +53,7 @@ def walk(api, address, link="next"):
         answer = api.get(address)
         assert answer.status_code == 200, answer.json()
         body = answer.json()
-        assert set(body) == {"next", "previous", "results"}
+        assert set(body) == {"next", "previous", "results", "closed_months"}
         pages.append([row["id"] for row in body["results"]])
         if body[link] is None:
             return pages, body

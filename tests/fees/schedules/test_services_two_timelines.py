@@ -90,7 +90,7 @@ def test_the_schedule_page_answers_both_timelines(client, people, retroactive_ch
     page = client.get(address, {"as_of": day, "known_at": before})
     looked_up = page.context["looked_up"]
     assert (looked_up["now"].number, looked_up["then"].number) == (2, 1)
-    assert "the answer has changed since" in page.content.decode()
+    assert "The answer has changed since." in page.content.decode()
     assert client.get(address, {"as_of": "yesterday"}).status_code == 400
 
 

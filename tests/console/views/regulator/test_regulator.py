@@ -289,8 +289,9 @@ def test_the_establishment_page_makes_a_fixed_number_of_queries(client, people, 
     with CaptureQueriesContext(connection) as few:
         assert client.get(url).status_code == 200
     _extend_floor(people, 6, 1)
-    # The first look after new postings and runs works the standing findings out again (a fixed few more).
-    with django_assert_max_num_queries(len(few) + 12):
+    # The first look after new postings and runs works the standing findings out again and judges the floor again,
+    # keeping it (compliance.kept): a fixed few more.
+    with django_assert_max_num_queries(len(few) + 30):
         assert client.get(url).status_code == 200
     with django_assert_max_num_queries(len(few)):
         assert client.get(url).status_code == 200
