@@ -61,10 +61,13 @@ def _floor_rows(establishment, now):
     for table in tables:
         posting = postings.get(table.pk)
         judgement = posting and judged.get(posting.pk)
+        override = posting and overrides.get(posting.pk)
         rows.append({"table": table, "posting": posting, "judgement": judgement,
                      "errors": len(judgement.errors) if judgement else 0,
                      "warnings": len(judgement.warnings) if judgement else 0,
-                     "override": posting and overrides.get(posting.pk), "sign": posting and states[posting.pk]})
+                     # an error with no approved override: the print gate refuses its sign (signage.postings)
+                     "blocked": bool(judgement and judgement.blocked and not override),
+                     "override": override, "sign": posting and states[posting.pk]})
     return rows, _upcoming(printing.upcoming_versions(postings.values(), now), rows)
 
 
@@ -105,7 +108,8 @@ def _floor_page(request, establishment, scope, print_error=None, ticked=(), stat
         "section": "floor", "establishment": establishment, "rows": rows, "now": now,
         "may_print": may_print,
         "layouts": sign_render.LAYOUTS,
-        "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"]],
+        "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"] and not r["blocked"]],
+        "blocked": [r for r in rows if r["blocked"]],
         "unposted": [r for r in rows if r["posting"] is None],
         "upcoming": upcoming,
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
@@ -138,7 +142,10 @@ def _floor_cells(row, establishment, may_print, ticked, tables_url):
         findings += (f'<br><span class="small override">Prints under an override approved by '
                      f"{e(override.decided_by.get_username())} on {e(room_time(override.decided_at, establishment))}: "
                      f"“{e(override.reason)}”</span>")
-    if sign.get("out_of_date") or sign.get("changed"):
+    if row["blocked"]:
+        state = (f'{badge("error", "may not print")} <span class="small">until its error is put right or an override '
+                 f'is approved</span>')
+    elif sign.get("out_of_date") or sign.get("changed"):
         state = f'{badge("error", "out of date")} <span class="small">{e(sign["why"])}</span>'
     elif sign.get("reprint"):
         state = badge("warning", f"to print: {sign['why']}")

@@ -324,7 +324,8 @@ def test_a_table_printing_under_an_override_says_why_and_who_approved_it(client,
     with time_machine.travel(clock_to, tick=False):
         services.request_override(people.compliance, posting=posting, reason="The Bureau is reviewing the maximum.")
         page = _flat(client.get("/floor/casino-marysville/"))
-        assert "override" not in page  # asked for, not yet approved: it prints under none
+        # asked for, not yet approved: it prints under none, and its sign may not print
+        assert "Prints under an override" not in page and "Signs that may not be printed (1)" in page
         services.approve_override(people.compliance_2, posting=posting, reason="Findings read; print meanwhile.")
         said = ("Prints under an override approved by t-compliance-2 on 2027-03-03 05:00 PST: "
                 "“The Bureau is reviewing the maximum.”")

@@ -72,3 +72,16 @@ def test_the_findings_inbox_counts_and_lists_each_problem_once(client, people, w
     client.post(reverse("console:compliance-run", args=[people.wa_room.slug]))  # found again: still once each
     page = client.get(reverse("console:compliance-findings", args=[people.wa_room.slug]), {"severity": "error"})
     assert page.context["counts"]["error"]["open"] == 2 and len(page.context["rows"]) == 2
+
+
+def test_the_floor_lists_the_blocked_signs_apart_and_never_asks_to_print_them(client, people, withdrawn):
+    table, second = withdrawn
+    page = client.get(reverse("console:floor", args=[people.wa_room.slug])).content.decode()
+    reprint = page.split('id="reprint"', 1)[1].split("</section>", 1)[0]
+    assert "Signs to print or reprint" not in reprint and "Every sign is current" not in reprint
+    blocked = reprint.split('id="blocked-heading"', 1)[1]
+    assert "Signs that may not be printed (2)" in blocked
+    assert "Table OFM-1</a>: " in blocked and "Table OFM-2</a>: " in blocked
+    assert "Approval conditions outstanding" in blocked or "condition" in blocked
+    row = page.split('aria-label="Include table OFM-1"', 1)[1].split("</tr>", 1)[0]
+    assert "may not print" in row and "to print:" not in row
