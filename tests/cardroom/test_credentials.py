@@ -76,12 +76,18 @@ def grant_with_appoint(people, user):
     appoint(user, Role.REGULATOR, jurisdiction=people.marysville.jurisdiction, by=people.admin)
 
 
+# The user page's roles (its inline of memberships): none listed, so none changed.
+NO_ROLES_CHANGED = {"memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0",
+                    "memberships-MIN_NUM_FORMS": "0", "memberships-MAX_NUM_FORMS": "1000"}
+
+
 def grant_in_the_admins_user_page(people, user):
     client = administrator(people)
     url = reverse("admin:auth_user_change", args=[user.pk])
     answer = client.post(url, {
         "username": user.username, "email": user.email, "is_active": "on", "is_staff": "on", "is_superuser": "on",
-        "date_joined_0": "2026-01-05", "date_joined_1": "09:00:00", "change_reason": "Runs the installation now"})
+        "date_joined_0": "2026-01-05", "date_joined_1": "09:00:00", "change_reason": "Runs the installation now",
+        **NO_ROLES_CHANGED})
     assert answer.status_code == 302, answer.context["adminform"].form.errors if answer.context else answer
 
 

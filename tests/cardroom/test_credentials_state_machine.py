@@ -37,6 +37,7 @@ from rest_framework.authtoken.models import Token
 from cardroom import generation, second_factor
 from cardroom.models import Membership, Role
 from cardroom.roles import appoint
+from tests.cardroom.test_credentials import NO_ROLES_CHANGED
 from tests.conftest import People
 from tests.second_factor import SECRET
 
@@ -126,7 +127,8 @@ class Credentials(RuleBasedStateMachine):
         else:  # the superuser flag on the admin's user page
             answer = self.administrator.post(reverse("admin:auth_user_change", args=[self.person.pk]), {
                 "username": self.person.username, "is_active": "on", "is_staff": "on", "is_superuser": "on",
-                "date_joined_0": "2026-01-05", "date_joined_1": "09:00:00", "change_reason": "the machine"})
+                "date_joined_0": "2026-01-05", "date_joined_1": "09:00:00", "change_reason": "the machine",
+                **NO_ROLES_CHANGED})
             assert answer.status_code == 302, answer.context["adminform"].form.errors
         self.person.refresh_from_db()
 
