@@ -84,3 +84,14 @@ def make_draft(document=GEGA, *, based_on=1, user=None, reason="Bureau letter", 
     if isinstance(based_on, int):
         based_on = document.versions.get(number=based_on)
     return document.new_draft(based_on=based_on, user=user, reason=reason, effective_from=effective_from)
+
+
+def change_a_fee(draft):
+    """A real change to ``draft``: its first option's first tier's fee one dollar more (a draft that changes nothing
+    from the version in force cannot be sent for approval on its page)."""
+    from fees.models import FeeTier
+
+    tier = FeeTier.objects.filter(option__version=draft).order_by("option__number", "order").first()
+    tier.fee += 1
+    tier.save()
+    return tier

@@ -36,6 +36,7 @@ from fees.schedules import services
 from fees.schedules.reviews import INTERPRETATION, PUBLICATION
 
 from tests.conftest import People
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 ROOM, CODE = "casino-marysville", "CMV-CA-FEES-PAI-GOW"
@@ -150,6 +151,7 @@ class ReviewMachine(RuleBasedStateMachine):
         self.version = services.start_draft(self.users[creator],
                                             based_on=self.document.versions.order_by("number").last(),
                                             reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+        change_a_fee(self.version)  # a draft that changes nothing is refused on the page (issue 42)
         self.state, self.asker, self.makers = review.DRAFT, None, {creator}
 
     @precondition(lambda self: self.state == review.APPROVED)

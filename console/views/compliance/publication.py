@@ -36,6 +36,12 @@ def publish(request, establishment, code, number, scope):
     # The form a POST fills: the review form to approve, refuse or withdraw (or to ask again while it awaits), the
     # publish form to ask. A page out of date may send either in either state: the service says it is out of step.
     answering = step is not None and (awaiting or step in PUBLICATION_STEPS)
+    current = in_force([v for v in versions if v.pk != version.pk], today)
+    changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
+                                 version.diff_records(labels=True))
+    # The same options, tiers and provisions as the version in force: publishing would change nothing (issue 42).
+    unchanged = current if current is not None and changes.is_empty and list(version.provisions or []) == list(
+        current.provisions or []) else None
     form = None if awaiting else PublishForm(
         request.POST if step and not answering else None, version=version, today=today,
         initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
@@ -45,7 +51,13 @@ def publish(request, establishment, code, number, scope):
     status = 200
     if step is not None:
         target = review if answering else form
-        if target.is_valid():
+        if target is form and unchanged is not None:
+            form.is_valid()
+            form.add_error(None, f"Nothing changed from version {unchanged.number}: this draft's options, tiers and "
+                                 f"provisions are the same, so publishing it would change nothing. Change what is to "
+                                 f"change first, or discard the draft.")
+            status = 400
+        elif target.is_valid():
             try:
                 done = _review_step(request, version, step, target.cleaned_data)
             except (BadInput, StateConflict) as error:
@@ -59,9 +71,6 @@ def publish(request, establishment, code, number, scope):
             for error in review.non_field_errors() or [str(e) for e in review.errors.get("reason", [])]:
                 messages.error(request, error)
     version.refresh_from_db()
-    current = in_force([v for v in versions if v.pk != version.pk], today)
-    changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
-                                 version.diff_records(labels=True))
     tables = Table.objects.filter(establishment=establishment, active=True).select_related(
         "establishment__jurisdiction", "game")
     preview = checking.preview_version(version, tables=list(tables))
@@ -71,7 +80,7 @@ def publish(request, establishment, code, number, scope):
                            for posting, found in preview["postings"]]
     return render_page(request, "publish.html", establishment, {
         "document": document, "version": version, "current": current, "diff": changes, "preview": preview,
-        "form": form, "review": review, "awaiting": awaiting, "may": may,
+        "form": form, "review": review, "awaiting": awaiting, "may": may, "unchanged": unchanged,
         "reviews": version.reviews.all(), "today": today}, status=status)
 
 

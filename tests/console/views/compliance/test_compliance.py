@@ -25,7 +25,7 @@ from fees.engine import diff
 from fees.models import FeeTier, ScheduleDocument, ScheduleVersion
 from signage.models import PrintOverride
 from signage.postings import post_table
-from tests.factories import make_table, post_fields
+from tests.factories import change_a_fee, make_table, post_fields
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
@@ -444,6 +444,7 @@ def test_publish_page_shows_changes_findings_and_asks_for_the_reason(officer, pe
 
 
 def test_a_retroactive_date_needs_the_confirmation_and_its_reason(officer, draft):
+    change_a_fee(draft)
     address = url("compliance-publish", GEGA, draft.number)
     past = str(timezone.localdate() - datetime.timedelta(days=60))  # within RETROACTIVE_MAX_DAYS
     refused = officer.post(address, {"effective_from": past, "reason": "Late letter"})
@@ -620,3 +621,18 @@ def test_a_tier_printed_without_bounds_reads_as_its_fee_alone(officer):
     assert tier is not None and tier.printed_fee == "$0"
     assert f'<td data-label="As printed">{tier.printed_fee}</td>' in html
     assert ">—: " not in html and '<td data-label="As printed">: ' not in html
+
+
+def test_a_draft_that_changes_nothing_cannot_be_sent_for_approval(officer, draft):
+    """Issue 42: a draft with no change was sent for approval without a word."""
+    address = url("compliance-publish", GEGA, draft.number)
+    page = officer.get(address).content.decode()
+    assert 'id="nothing-changed"' in page and "publishing it would change nothing" in page
+    assert 'value="request"' not in page
+    refused = officer.post(address, {"effective_from": "2030-01-01", "reason": "Bureau letter"})
+    assert refused.status_code == 400
+    assert "Nothing changed from version 1" in " ".join(refused.context["form"].non_field_errors())
+    draft.refresh_from_db()
+    assert draft.status == "draft"
+    change_a_fee(draft)
+    assert 'value="request"' in officer.get(address).content.decode()
