@@ -79,7 +79,8 @@ def test_a_regulator_verifies_a_rezipped_bundle_against_a_checkpoint_kept_after_
     _verify(page, site, again, kept)
     assert page.locator("#verdict").inner_text() == "Verified: every file is as signed"
     assert page.locator("#kept-status").inner_text() == (
-        f"{chain_name(site.marysville)}: your kept checkpoint of {later} entries holds the bundle's {size} entries "
+        f"the audit log of {site.marysville.name}: your kept checkpoint of {later} entries holds the bundle's {size} "
+        "entries "
         "unchanged: the log was only appended to after the export.")
     assert "audit-casino-marysville/" in page.locator("#bundle-folder").inner_text()
     assert serious_violations(page) == []
@@ -93,7 +94,7 @@ def test_a_regulator_verifies_a_rezipped_bundle_against_a_checkpoint_kept_after_
     _verify(page, site, again, rewritten)
     assert page.locator("#verdict").inner_text() == "Not verified: 1 problem"
     assert page.locator("#problems").inner_text() == (
-        f"{chain_name(site.marysville)}: your kept checkpoint of {later} entries does NOT hold the bundle's "
+        f"the audit log of {site.marysville.name}: your kept checkpoint of {later} entries does NOT hold the bundle's "
         f"{size} entries as the bundle has them: the log was rewritten between the export and your checkpoint.")
 
     # Not a checkpoint: the form says so and nothing is queued.
