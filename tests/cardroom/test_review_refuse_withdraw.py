@@ -14,7 +14,7 @@ from cardroom.models import AuditLogEntry
 from fees.models import ScheduleDocument, ScheduleVersion
 from signage.models import PrintOverride
 
-from tests.factories import make_table, post_as
+from tests.factories import change_a_fee, make_table, post_as
 
 pytestmark = pytest.mark.django_db
 ROOM, PAI_GOW = "casino-marysville", "CMV-CA-FEES-PAI-GOW"
@@ -35,8 +35,10 @@ def mailed(people):
 def room_draft(people):
     """A draft of the room's own Pai Gow schedule, started by the first officer: the room's two officers decide."""
     document = ScheduleDocument.objects.get(code=PAI_GOW)
-    return document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
-                              reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+    draft = document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
+                               reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+    change_a_fee(draft)  # a draft that changes nothing is not sent for approval from its page
+    return draft
 
 
 def step(api, user, version, name, reason="Read against the Bureau's letter"):
