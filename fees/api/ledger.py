@@ -432,7 +432,8 @@ class MonthsView(APIView):
             "Each month of the room's ledger, newest first: its state (open, held, closing, closed, removed) and "
             "why it is held, its totals per currency (decimal strings; a closed month's as its closing sealed them, "
             "'totals_from': 'sealed'), its audit bundles (file, SHA-256, bytes, whether still kept), who closed it "
-            "and when, earlier closings reopened, and where the live rows differ from the seal."))})
+            "and when, earlier closings reopened, and where the live rows differ from the seal.")),
+            404: OpenApiResponse(description="No establishment of that slug among those whose ledger you may see.")})
     def get(self, request):
         """A room's months: open, held and why, closing, closed or with its archive removed, with their totals."""
         scope = scope_of(request)
