@@ -42,8 +42,9 @@ CONFLICTS = {
     ("get", "/api/v1/audit/proof"),
     ("get", "/api/v1/audit/consistency"),
 }
-# Operations that find what they answer by a query parameter: a chain, an entry, a size.
-FOUND_BY_QUERY = {"/api/v1/audit/checkpoint", "/api/v1/audit/proof", "/api/v1/audit/consistency"}
+# Operations that find what they answer by a query parameter: a chain, an entry, a size, a room.
+FOUND_BY_QUERY = {"/api/v1/audit/checkpoint", "/api/v1/audit/proof", "/api/v1/audit/consistency",
+                  "/api/v1/ledger/months"}
 
 
 @pytest.fixture(scope="module")
