@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from cardroom import generation
@@ -134,12 +134,9 @@ class Restated:
 def restated(establishment, first, last):
     """The restatements of the latest reconciliation of each of ``establishment``'s table-days from ``first`` to
     ``last``, by day then table: a retroactive version's own finding, apart from any shortfall."""
-    later = Reconciliation.objects.filter(table=OuterRef("table"), gaming_day=OuterRef("gaming_day")).filter(
-        Q(run_at__gt=OuterRef("run_at")) | Q(run_at=OuterRef("run_at"), id__gt=OuterRef("id")))
     found = []
-    for run in (Reconciliation.objects.filter(establishment=establishment, gaming_day__range=(first, last),
-                                              owed_now_total__isnull=False)
-                .filter(~Exists(later)).select_related("table")):
+    for run in (Reconciliation.objects.filter(establishment=establishment, gaming_day__range=(first, last))
+                .latest_of_each_table_day().filter(owed_now_total__isnull=False).select_related("table")):
         for item in run.restatements:
             published = item.get("published_at")
             found.append(Restated(

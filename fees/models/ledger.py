@@ -15,7 +15,7 @@ None of these rows is ever updated or deleted by the application.
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from cardroom.exceptions import StateConflict
 
@@ -63,6 +63,12 @@ class RoundPricingQuerySet(AppendOnlyQuerySet):
 
 class ReconciliationQuerySet(AppendOnlyQuerySet):
     what = "Reconciliations"
+
+    def latest_of_each_table_day(self):
+        """Each table-day's latest run: the one no later run (``run_at``, then ``id``, the model's order) follows."""
+        later = self.model.objects.filter(table=OuterRef("table"), gaming_day=OuterRef("gaming_day")).filter(
+            Q(run_at__gt=OuterRef("run_at")) | Q(run_at=OuterRef("run_at"), id__gt=OuterRef("id")))
+        return self.filter(~Exists(later))
 
 
 class AppendOnly(models.Model):

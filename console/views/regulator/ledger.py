@@ -6,7 +6,7 @@ import calendar
 import datetime
 from decimal import Decimal
 
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from cardroom.money import format_difference
@@ -38,10 +38,8 @@ def _reconciled(table_ids, first, last):
     """Per gaming day: how many tables were reconciled, and how many of them the latest run found with a
     variance. Counted by the database: a table-day's latest reconciliation is the one no later run (``run_at``,
     then ``id``, the model's order) follows."""
-    later = Reconciliation.objects.filter(table=OuterRef("table"), gaming_day=OuterRef("gaming_day")).filter(
-        Q(run_at__gt=OuterRef("run_at")) | Q(run_at=OuterRef("run_at"), id__gt=OuterRef("id")))
     latest = (Reconciliation.objects.filter(table_id__in=table_ids, gaming_day__range=(first, last))
-              .filter(~Exists(later)).order_by().values("gaming_day")
+              .latest_of_each_table_day().order_by().values("gaming_day")
               .annotate(tables=Count("id"), variance=Count("id", filter=~Q(status=Reconciliation.Status.BALANCED))))
     return {row["gaming_day"]: {"tables": row["tables"], "variance": row["variance"]} for row in latest}
 
