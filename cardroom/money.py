@@ -19,11 +19,16 @@ MISSING = "—"  # an amount that is not there, on the pages
 MINUS = "\u2212"  # a true minus sign, for differences
 
 
-def format_money(amount, currency="USD", *, missing=MISSING):
-    """``amount`` as people read it: "$196.00", "-$1,234.50", "£12.00"; ``missing`` when it is None."""
+def format_money(amount, currency="USD", *, missing=MISSING, whole=False):
+    """``amount`` as people read it: "$196.00", "-$1,234.50", "£12.00"; ``missing`` when it is None. ``whole``
+    leaves out the cents of an amount of whole units, as schedules and regulations print limits and bounds:
+    "$400", "$1,500", but "$12.50"."""
     if amount is None:
         return missing
-    return _written(_rounded(amount, currency), currency)
+    amount = _rounded(amount, currency)
+    if whole and amount == amount.to_integral_value():
+        return _written(amount, currency).rsplit(".", 1)[0]
+    return _written(amount, currency)
 
 
 def format_difference(amount, currency="USD"):

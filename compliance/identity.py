@@ -10,6 +10,8 @@ import hashlib
 import json
 from decimal import Decimal
 
+from cardroom.money import format_money
+
 # Subject keys that name a copy of the thing checked, not the thing: a new posting at the same table (or a new
 # version of a schedule) is the same thing with (perhaps) new facts.
 COPY_KEYS = ("posting",)
@@ -28,7 +30,7 @@ def identity(rule, subject, establishment_id, jurisdiction_id):
 
 
 def _money(value):
-    return "none" if value is None else f"${value:,.2f}".removesuffix(".00")
+    return format_money(value, "USD", missing="none", whole=True)
 
 
 def posting_facts(facts):

@@ -216,8 +216,7 @@ def dollars(amount: Decimal | int | None) -> str:
     ("$400"), as the regulations write their limits."""
     if amount is None:
         return "no amount"
-    text = format_money(Decimal(amount), "USD")
-    return text[:-3] if text.endswith(".00") else text
+    return format_money(Decimal(amount), "USD", whole=True)
 
 
 def with_status(message: str, parameters, rule: Rule) -> str:

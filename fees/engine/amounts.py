@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from cardroom import values
 from cardroom.exceptions import BadInput
-from cardroom.money import CENT
+from cardroom.money import CENT, format_money
 
 ZERO = Decimal("0.00")
 # What each kind of fee is called in words (a tier's fee_kind, fees.models.FeeTier.FeeKind): the one vocabulary of
@@ -58,10 +58,7 @@ def and_list(items: list[str]) -> str:
 
 def dollars(amount, compact: bool = False) -> str:
     """$450.00; compact: $1, $0.50, $1,500 (the way schedules print bounds)."""
-    amount = Decimal(amount)
-    if compact and amount == amount.to_integral_value():
-        return f"${amount:,.0f}"
-    return f"${amount:,.2f}"
+    return format_money(Decimal(amount), "USD", whole=compact)
 
 
 def printed_count(amount) -> str:

@@ -22,12 +22,6 @@ def money(amount: Decimal, currency: str = "USD") -> str:
     return format_money(amount, currency)
 
 
-def _whole(amount: Decimal, currency: str) -> str:
-    """A bound as printed on schedules: $10, $12.50."""
-    text = money(amount, currency)
-    return text.replace(".00", "", 1)
-
-
 def bounds_text(lower, upper, measure: str, currency: str = "USD") -> str:
     """A tier's typed bounds in the schedule's own style: "$1-$10", "$201+", "up to $5", "2-5 players"."""
     if measure == "players":
@@ -36,7 +30,7 @@ def bounds_text(lower, upper, measure: str, currency: str = "USD") -> str:
         suffix = " players"
     else:
         def show(v):
-            return _whole(v, currency)
+            return format_money(v, currency, whole=True)  # as schedules print bounds: $10, $12.50
         suffix = ""
     if lower is None and upper is None:
         return "any"

@@ -38,6 +38,21 @@ def test_money_is_usd_unless_told_and_a_missing_amount_says_so():
     assert format_money(None, "USD", missing="not stated") == "not stated"
 
 
+@pytest.mark.parametrize("amount, currency, text", [
+    (Decimal("400"), "USD", "$400"),
+    (Decimal("1500.00"), "USD", "$1,500"),
+    (Decimal("12.5"), "USD", "$12.50"),  # cents that are there are written
+    (Decimal("0.004"), "USD", "$0"),  # rounded to the cent first
+    (Decimal("-3"), "USD", "-$3"),
+    (Decimal("1000"), "JPY", "¥1,000"),
+    (Decimal("12"), "GBP", "£12"),
+])
+def test_whole_amounts_are_written_without_cents_as_schedules_print_limits(amount, currency, text):
+    # The one formatter for bounds and limits too: the fee engine's compact amounts, the schedules' bounds and the
+    # findings' limits all write "$400", where each once cut the ".00" off by hand.
+    assert format_money(amount, currency, whole=True) == text
+
+
 def test_money_rounds_a_fraction_of_a_cent_as_decimal_does():
     assert format_money(Decimal("0.005")) == "$0.00" and format_money(Decimal("0.015")) == "$0.02"  # half to even
 
