@@ -36,6 +36,7 @@ MAX_JSON_DEPTH = 20
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 _SIGNED_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+_MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])", re.ASCII)
 _MOMENT = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?",
     re.ASCII,
@@ -124,6 +125,15 @@ def day(value):
         raise Invalid(f"must be a date written YYYY-MM-DD, not {value!r} (no such day).") from None
     _in_range(parsed, value)
     return parsed
+
+
+def month(value):
+    """A month written YYYY-MM (a closing, a report's month, a bundle's name), as its first day."""
+    if type(value) is not str or not _MONTH.fullmatch(value):
+        raise Invalid(f"must be a month written YYYY-MM, e.g. 2026-10, not {value!r}.")
+    first = datetime.date(int(value[:4]), int(value[5:]), 1)
+    _in_range(first, value)
+    return first
 
 
 def moment(value, example=MOMENT_EXAMPLE):

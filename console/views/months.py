@@ -4,7 +4,6 @@ its closing sealed them), its audit bundle and who closed it and when (``fees.mo
 downloaded by those who may export the room (``exports.request_export``). The same page under each role's section;
 its JSON twin is the API's ``GET /api/v1/establishments/<room>/months``."""
 
-import datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -12,7 +11,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.utils import timezone
 
-from cardroom import permissions
+from cardroom import permissions, values
 from cardroom.money import format_difference, format_money
 from fees.models import ClosedMonth
 from fees.months import overview
@@ -43,8 +42,8 @@ def _bundle(request, establishment, month):
     """This room's bundle of a closed month, as its closing wrote it (404 when there is none or its file is gone)."""
     permissions.require(request.user, DOWNLOAD, establishment)
     try:
-        first = datetime.datetime.strptime(month, "%Y-%m").date()
-    except ValueError:
+        first = values.month(month)
+    except values.Invalid:
         raise Http404("Give the month as YYYY-MM.") from None
     closing = ClosedMonth.objects.filter(month=first, reopened_at__isnull=True, establishments=establishment).first()
     bundle = next((b for b in (closing.bundles if closing else ()) if b.get("establishment") == establishment.slug),

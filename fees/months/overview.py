@@ -22,6 +22,8 @@ from django.conf import settings
 from django.db.models import Sum
 from django.db.models.functions import TruncMonth
 
+from cardroom import values
+
 from ..models import ClosedMonth, LedgerDay
 from . import held, partitions
 from .selectors import closed_words, sealed_months
@@ -143,8 +145,8 @@ def room_months(establishment, today=None):
                              if b.get("establishment") == establishment.slug]
     for entry in held.standing().filter(establishment=establishment).order_by("pk"):
         try:
-            first = datetime.datetime.strptime(entry.data.get("month") or "", "%Y-%m").date()
-        except ValueError:
+            first = values.month(entry.data.get("month") or "")
+        except values.Invalid:
             continue
         found = month(first)
         if found.closing is None:

@@ -43,7 +43,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from cardroom import bundle, keys, transparency
+from cardroom import bundle, keys, transparency, values
 from cardroom.audit import log_actions
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import Establishment
@@ -77,8 +77,8 @@ def register_export(export):
 def read_month(text):
     """The first day of a month written YYYY-MM."""
     try:
-        return datetime.datetime.strptime(text or "", "%Y-%m").date()
-    except ValueError:
+        return values.month(text or "")
+    except values.Invalid:
         raise BadInput(f"--month {text!r}: give the month as YYYY-MM, e.g. 2026-10.") from None
 
 

@@ -1,7 +1,6 @@
 """The regulator pages' forms: the month of fees shown, a kept checkpoint to check the audit log against, an
 audit export asked for, a bundle to verify."""
 
-import datetime
 
 from django import forms
 
@@ -18,11 +17,11 @@ class MonthForm(forms.Form):
         value = self.cleaned_data.get("month") if self.is_valid() else None
         if not value:
             return None
-        year, month = (int(part) for part in value.split("-"))
-        if not values.FIRST_DAY.year <= year <= values.LAST_DAY.year:  # the days every reader accepts
+        try:
+            return values.month(value)
+        except values.Invalid:  # the form's pattern let it through, so it is out of the days every reader accepts
             self.add_error("month", f"Give a month between {values.FIRST_DAY:%Y-%m} and {values.LAST_DAY:%Y-%m}.")
             return None
-        return datetime.date(year, month, 1)
 
 
 # A checkpoint is ~150 bytes and a signature line ~100 more: this is room for a note with a dozen signatures.
