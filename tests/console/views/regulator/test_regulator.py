@@ -560,6 +560,21 @@ def test_the_audit_log_newest_first_with_its_chain_status(client, people, room):
     assert "Broken" in status and f"position {target.sequence}" in status
 
 
+def test_a_log_with_no_entries_offers_no_checkpoint_to_download(client, people, room):
+    # Aspers Stratford London (seeded, no tables) had a "Download a checkpoint" button answering 404: an empty chain
+    # has no head to sign. The page says why there is none; a log with entries offers one, and it downloads.
+    assert not AuditLogEntry.objects.filter(establishment__slug="aspers-stratford-london").exists()
+    client.force_login(people.admin)
+    empty = text(client.get(log_of("aspers-stratford-london")))
+    assert "/api/v1/audit/checkpoint" not in empty
+    assert "The audit log of Aspers Stratford London has no entries yet" in cell(empty, "no-checkpoint")
+
+    log_action("test.note", actor_label="test", establishment=people.marysville, data={})
+    html = text(client.get(log_of("casino-marysville")))
+    link = re.search(r'href="(/api/v1/audit/checkpoint\?chain=casino-marysville)"', html).group(1)
+    assert client.get(link).status_code == 200
+
+
 def test_the_audit_log_page_says_whether_the_chain_still_agrees_with_its_signed_checkpoints(client, people, room):
     from cardroom import transparency
     from cardroom.audit import chain_name
