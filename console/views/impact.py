@@ -53,7 +53,7 @@ def impact(request, establishment, code, number, scope):
     bound = "from" in request.GET or "to" in request.GET
     form = PeriodForm(request.GET if bound else None)
     context = {"document": document, "version": version, "today": today, "form": form,
-               "current": in_force([v for v in versions if v.pk != version.pk], today),
+               "current": in_force(versions, today),  # this version itself, once it is published and in force
                "retroactive": figures.is_retroactive(version, today)}
     if bound and not form.is_valid():
         return render_page(request, "impact.html", establishment, context, status=400)

@@ -246,6 +246,17 @@ def test_the_page_answers_400_saying_what_is_wrong_with_the_dates(client, people
     assert says in answer.content.decode()
 
 
+def test_the_page_of_the_version_in_force_says_it_is_in_force(client, people):
+    # It said "version 1 is in force today" of a version 2 already published and in force.
+    document = ScheduleDocument.objects.get(code=CODE)
+    in_force = document.versions.in_force_for([document.pk], datetime.date.today())[document.pk]
+    client.force_login(people.compliance)
+    html = client.get(page(in_force)).content.decode()
+    assert "(this version is in force today)" in html and "is in force today)" not in html.replace(
+        "(this version is in force today)", "")
+    assert f"(version {in_force.number} is in force today)" in client.get(page(draft(people))).content.decode()
+
+
 def test_the_page_is_for_those_who_may_see_the_version(client, people):
     version = draft(people)
     client.force_login(people.floor)
