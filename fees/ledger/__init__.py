@@ -11,8 +11,6 @@ is checked the same way whichever door it came in by.
   ``INSERT ... SELECT ... ON CONFLICT (idempotency_key) DO NOTHING``; elsewhere ``bulk_create`` is used.
 - ``check_entries`` and ``record_checked``: the same in two steps, for the import (a file's good rows recorded,
   its bad rows refused alone, each row checked once): the check names every bad row, records nothing.
-  ``recorded_as_is``: the rows of a batch recorded already exactly as they are (a file imported again), which
-  the import counts without checking them again.
 - Corrections: a row with ``corrects`` (an entry id) or ``corrects_key`` (its idempotency key) states the
   amount really collected for that entry. It inherits the corrected entry's table, day, reference, payer and
   fee kind, needs a reason, and an entry can be corrected once (correct the correction to change it again).
@@ -42,7 +40,6 @@ from .rounds import record_round
 __all__ = [
     "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "agreed_gaming_day",
     "check_entries", "compute", "empty_summary",
-    "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round",
-    "recorded_as_is",
+    "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round", "recorded_as_is",
     "table_days_with_activity", "tables_with_activity", "writable_tables",
 ]
