@@ -226,10 +226,6 @@ def run_import(job, on_progress=None):
 
     def send():
         nonlocal batch
-        if batch:  # rows recorded already as they are (a file imported again) are counted, not checked again
-            recorded = ledger.recorded_as_is([row for _, _, row in batch], scope=scope)
-            outcome.already += len(recorded)
-            batch = [row for index, row in enumerate(batch) if index not in recorded] if recorded else batch
         ready = _check(batch, scope, outcome) if batch else []
         closed = outcome.end_batch()
         for checked, rows in ready:

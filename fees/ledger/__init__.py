@@ -31,7 +31,7 @@ reconciling as a person, the scheduler or a job, with the permission asked; it i
 
 from .intake import (
     MAX_BATCH, MAX_ID, CheckedEntries, IngestResult, agreed_gaming_day, check_entries, record_checked,
-    record_entries, record_entry, recorded_as_is, writable_tables,
+    record_entries, record_entry, writable_tables,
 )
 from .reconciliation import (compute, empty_summary, previous_gaming_day, reconcile, table_days_with_activity,
                              tables_with_activity)
@@ -40,6 +40,6 @@ from .rounds import record_round
 __all__ = [
     "MAX_BATCH", "MAX_ID", "CheckedEntries", "IngestResult", "agreed_gaming_day",
     "check_entries", "compute", "empty_summary",
-    "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round", "recorded_as_is",
+    "previous_gaming_day", "reconcile", "record_checked", "record_entries", "record_entry", "record_round",
     "table_days_with_activity", "tables_with_activity", "writable_tables",
 ]

@@ -18,8 +18,7 @@ from cardroom.models import Table
 
 from ..models import CollectionEntry, LedgerConflict
 from ..months.selectors import closed_for
-from .storage import (RETRIES, insert_portable, insert_postgresql, recorded_portable, recorded_postgresql,
-                      transient)
+from .storage import RETRIES, insert_portable, insert_postgresql, transient
 
 # A batch at this many rows of the documented shape stays well inside the bulk endpoint's body limit
 # (settings.LEDGER_BULK_MAX_BYTES, 16 MiB: about 1.6 KiB a row, where a typical row is about 250 bytes).
@@ -361,66 +360,6 @@ def check_entries(rows, *, scope, batch_key=None, label=lambda index: f"entries[
         errors = dict(sorted(errors.items()))
         cleaned = [row for row in cleaned if row[4] not in closed]
     return CheckedEntries(rows=tuple(cleaned), errors=errors)
-
-
-PROBED_FIRST = 64  # rows of a batch looked for first: none recorded, and the rest are not looked for
-
-
-def recorded_as_is(rows, *, scope):
-    """The indices of ``rows`` (a batch as ``check_entries`` takes it) that are recorded already exactly as
-    ``check_entries`` and ``record_checked`` would record them, whose table the scope may still record at and
-    whose month is open: a file imported again is counted as recorded without its rows being checked again (a
-    million rows' check is most of the time this process spends on it). A row recorded as it is passed every
-    check when it was recorded (the ledger is append-only); what may have changed since is asked again: the
-    table still writable by the scope, the month not closed. Rows left out (those not recorded, those this
-    cannot read as the check would, corrections, a key said twice in the batch) are for ``check_entries``, which
-    gives them the answer it always gave. When none of the first ``PROBED_FIRST`` rows is recorded, none is looked
-    for (a new file's batch costs a few probes)."""
-    allowed = writable_tables(scope)
-    tables = allowed.in_bulk({row.get("table") for row in rows if type(row) is dict and is_id(row.get("table"))})
-    keys = {}
-    for row in rows:
-        key = row.get("idempotency_key") if type(row) is dict else None
-        if type(key) is str:
-            keys[key] = keys.get(key, 0) + 1
-    amounts, days, probe = {}, {}, []
-    for index, row in enumerate(rows):
-        if type(row) is not dict or not row.keys() <= ENTRY_FIELDS or "corrects" in row or "corrects_key" in row:
-            continue
-        get = row.get
-        key, table_id, moment, amount, seat = (get("idempotency_key"), get("table"), get("collected_at"),
-                                               get("amount"), get("seat"))
-        table = tables.get(table_id) if type(table_id) is int else None
-        texts = (get("reference"), get("payer"), get("fee_kind"), get("player") or "", get("reason") or "")
-        if (table is None or type(key) is not str or keys[key] > 1 or type(moment) is not datetime.datetime
-                or moment.utcoffset() is None or type(amount) is not str or (seat is not None and type(seat) is not int)
-                or not all(type(text) is str for text in texts)):
-            continue
-        currency = table.establishment.jurisdiction.currency
-        read = days.get((table.establishment_id, moment))
-        if read is None:
-            read = days[(table.establishment_id, moment)] = table.establishment.gaming_day_of(moment)
-        if get("gaming_day", read) != read or get("currency", currency) != currency:
-            continue
-        if amount not in amounts:
-            try:
-                amounts[amount] = values.money(amount)
-            except values.Invalid:
-                amounts[amount] = None
-        if amounts[amount] is None:
-            continue
-        reference, payer, fee_kind, player, reason = texts
-        probe.append((index, key, table.establishment_id, table.pk, read, reference, moment, payer, seat, player,
-                      fee_kind, amounts[amount], currency, None, reason))
-    if not probe:
-        return set()
-    recorded = recorded_postgresql if connection.vendor == "postgresql" else recorded_portable
-    found = recorded(probe[:PROBED_FIRST])
-    if found and len(probe) > PROBED_FIRST:
-        found |= recorded(probe[PROBED_FIRST:])
-    if closed := closed_for({row[4] for row in probe if row[0] in found}):
-        found -= {row[0] for row in probe if row[4] in closed}
-    return found
 
 
 def record_checked(checked, *, user=None):

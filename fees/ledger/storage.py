@@ -4,7 +4,7 @@ against the recorded entries (a batch recorded already as it is, e.g. a file imp
 (``kept_sums.add_collected``); ``bulk_create`` elsewhere. A key already recorded with other content is a
 ``LedgerConflict``."""
 
-from django.db import connection, transaction
+from django.db import connection
 
 from ..models import CollectionEntry, LedgerConflict
 from . import kept_sums
@@ -53,51 +53,6 @@ def _copy_text(rows):
     ])
 
 
-def _stage(cursor, rows):
-    """``rows`` (as ``intake`` checks them) COPYed into ``ledger_incoming``, a table of the transaction."""
-    cursor.execute(
-        "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), "
-        "establishment_id bigint, table_id bigint, gaming_day date, reference varchar(64), "
-        "collected_at timestamptz, payer varchar(16), seat smallint, player varchar(64), fee_kind varchar(20), "
-        "amount numeric(12, 2), currency varchar(3), corrects_id bigint, reason varchar(500)) ON COMMIT DROP"
-    )
-    with cursor.cursor.copy(f"COPY ledger_incoming ({', '.join(COPY_COLUMNS)}) FROM STDIN") as copy:
-        for start in range(0, len(rows), COPY_CHUNK):
-            copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
-
-
-def recorded_postgresql(rows):
-    """The indices of ``rows`` (as ``intake`` checks them) recorded already exactly as they are: one probe per row
-    of the unique key (establishment, key, gaming day: the row's own partition alone), in a transaction of its
-    own that writes nothing."""
-    table = CollectionEntry._meta.db_table
-    same = [column for column in SAME_ENTRY if column != "gaming_day"]
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS ledger_incoming")
-        _stage(cursor, rows)
-        cursor.execute(
-            f"SELECT t.idx FROM ledger_incoming t WHERE EXISTS (SELECT FROM {table} e "
-            f"WHERE e.establishment_id = t.establishment_id AND e.idempotency_key = t.idempotency_key "
-            f"AND e.gaming_day = t.gaming_day AND ({', '.join(f'e.{c}' for c in same)}) "
-            f"IS NOT DISTINCT FROM ({', '.join(f't.{c}' for c in same)}))")
-        found = {index for (index,) in cursor.fetchall()}
-        cursor.execute("DROP TABLE ledger_incoming")
-    return found
-
-
-def recorded_portable(rows, chunk=500):
-    """``recorded_postgresql`` elsewhere: the stored rows of the keys read back and compared here."""
-    stored = {}
-    for establishment_id in {row[2] for row in rows}:
-        keys = [row[1] for row in rows if row[2] == establishment_id]
-        for start in range(0, len(keys), chunk):
-            for key, *content in CollectionEntry.objects.filter(
-                establishment_id=establishment_id, idempotency_key__in=keys[start:start + chunk]
-            ).values_list("idempotency_key", *SAME_ENTRY):
-                stored[(establishment_id, key)] = tuple(content)
-    return {row[0] for row in rows if stored.get((row[2], row[1])) == row[3:]}
-
-
 # A key names one entry for good, whatever its day; the database's unique key (establishment, key, gaming day:
 # the table is partitioned by day, docs/scaling.md) only sees the same day. Before the batch looks for its keys on
 # other days it takes a transaction lock per (establishment, bucket of keys), held to commit: of two batches
@@ -119,7 +74,15 @@ def insert_postgresql(rows, user_id, now):
     )
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS ledger_incoming, ledger_added")
-        _stage(cursor, rows)
+        cursor.execute(
+            "CREATE TEMPORARY TABLE ledger_incoming (idx integer, idempotency_key varchar(100), "
+            "establishment_id bigint, table_id bigint, gaming_day date, reference varchar(64), "
+            "collected_at timestamptz, payer varchar(16), seat smallint, player varchar(64), fee_kind varchar(20), "
+            "amount numeric(12, 2), currency varchar(3), corrects_id bigint, reason varchar(500)) ON COMMIT DROP"
+        )
+        with cursor.cursor.copy(f"COPY ledger_incoming ({', '.join(COPY_COLUMNS)}) FROM STDIN") as copy:
+            for start in range(0, len(rows), COPY_CHUNK):
+                copy.write(_copy_text(rows[start:start + COPY_CHUNK]))
         columns = COPY_COLUMNS[1:]
         # The batch sent again: when every row's key is recorded already with the same content (a committed entry
         # never changes: the ledger is append-only), one anti-join says so and nothing is written or locked. It

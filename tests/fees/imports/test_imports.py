@@ -17,7 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import AuditLogEntry
 from fees import imports
-from fees.models import ClosedMonth, CollectionEntry, RecordImport, RoundOfPlay
+from fees.models import CollectionEntry, RecordImport, RoundOfPlay
 from tests.factories import make_posted_table
 
 pytestmark = pytest.mark.django_db
@@ -194,33 +194,6 @@ def test_the_same_file_twice_records_nothing_new(people, table, django_capture_o
     assert RoundOfPlay.objects.count() == 1 and CollectionEntry.objects.count() == 3
     with pytest.raises(StateConflict, match="imported already"):
         imports.start_import(people.compliance, record_import=again)
-
-
-def test_the_same_file_again_checks_only_the_rows_not_recorded_as_they_are(people, table, monkeypatch,
-                                                                           django_capture_on_commit_callbacks):
-    """Issue 43: rows recorded already as they are are counted, not checked again; the others (bad rows, a row
-    said twice in its batch, a row of a month closed since) get the check's own answer, as the first time."""
-    from fees import ledger
-
-    rows = GOOD + BAD + [entry("H-9", 5), entry("H-9", 5), entry("H-8", 6, time="2026-02-27 10:00", day="2026-02-27")]
-    first, _ = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
-    assert (first.entries_recorded, first.already_recorded, first.refused) == (5, 0, 5)
-    checked, check_entries = [], ledger.check_entries
-
-    def spy(batch, **options):
-        checked.extend(row["reference"] for row in batch)
-        return check_entries(batch, **options)
-
-    monkeypatch.setattr(ledger, "check_entries", spy)
-    ClosedMonth.objects.create(month=datetime.date(2026, 2, 1), archive_dir="archive", closed_by="test",
-                               closed_at=datetime.datetime.now(tz=datetime.UTC))
-    again, job = imported(people.compliance, people.marysville, as_csv(rows), django_capture_on_commit_callbacks)
-    assert sorted(checked) == ["H-3", "H-5", "H-8", "H-9", "H-9"]  # H-1 (twice) and H-2 are recorded as they are
-    # Already: the round, H-1 twice, H-2 and the first H-9; refused: the four bad rows, the second H-9, H-8.
-    assert (again.entries_recorded, again.already_recorded, again.refused) == (0, 5, 6)
-    reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
-    assert "used twice in this batch" in reasons[11] and "closed" in reasons[12], reasons
-    assert [row["line"] for row in job.result["refused_rows"]] == [6, 7, 8, 9, 11, 12]
 
 
 def test_refused_rows_download_fix_and_import_again(client, people, table, django_capture_on_commit_callbacks):
