@@ -9,6 +9,7 @@ import csv
 import hashlib
 import re
 import tempfile
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from celery import shared_task
@@ -33,6 +34,7 @@ ENTRY_BATCH = ledger.MAX_BATCH
 ROUND_PROGRESS = 200  # rounds between two progress updates
 REFUSED_SHOWN = 200  # refused rows listed on the page (all are in the download)
 REFUSED_COLUMN = "refused because"
+WRITERS = 2  # connections recording batches side by side on PostgreSQL: the database's work is most of an import's
 
 
 NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")  # a plain number (-5.00): a spreadsheet reads it as one, runs nothing
@@ -50,30 +52,42 @@ def _no_label(index):
 
 
 class _Outcome:
-    """Counts and the refused rows (written to a temporary CSV as they come, in file order per batch)."""
+    """Counts and the refused rows, written to a temporary CSV in line order: a batch's refusals (its reading, its
+    check, its recording) are held until its recording is done, and batches are written in the file's order."""
 
     def __init__(self, header, mapping):
         self.mapping = mapping
         self.rounds = self.entries = self.already = self.refused = 0
         self.touched = set()  # (table id, gaming day) where something new was recorded: reconciled at the end
-        self.pending, self.shown = [], []
+        self.pending, self.shown = [], []  # the refusals of the batch being read
+        self.batches = deque()  # [refusals, recordings not yet done] of the batches read, oldest first
         self.file = tempfile.TemporaryFile("w+", newline="", encoding="utf-8")
         self.writer = csv.writer(self.file)
         self.writer.writerow([refused_cell(name) for name in (*header, REFUSED_COLUMN)])
         self.width = len(header)
 
-    def refuse(self, line, cells, reason):
+    def refuse(self, line, cells, reason, batch=None):
         """Refuse a row with its reason in the file's words (the field's name and column, not the ledger's)."""
         self.refused += 1
-        self.pending.append((line, cells, reason_words(reason, self.mapping)))
+        (self.pending if batch is None else batch[0]).append((line, cells, reason_words(reason, self.mapping)))
+
+    def end_batch(self):
+        """The batch read so far, closed: its refusals are written once its recordings are done (``recorded``)."""
+        batch, self.pending = [self.pending, 0], []
+        self.batches.append(batch)
+        return batch
 
     def flush(self):
-        for line, cells, reason in sorted(self.pending, key=lambda row: row[0]):
-            cells = list(cells[:self.width]) + [""] * (self.width - len(cells))
-            self.writer.writerow([refused_cell(cell) for cell in (*cells, f"line {line}: {reason}")])
-            if len(self.shown) < REFUSED_SHOWN:
-                self.shown.append({"line": line, "reason": reason})
-        self.pending = []
+        """Write the refusals of the batches whose recordings are done, oldest first, up to the first not done."""
+        if self.pending:
+            self.end_batch()
+        while self.batches and self.batches[0][1] == 0:
+            refusals, _ = self.batches.popleft()
+            for line, cells, reason in sorted(refusals, key=lambda row: row[0]):
+                cells = list(cells[:self.width]) + [""] * (self.width - len(cells))
+                self.writer.writerow([refused_cell(cell) for cell in (*cells, f"line {line}: {reason}")])
+                if len(self.shown) < REFUSED_SHOWN:
+                    self.shown.append({"line": line, "reason": reason})
 
 
 def _check(batch, scope, outcome):
@@ -125,43 +139,53 @@ def _record(checked, rows, user):
 
 
 class _Recorder:
-    """Records checked batches one after the other. On PostgreSQL outside a transaction (a job) it does so on a
-    thread of its own, with its own connection, so that the next batch is read and checked while this one is
-    written (the database's work and this process's overlap); else in line. A file with corrections is recorded
-    in line: a correction may name an entry of the batch before it, which must be recorded before it is checked."""
+    """Records checked batches. On PostgreSQL outside a transaction (a job) it does so on WRITERS threads, each with
+    its own connection, a batch each in turn, so that batches are written side by side while the next is read and
+    checked (the database's work and this process's overlap); else in line. Two writers never deadlock: each
+    locks its keys and its kept sums' table-days in one order (``fees.ledger.storage``). A file with corrections is
+    recorded in line: a correction may name an entry of the batch before it, which must be recorded before it is
+    checked."""
 
     def __init__(self, user, outcome, corrections):
-        self.user, self.outcome, self.pending = user, outcome, None
+        self.user, self.outcome, self.running, self.sent = user, outcome, deque(), 0
         background = (connection.vendor == "postgresql" and not connection.in_atomic_block and not corrections)
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="import-recorder") if background else None
+        self.pools = [ThreadPoolExecutor(1, thread_name_prefix=f"import-recorder-{n}") for n in range(WRITERS)] \
+            if background else []
 
-    def record(self, checked, rows):
-        self.wait()
-        if self.pool is None:
-            self._count(_record(checked, rows, self.user))
-        else:
-            self.pending = self.pool.submit(_record, checked, rows, self.user)
+    def record(self, checked, rows, batch):
+        """Record a checked part of ``batch`` (``_Outcome.end_batch``): its refusals go there."""
+        batch[1] += 1
+        if not self.pools:
+            self._count(_record(checked, rows, self.user), batch)
+            return
+        while len(self.running) >= len(self.pools):
+            self._count(*self.running.popleft())
+        pool = self.pools[self.sent % len(self.pools)]
+        self.sent += 1
+        self.running.append((pool.submit(_record, checked, rows, self.user), batch))
 
     def wait(self):
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            self._count(pending.result())
+        while self.running:
+            self._count(*self.running.popleft())
 
-    def _count(self, recorded):
+    def _count(self, recorded, batch):
+        if not isinstance(recorded, tuple):
+            recorded = recorded.result()
         created, already, refused, touched = recorded
+        batch[1] -= 1
         self.outcome.touched |= touched
         self.outcome.entries += created
         self.outcome.already += already
         for line, cells, reason in refused:
-            self.outcome.refuse(line, cells, reason)
+            self.outcome.refuse(line, cells, reason, batch)
 
     def close(self):
         try:
             self.wait()
         finally:
-            if self.pool is not None:
-                self.pool.submit(connections.close_all).result()  # the thread's own connection
-                self.pool.shutdown()
+            for pool in self.pools:
+                pool.submit(connections.close_all).result()  # the thread's own connection
+                pool.shutdown()
 
 
 def _record_round(line, cells, parsed, user, outcome):
@@ -202,10 +226,11 @@ def run_import(job, on_progress=None):
 
     def send():
         nonlocal batch
-        if batch:
-            for checked, rows in _check(batch, scope, outcome):
-                recorder.record(checked, rows)
-            batch = []
+        ready = _check(batch, scope, outcome) if batch else []
+        closed = outcome.end_batch()
+        for checked, rows in ready:
+            recorder.record(checked, rows, closed)
+        batch = []
         outcome.flush()
 
     try:

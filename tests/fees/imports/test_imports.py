@@ -485,8 +485,9 @@ def test_an_xlsx_with_date_cells_numbers_and_a_formula(people, table, django_cap
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_on_postgresql_batches_are_recorded_on_a_thread_while_the_next_is_read(reseed, people, monkeypatch):
-    """A job on PostgreSQL records each checked batch on a thread of its own (the next batch is read meanwhile):
-    the same rows recorded and refused, a reused key found by halving, the counts whole."""
+    """A job on PostgreSQL records the checked batches on two threads of their own, side by side (the next batch
+    is read meanwhile): the same rows recorded and refused, a reused key found by halving, the refused rows in
+    line order, the counts whole."""
     from django.db import connection
 
     from fees import ledger
@@ -515,10 +516,13 @@ def test_on_postgresql_batches_are_recorded_on_a_thread_while_the_next_is_read(r
     received.refresh_from_db()
     job.refresh_from_db()
     assert job.status == "done", job.error
-    assert threads == {"import-recorder"}
+    assert threads == {"import-recorder-0", "import-recorder-1"}  # two writers, a batch each in turn
     assert (received.entries_recorded, received.already_recorded, received.refused) == (15, 0, 5)
+    # In line order, though line 15 is refused by its recording (which ends after line 16's check refused it).
+    assert [row["line"] for row in job.result["refused_rows"]] == [6, 11, 15, 16, 21]
+    written = list(csv.reader(io.StringIO(received.refused_file.read().decode())))
+    assert [row[-1].split(":")[0] for row in written[1:]] == ["line 6", "line 11", "line 15", "line 16", "line 21"]
     reasons = {row["line"]: row["reason"] for row in job.result["refused_rows"]}
-    assert sorted(reasons) == [6, 11, 15, 16, 21]
     assert reasons[15].endswith("is already recorded for a different entry; a key names one entry for good. "
                                 "Nothing was recorded.")
     assert reasons[6] == "Amount, column “Amount”: must be an amount of money such as \"12.50\", not 'x'."
