@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Max
-from django.urls import reverse
 from django.utils import timezone
 
-from . import merkle, review
+from . import links, merkle, review
 from .inbox import Awaiting
 from .models import AuditCheckpoint, CheckpointCosignature, WitnessState
 from .tlog import cosignature
@@ -297,8 +296,7 @@ def _standing(kind):
 
 def _items(kind):
     def items(pks, user, scope, establishment):
-        path = (reverse("console:compliance", args=[establishment.slug]) if establishment is not None
-                else reverse("console:home"))
+        path = links.ROOM.path(room=establishment.slug) if establishment is not None else links.HOME.path()
         out = []
         for state in WitnessState.objects.filter(pk__in=pks):
             if kind == REFUSED_KIND:
@@ -317,7 +315,7 @@ def _items(kind):
 def _kind(name, label):
     return review.Kind(
         name=name, label=label, waiting=lambda user, scope, establishment: _standing(name), items=_items(name),
-        what=lambda state: f"the witness {state.witness}", path=lambda state: reverse("console:home"),
+        what=lambda state: f"the witness {state.witness}", path=lambda state: links.HOME.path(),
         approvers=lambda state: [], role=lambda state: "compliance officer or administrator",
         asked=lambda state: (None, state.refusal or state.down_reason), answered=lambda state: (None, ""),
         outcomes=("cosigns again", "stays"), alert=True)

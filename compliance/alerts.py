@@ -8,13 +8,11 @@ store of its own: the kind is registered with the inbox (``cardroom.review.regis
 condition outstanding at two tables is one thing to do, at tables OFM-1 and OFM-2.
 """
 
-from django.urls import reverse
-
 from cardroom import permissions, review
 from cardroom.inbox import Awaiting
 from cardroom.ordering import natural
 
-from . import inbox
+from . import inbox, links
 from .models import StandingFinding
 from .rules.words import rule_title
 
@@ -50,7 +48,7 @@ def path(establishment):
 
 
 def _path(slug):
-    return reverse("console:compliance-findings", args=[slug]) + "?severity=error"
+    return links.FINDINGS.path(room=slug) + "?severity=error"
 
 
 def _items(pks, user, scope, establishment):

@@ -1,10 +1,9 @@
 """Print overrides on the one two-person mechanism (``cardroom.review``): the workflow ``signage.services`` steps
 through, and the kind the inbox lists and the emails announce (registered in ``SignageConfig.ready``)."""
 
-from django.urls import reverse
-
 from cardroom import inbox, permissions, review
 
+from . import links
 from .models import PrintOverride
 
 Status = PrintOverride.Status
@@ -26,7 +25,7 @@ OVERRIDE = review.Workflow(
 
 def _path(override, *args):
     room = override.posting.table.establishment
-    return reverse("console:compliance-override", args=[room.slug, override.posting_id])
+    return links.OVERRIDE.path(room=room.slug, posting=override.posting_id)
 
 
 def _what(override):

@@ -9,10 +9,11 @@ or was held again (the later one stands instead). No store of its own: the kind 
 """
 
 from django.db.models import Exists, OuterRef
-from django.urls import reverse
 
 from cardroom import inbox, permissions, review
 from cardroom.models import AuditLogEntry
+
+from .. import links
 
 HELD, CLOSED = "ledger.month_held", "ledger.month_closed"
 KIND = "month_held"
@@ -34,7 +35,7 @@ def what(entry):
 
 def path(entry):
     # The room's variance page: where its days are reconciled again.
-    return reverse("console:compliance-variance", args=[entry.establishment.slug])
+    return links.VARIANCE.path(room=entry.establishment.slug)
 
 
 def _waiting(user, scope, establishment):

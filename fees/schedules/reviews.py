@@ -3,10 +3,10 @@ interpretation, as workflows (used by ``fees.schedules.services``) and as kinds 
 (registered in ``FeesConfig.ready``)."""
 
 from django.db.models import OuterRef, Subquery
-from django.urls import reverse
 
 from cardroom import inbox, permissions, review
 
+from .. import links
 from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
 from .interpretations import InterpretationConflict
 
@@ -41,14 +41,13 @@ def _role(document):
 
 def _version_path(version, scope=None, establishment=None):
     slug = inbox.room_slug(version.document, scope or inbox.Scope(None), establishment)
-    return reverse("console:compliance-publish", args=[slug, version.document.code, version.number]) if slug else ""
+    return links.PUBLISH.path(room=slug, code=version.document.code, number=version.number) if slug else ""
 
 
 def _reading_path(reading, scope=None, establishment=None):
     document = reading.version.document
     slug = inbox.room_slug(document, scope or inbox.Scope(None), establishment)
-    return (reverse("console:compliance-interpretations", args=[slug, document.code, reading.version.number])
-            if slug else "")
+    return links.INTERPRETATIONS.path(room=slug, code=document.code, number=reading.version.number) if slug else ""
 
 
 def _waiting_versions(user, scope, establishment):
@@ -139,8 +138,8 @@ def _refused(version):
 def _refused_items(pks, user, scope, establishment):
     items = []
     for v in ScheduleVersion.objects.filter(pk__in=pks).select_related("document__establishment"):
-        path = reverse("console:compliance-version", args=[inbox.room_slug(v.document, scope, establishment),
-                                                            v.document.code, v.number])
+        path = links.VERSION.path(room=inbox.room_slug(v.document, scope, establishment), code=v.document.code,
+                                  number=v.number)
         refusal = v.reviews.filter(step=VersionReview.Step.REFUSED).last()
         items.append(inbox.Awaiting(DRAFT_REFUSED, _refused(v), refusal.by_label if refusal else "",
                                     refusal.at if refusal else v.created_at, path, v.document.establishment_id))
