@@ -6,6 +6,10 @@ class ConsoleConfig(AppConfig):
     verbose_name = "Role pages"
 
     def ready(self):
-        from . import links
+        from cardroom.registry import register
 
-        links.register_all()  # the pages the layers below link to, and the error page's look
+        from . import links, permissions
+
+        # Registered with the core (cardroom.registry): its permissions, the pages the layers below link to, and
+        # the error page's look.
+        register(*permissions.PERMISSIONS, *links.ENTRIES)

@@ -5,7 +5,7 @@ import compliance.links
 import fees.links
 import signage.links
 from cardroom import links, responses
-from cardroom.registry import Route, Template, register
+from cardroom.registry import Route, Template
 
 ROUTES = {
     links.HOME: "console:home",
@@ -23,7 +23,4 @@ ROUTES = {
     signage.links.OVERRIDE: "console:compliance-override",
 }
 
-
-def register_all():
-    register(*(Route(link, name) for link, name in ROUTES.items()),
-             Template(responses.ERROR_PAGE, "console/error.html"))
+ENTRIES = (*(Route(link, name) for link, name in ROUTES.items()), Template(responses.ERROR_PAGE, "console/error.html"))

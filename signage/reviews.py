@@ -2,6 +2,7 @@
 through, and the kind the inbox lists and the emails announce (registered in ``SignageConfig.ready``)."""
 
 from cardroom import inbox, permissions, review
+from cardroom.registry import InboxKind
 
 from . import links
 from .models import PrintOverride
@@ -51,14 +52,10 @@ def _items(pks, user, scope, establishment):
     return items
 
 
-OVERRIDE_KIND = review.Kind(
+OVERRIDE_KIND = InboxKind(
     name="override", label="Print override", waiting=_waiting, items=_items, what=_what, path=_path,
     role=lambda o: f"a second compliance officer of {o.posting.table.establishment.name}",
     approvers=lambda o: inbox.room_approvers(o.posting.table.establishment, exclude=OVERRIDE.involved(o)),
     asked=lambda o: (o.requested_by, o.reason), answered=lambda o: (o.decided_by, o.decision_reason),
     outcomes=("approved: the sign may be printed", "refused: the sign stays blocked"),
 )
-
-
-def register():
-    review.register_kind(OVERRIDE_KIND)

@@ -5,6 +5,7 @@ interpretation, as workflows (used by ``fees.schedules.services``) and as kinds 
 from django.db.models import OuterRef, Subquery
 
 from cardroom import inbox, permissions, review
+from cardroom.registry import InboxKind
 
 from .. import links
 from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
@@ -97,7 +98,7 @@ def _reading_items(pks, user, scope, establishment):
     return items
 
 
-SCHEDULE_KIND = review.Kind(
+SCHEDULE_KIND = InboxKind(
     name="schedule", label="Publication of a schedule version", waiting=_waiting_versions, items=_version_items,
     what=_publication, path=_version_path, role=lambda v: _role(v.document),
     approvers=lambda v: inbox.schedule_approvers(v.document, exclude=PUBLICATION.involved(v)),
@@ -105,7 +106,7 @@ SCHEDULE_KIND = review.Kind(
     outcomes=("approved: it is published", "refused: it is a draft again"),
 )
 
-INTERPRETATION_KIND = review.Kind(
+INTERPRETATION_KIND = InboxKind(
     name="interpretation", label="Interpretation of a schedule", waiting=_waiting_readings, items=_reading_items,
     what=lambda r: f"Interpretation #{r.pk}: {r}", path=_reading_path, role=lambda r: _role(r.version.document),
     approvers=lambda r: inbox.schedule_approvers(r.version.document, exclude=INTERPRETATION.involved(r)),
@@ -147,7 +148,7 @@ def _refused_items(pks, user, scope, establishment):
 
 
 DRAFT_REFUSED = "draft_refused"
-DRAFT_REFUSED_KIND = review.Kind(
+DRAFT_REFUSED_KIND = InboxKind(
     name=DRAFT_REFUSED, label="Your draft was refused", waiting=_refused_drafts, items=_refused_items,
     what=_refused, path=lambda v: _version_path(v), role=lambda v: "whoever asked for its publication",
     approvers=lambda v: [v.review_requested_by] if v.review_requested_by_id else [],
@@ -156,7 +157,4 @@ DRAFT_REFUSED_KIND = review.Kind(
 )
 
 
-def register():
-    review.register_kind(SCHEDULE_KIND)
-    review.register_kind(INTERPRETATION_KIND)
-    review.register_kind(DRAFT_REFUSED_KIND)
+INBOX_KINDS = (SCHEDULE_KIND, INTERPRETATION_KIND, DRAFT_REFUSED_KIND)  # registered in FeesConfig.ready

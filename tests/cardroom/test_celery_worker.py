@@ -84,7 +84,7 @@ def test_real_worker_prints_a_batch_and_reports_progress(worker, people):
                            "effective_from": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},
                    actor_label="test")
         tables.append(table.pk)
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=people.marysville, requested_label="test",
+    job = Job.objects.create(kind="signage_batch", establishment=people.marysville, requested_label="test",
                              params={"layout": "tent", "tables": tables})
     tasks.print_batch.apply_async((job.pk,), queue=worker)
     deadline = time.monotonic() + 90
@@ -140,7 +140,7 @@ def busy_day(reseed, people, api):
 
 def export_job(busy_day):
     day = busy_day["day"].isoformat()
-    return Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=busy_day["establishment"],
+    return Job.objects.create(kind="audit_export", establishment=busy_day["establishment"],
                               requested_label="test", params={"establishments": ["casino-marysville"],
                                                               "from": day, "to": day})
 

@@ -59,3 +59,22 @@ def test_the_error_page_is_the_template_its_app_registered_or_plain_text(monkeyp
     plain = responses.error_response(request, 413, "payload_too_large", "Too large.")
     assert plain["Content-Type"].startswith("text/plain") and plain.content == b"Too large.\n"
     assert registry.entry(Route, links.ROOM).url_name == "console:compliance"
+
+
+def test_each_app_registers_its_own_permissions_and_job_kinds():
+    """The core defines only its own permissions; each app's are named for it and registered from its module."""
+    from cardroom import permissions
+    from cardroom.registry import JobKind, Permission
+
+    found = []
+    for app in APPS:
+        if find_spec(f"{app}.permissions") is not None:
+            names = [p.name for p in importlib.import_module(f"{app}.permissions").PERMISSIONS]
+            assert all(name.startswith(f"{app}.") for name in names), app
+            found += names
+    assert sorted(found) == permissions.names() == sorted(p.name for p in registry.entries(Permission))
+    assert len(found) == 23 and [n for n in found if n.startswith("cardroom.")] == [
+        "cardroom.view_records", "cardroom.use_admin", "cardroom.record_condition"]
+    owners = {kind.value: kind.task.__module__.split(".")[0] for kind in registry.entries(JobKind)}
+    assert owners == {"signage_batch": "signage", "audit_export": "exports", "bundle_verify": "exports",
+                      "ledger_import": "fees", "reconciliation": "fees"}

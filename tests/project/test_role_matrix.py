@@ -279,7 +279,7 @@ class World:
 
     def make_export(self):
         with self.capture(execute=True):
-            job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=self.people.marysville,
+            job = Job.objects.create(kind="audit_export", establishment=self.people.marysville,
                                      jurisdiction=self.people.marysville.jurisdiction, requested_label="test",
                                      params={"establishments": ["casino-marysville"], "jurisdiction": None,
                                              "from": "2026-11-01", "to": "2026-11-20"})

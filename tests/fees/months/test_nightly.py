@@ -17,9 +17,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
+from cardroom import registry
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.inbox import awaiting
 from cardroom.models import AuditLogEntry
+from cardroom.registry import Exporter
 from fees import tasks
 from fees.models import ClosedMonth, Reconciliation, RoundOfPlay
 from fees.months import held, nightly, partitions
@@ -162,7 +164,7 @@ def test_a_failed_export_and_a_missing_partition_keep_months_open_saying_so(peop
     def failing(establishment, first, last, path, say):
         raise StateConflict("The export failed: the disk is full")
 
-    monkeypatch.setattr(months, "_export", failing)
+    monkeypatch.setitem(registry._ENTRIES[Exporter], months.MONTH_BUNDLE, Exporter(months.MONTH_BUNDLE, failing))
     outcome = nightly.close_due_months(reconcile=tasks.reconcile_as_scheduler, now=NOW)
     (old,) = [m for m in outcome["months"] if m["month"] == "2001-03"]
     assert not old["closed"] and old["reasons"][0].startswith(
