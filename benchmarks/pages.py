@@ -70,7 +70,7 @@ def setup(fresh):
                       ALLOWED_HOSTS="testserver", LOG_LEVEL="ERROR")
     os.environ.pop("CELERY_BROKER_URL", None)  # the sign batch runs in-process: no worker to wait for
     os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"  # the demo's emails, not printed
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     import django
 
     django.setup()

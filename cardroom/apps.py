@@ -10,7 +10,6 @@ class CardroomConfig(AppConfig):
     service_role_privileges = {"cardroom.CheckpointCosignature": "SELECT, INSERT"}
 
     def ready(self):
-        from . import celery  # noqa: F401  (the app every @shared_task binds to)
         from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
         from . import credentials  # noqa: F401  (a role granted revokes the credentials made without its factor)
         from . import permissions, registry, seed, witnessing

@@ -215,7 +215,7 @@ def test_a_real_worker_exports_a_day_past_50000_rows_a_file_reporting_progress_a
 @pytest.fixture
 def sweep_queue():
     """A queue of the test's own, where the sweep (which sends to the default queue) sends jobs again."""
-    from cardroom.celery import app
+    from project.celery import app
 
     queue, before = f"cardroom-test-{uuid.uuid4().hex[:8]}", app.conf.task_default_queue
     app.conf.task_default_queue = queue

@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from cardroom import jobs, registry
-from cardroom.celery import app
+from project.celery import app
 from cardroom.models import Job
 from cardroom.registry import JobKind
 

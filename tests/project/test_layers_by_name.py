@@ -223,3 +223,12 @@ def test_a_core_module_or_template_naming_an_upper_url_or_template_is_caught():
         "templates/signage/made_up.html:1 names the template 'console/base.html' of console",
         "templates/signage/made_up.html:2 names the url 'console:home' of console",
         "templates/admin/fees/made_up.html:1 names the template 'console/_awaiting.html' of console"]
+
+
+def test_the_project_stands_above_every_app_and_no_import_is_excused():
+    """The settings, URLs, WSGI and Celery app are the project's, above the apps (issue 44): the layers contract
+    excuses no import (the URLconf's four were the last); the contract itself keeps every app from importing it."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    assert max(layers(), key=layers().get) == "project" and settings.ROOT_URLCONF == "project.urls"
+    assert not any(config[section].get("ignore_imports", "").strip() for section in config.sections())

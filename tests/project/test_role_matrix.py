@@ -319,7 +319,7 @@ def shared_world(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.db import transaction
     from django.test import TestCase, override_settings
 
-    from cardroom.celery import app
+    from project.celery import app
     from tests.conftest import People
 
     eager = app.conf.task_always_eager

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[3]
 @pytest.fixture
 def in_process(settings):
     """The bundle is built and tasks run in-process (a services test would otherwise queue them for a worker)."""
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = app.conf.task_always_eager = True
@@ -196,7 +196,7 @@ def test_a_database_role_that_does_not_own_the_ledger_says_it_cannot_close(peopl
 # A worker whose own sends (the export job the close waits for) go to the test's queue, on two threads: the close
 # waits on one while the export runs on the other, as on a worker of the default two processes.
 WORKER = """import sys
-from cardroom.celery import app
+from project.celery import app
 app.conf.task_default_queue = sys.argv[1]
 app.worker_main(["worker", "--pool=threads", "--concurrency=2", "-Q", sys.argv[1], "--without-heartbeat",
                  "--without-gossip", "--without-mingle", "-l", "warning"])

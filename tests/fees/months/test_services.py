@@ -36,7 +36,7 @@ LONG_AGO = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 @pytest.fixture(autouse=True)
 def jobs_here(settings):
     """The bundle is built and tasks run in-process (a services test would otherwise queue them for a worker)."""
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = app.conf.task_always_eager = True
