@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATABASE_URL = database_url("postgres://postgres@127.0.0.1:5432/cardroom_bench_fuzz")
 os.environ["DATABASE_URL"] = DATABASE_URL
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/4")
 PORT = port(8023)
 WORKERS = sized(2, 1, "BENCH_WORKERS")
@@ -145,7 +145,7 @@ def main():
     env.pop("CELERY_RESULT_BACKEND", None)
     access_log = directory / "access.log"
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "cardroom.wsgi", "--workers", str(WORKERS), "--bind", f"127.0.0.1:{PORT}",
+        [sys.executable, "-m", "gunicorn", "project.wsgi", "--workers", str(WORKERS), "--bind", f"127.0.0.1:{PORT}",
          "--log-level", "warning", "--access-logfile", str(access_log), "--no-control-socket"], cwd=ROOT, env=env,
         stdout=(directory / "gunicorn.log").open("w"), stderr=subprocess.STDOUT,
     )

@@ -39,7 +39,7 @@ from support import (SMOKE, database_url, ensure_postgres_database, figure, migr
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 PORT = port(8021)
 WORKERS = sized(2, 1, "BENCH_WORKERS")  # one per core measured best on this 2-core machine
 DURATION = sized("20s", "1s", "BENCH_DURATION")
@@ -137,7 +137,7 @@ def main():
     token = prepare()
     url = f"http://127.0.0.1:{PORT}/api/v1/fees/quote"
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "cardroom.wsgi", "--workers", str(WORKERS), "--bind",
+        [sys.executable, "-m", "gunicorn", "project.wsgi", "--workers", str(WORKERS), "--bind",
          f"127.0.0.1:{PORT}", "--log-level", "warning", "--no-control-socket"], cwd=ROOT, env=production_environment(),
     )
     result = None

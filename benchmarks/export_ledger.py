@@ -39,7 +39,7 @@ def main():
     args = parser.parse_args()
     os.environ["DATABASE_URL"] = database_url("postgres://postgres@127.0.0.1:5432/cardroom_bench_export")
     ensure_postgres_database(os.environ["DATABASE_URL"])
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cardroom-bench-media-"))
     os.environ.setdefault("SIGNING_KEY_FILE", str(Path(tempfile.mkdtemp()) / "key.pem"))
     import django

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATABASE_URL = database_url("postgres://postgres@127.0.0.1:5432/cardroom_bench")
 os.environ["DATABASE_URL"] = DATABASE_URL
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 os.environ.setdefault("LOG_LEVEL", "ERROR")
 ROWS = sized(1_000_000, 300, "BENCH_ROWS")
 BATCH = sized(10_000, 100, "BENCH_BATCH")

@@ -132,10 +132,10 @@ def main(throttle):
     if SMOKE:
         env["LOGIN_FAILURE_LIMIT"] = "2"
     if not throttle:
-        (directory / "unthrottled.py").write_text("from cardroom.settings import *\nAXES_ENABLED = False\n")
+        (directory / "unthrottled.py").write_text("from project.settings import *\nAXES_ENABLED = False\n")
         env.update(DJANGO_SETTINGS_MODULE="unthrottled", PYTHONPATH=str(directory))
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "cardroom.wsgi", "--workers", str(WORKERS), "--bind", f"127.0.0.1:{PORT}",
+        [sys.executable, "-m", "gunicorn", "project.wsgi", "--workers", str(WORKERS), "--bind", f"127.0.0.1:{PORT}",
          "--log-level", "warning", "--no-control-socket"], cwd=ROOT, env=env,
         stdout=log.open("w"), stderr=subprocess.STDOUT,
     )

@@ -70,7 +70,7 @@ def setup(fresh):
                       ALLOWED_HOSTS="testserver", LOG_LEVEL="ERROR")
     os.environ.pop("CELERY_BROKER_URL", None)  # the sign batch runs in-process: no worker to wait for
     os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"  # the demo's emails, not printed
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     import django
 
     django.setup()
@@ -123,7 +123,7 @@ def room(n):
         play = demo_play.record_month(place, recorder=floor, corrector=officer, days=days)
         print(f"  bench-{n}: {days} days of play recorded, {play.rounds_created} rounds at "
               f"{len(play.tables_played)} tables ({time.perf_counter() - started:.0f} s)")
-    batch = (Job.objects.filter(establishment=place, kind=Job.Kind.SIGNAGE_BATCH, status=Job.Status.DONE)
+    batch = (Job.objects.filter(establishment=place, kind="signage_batch", status=Job.Status.DONE)
              .order_by("-id").first())
     if batch is None:
         started = time.perf_counter()

@@ -93,7 +93,7 @@ def main():
         figure(f"one sign, {layout}, end to end (median)", one[layout] * 1000, "ms", ("<", 100))
         figure(f"one sign, {layout}, the render alone (median)", statistics.median(pure) * 1000, "ms")
 
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=place, requested_label="benchmark",
+    job = Job.objects.create(kind="signage_batch", establishment=place, requested_label="benchmark",
                              params={"layout": "letter", "tables": [t.pk for t in tables]})
     t = time.perf_counter()
     name, data, result = tasks.build_batch(job)

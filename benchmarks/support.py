@@ -119,7 +119,7 @@ def setup_django(demo=False):
         directory = tempfile.mkdtemp(prefix="cardroom-bench-")
         os.environ["DATABASE_URL"] = f"sqlite:///{sqlite_database(Path(directory) / 'bench.sqlite3')}"
         os.environ.setdefault("MEDIA_ROOT", f"{directory}/media")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     import django
 
     django.setup()

@@ -10,13 +10,16 @@ class CardroomConfig(AppConfig):
     service_role_privileges = {"cardroom.CheckpointCosignature": "SELECT, INSERT"}
 
     def ready(self):
-        from . import celery  # noqa: F401  (the app every @shared_task binds to)
         from . import checks  # noqa: F401  (registers the root-of-trust check, run with --database)
         from . import credentials  # noqa: F401  (a role granted revokes the credentials made without its factor)
-        from . import permissions  # noqa: F401  (registers the named permissions user.has_perm answers)
-        from . import witnessing
+        from . import permissions, registry, seed, witnessing
 
-        witnessing.register()  # a witness refusing or down, in the inbox
+        # What the core itself owns, through the one registry each app registers its own with (cardroom.registry).
+        registry.register(
+            *permissions.PERMISSIONS,  # the named permissions user.has_perm answers
+            *witnessing.INBOX_KINDS,  # a witness refusing or down, in the inbox
+            registry.SeedLoader(self.name, seed.load),
+        )
         from django.contrib.auth.signals import user_logged_in
 
         from .second_factor import remember_devices

@@ -14,10 +14,9 @@ supervisors read (``cardroom.access.Scope``).
 """
 
 from django.db import transaction
-from django.dispatch import Signal
 from django.utils import timezone
 
-from . import permissions, values
+from . import permissions, registry, values
 from .audit import log_action
 from .exceptions import BadInput, StateConflict
 from .models import ApprovalCondition, ConditionFulfilment, Establishment
@@ -71,13 +70,14 @@ def _reason(value):
     return _text(value, "reason", max_length=REASON_MAX, required=True, single_line=False, minimum=3)
 
 
-# Sent once a record (met, corrected or withdrawn) has committed: whatever judges the room's postings against
-# its conditions hears of it (compliance checks the room's postings again, so its inbox follows at once).
-condition_recorded = Signal()
+# Told once a record (met, corrected or withdrawn) has committed (``cardroom.registry.tell``, with the record and
+# who made it): whatever judges the room's postings against its conditions listens (compliance checks the room's
+# postings again, so its inbox follows at once; a ``cardroom.registry.Listener`` it registers).
+RECORDED = "cardroom.condition_recorded"
 
 
 def _announce(record, user):
-    transaction.on_commit(lambda: condition_recorded.send(sender=ConditionFulfilment, record=record, user=user))
+    transaction.on_commit(lambda: registry.tell(RECORDED, record=record, user=user))
 
 
 def _log(record, user, verb, data):

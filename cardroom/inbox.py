@@ -1,5 +1,5 @@
 """The second officer's inbox: what awaits this user's approval now, of every kind a second person approves (each
-registered by the app that owns it: ``cardroom.review.register_kind``), and who may approve a schedule's.
+registered by the app that owns it: ``cardroom.registry.InboxKind``), and who may approve a schedule's.
 
 Who may approve is what the review steps check (the named permissions ``fees.approve_schedule``,
 ``signage.override_print``), less the author: whoever asked for it cannot approve it (``cardroom.review``).
@@ -11,9 +11,10 @@ import datetime
 from django.contrib.auth import get_user_model
 from django.db.models import Q, Value
 
-from . import permissions, review
+from . import permissions, registry
 from .access import Scope
 from .models import Establishment, Membership, Role
+from .registry import InboxKind
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,11 +30,11 @@ class Awaiting:
 
     @property
     def kind_label(self):
-        return review.KINDS[self.kind].label
+        return registry.entry(InboxKind, self.kind).label
 
     @property
     def alert(self):
-        return review.KINDS[self.kind].alert
+        return registry.entry(InboxKind, self.kind).alert
 
 
 def room_slug(document, scope, establishment=None):
@@ -62,9 +63,9 @@ def awaiting(user, establishment=None, scope=None):
     items and its jurisdiction's shared schedules). One query when nothing awaits (the navigation counts it on
     every page); ``scope``: the request's, when at hand."""
     scope = scope or Scope(user)
-    if not (scope.is_admin or scope.compliance_establishments) or not review.KINDS:
+    kinds = registry.entries(InboxKind)
+    if not (scope.is_admin or scope.compliance_establishments) or not kinds:
         return []
-    kinds = list(review.KINDS.values())
     waiting = [kind.waiting(user, scope, establishment).order_by().values_list(Value(kind.name), "pk")
                for kind in kinds]
     found = {kind.name: set() for kind in kinds}

@@ -20,21 +20,13 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from . import registry
 from .exceptions import StateConflict
 from .models import Job
 from .permissions import SYSTEM
+from .registry import JobKind
 
 logger = logging.getLogger(__name__)
-
-# The task that runs each kind of job (sent again by ``recover``), registered by the app that owns the kind.
-TASKS = {}
-
-
-def register_task(kind, task):
-    """Called from the owning app's ``AppConfig.ready``: the core runs the apps' jobs without naming them."""
-    TASKS[kind] = task
-    return task
-
 
 def requester(user, label=None):
     """Who asks for a job, as its row keeps it: a person, or the installation itself (``SYSTEM``: a command an
@@ -129,7 +121,8 @@ def recover(now=None):
 
 
 def _send(job):
-    current_app.send_task(TASKS[job.kind].name, args=[job.pk])
+    # The task of the job's kind, as the app that owns the kind registered it (cardroom.registry.JobKind).
+    current_app.send_task(registry.entry(JobKind, job.kind).task.name, args=[job.pk])
 
 
 def start(job, task, work, follow=None):

@@ -4,11 +4,11 @@ browsers may treat an answer (what a page may load and run, whether an answer ma
 from csp.middleware import CSPMiddleware
 from django.conf import settings
 from django.http import HttpResponseRedirect
-from django.urls import Resolver404, resolve, reverse
+from django.urls import Resolver404, resolve
 from django.utils.http import urlencode
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from cardroom import credentials, second_factor, timeouts
+from cardroom import credentials, links, second_factor, timeouts
 from cardroom.responses import error_response
 
 
@@ -115,8 +115,9 @@ class SecondFactorMiddleware:
     calls), logging in and out, and the API, whose session authentication refuses such a session itself with a
     401 in its own format (tokens and Basic never reach this: they carry no session)."""
 
-    OPEN = {"console:login", "console:logout", "console:second-factor", "console:second-factor-enrol",
-            "rest_framework:login", "rest_framework:logout"}
+    # Logging in and out and the second factor's pages: the core's links, routed by the app that serves them.
+    OPEN = (links.SIGN_IN, links.SIGN_OUT, links.SECOND_FACTOR, links.SECOND_FACTOR_ENROL)
+    OPEN_VIEWS = {"rest_framework:login", "rest_framework:logout"}
     OPEN_NAMESPACES = {"otp_webauthn"}
 
     def __init__(self, get_response):
@@ -131,10 +132,10 @@ class SecondFactorMiddleware:
                 match = resolve(request.path_info)
             except Resolver404:
                 match = None
-            if match is None or not (match.view_name in self.OPEN or set(match.namespaces) & self.OPEN_NAMESPACES):
-                page = ("console:second-factor" if refused.owed == second_factor.VERIFY else
-                        "console:second-factor-enrol")
-                return HttpResponseRedirect(f"{reverse(page)}?{urlencode({'next': request.get_full_path()})}")
+            if match is None or not (match.view_name in self.OPEN_VIEWS or set(match.namespaces) & self.OPEN_NAMESPACES
+                                     or request.path in {link.path() for link in self.OPEN}):
+                page = links.SECOND_FACTOR if refused.owed == second_factor.VERIFY else links.SECOND_FACTOR_ENROL
+                return HttpResponseRedirect(f"{page.path()}?{urlencode({'next': request.get_full_path()})}")
         return self.get_response(request)
 
 

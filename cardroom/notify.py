@@ -6,7 +6,7 @@ an email address are skipped.
 
 Called from the one place each step happens (the services: ``fees.schedules.services``, ``signage.services``;
 ``cardroom.credentials.revoke``), never from views. What each kind is in words, where it is answered and who approves it, its app says when it registers the
-kind (``cardroom.review.register_kind``): this module imports no feature app.
+kind (``cardroom.registry.InboxKind``): this module imports no feature app.
 """
 
 import logging
@@ -15,7 +15,8 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
-from . import review
+from . import registry
+from .registry import InboxKind
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def _asked(what, by, reason, path, who):
 
 def _answered(what, step, by, reason, path):
     """"Publication of ... was refused by compliance-2; it is a draft again.": the step ("refused: it is a draft
-    again", ``review.Kind.outcomes``) said with who took it before what follows from it."""
+    again", ``InboxKind.outcomes``) said with who took it before what follows from it."""
     verb, _, follows = step.partition(": ")
     return (f"{what} was {verb} by {by.get_username() if by else 'a command'}{f'; {follows}' if follows else ''}."
             f"\n\nTheir reason: {reason}\n\nOpen it: {_link(path)}\n")
@@ -55,7 +56,7 @@ def _answered(what, step, by, reason, path):
 
 def asked(kind, obj):
     """Tell those who may approve ``obj`` (of the registered ``kind``) that it awaits them."""
-    kind = review.KINDS[kind]
+    kind = registry.entry(InboxKind, kind)
     what = kind.what(obj)
     by, reason = kind.asked(obj)
     _send(kind.approvers(obj), f"Awaiting your approval: {what}", _asked(what, by, reason, kind.path(obj),
@@ -64,7 +65,7 @@ def asked(kind, obj):
 
 def answered(kind, obj, approved):
     """Tell whoever asked for ``obj`` that it is approved or refused, by whom and why."""
-    kind = review.KINDS[kind]
+    kind = registry.entry(InboxKind, kind)
     what = kind.what(obj)
     asker, _ = kind.asked(obj)
     by, reason = kind.answered(obj)
@@ -77,7 +78,7 @@ def withdrawn(kind, obj, by, reason, *, awaited=True):
     """Tell whoever asked for ``obj`` that ``by`` (an administrator, not they) withdrew it, and why; and, when it
     was awaiting a decision (``awaited``: not an approved reading retired), those it awaited (the officers asked to
     review it, told when it was asked) that it awaits them no longer."""
-    kind = review.KINDS[kind]
+    kind = registry.entry(InboxKind, kind)
     what = kind.what(obj)
     asker, _ = kind.asked(obj)
     who = by.get_username() if by else "a command"

@@ -26,9 +26,11 @@ from operator import or_
 import rules
 from django.db.models import Q
 
+from . import registry
 from .access import scope_for
 from .exceptions import NotAllowed
 from .models import Establishment, Job, Jurisdiction
+from .registry import JobKind, Permission
 
 
 class _Installation:
@@ -61,7 +63,7 @@ def require_of(scope, name, obj=None):
 
 
 def allowed(user, name, obj=None):
-    if name not in _REFUSALS:
+    if registry.find(Permission, name) is None:
         raise KeyError(f"No permission named {name!r} (cardroom.permissions).")
     # The registry itself, not user.has_perm: Django's ModelBackend would answer a "no" with two queries for the
     # model permissions nothing here uses. (user.has_perm(name, obj) gives the same answer, through rules' backend.)
@@ -78,7 +80,7 @@ def rows(scope, name, queryset, via=""):
 
 def where(scope, name, model, via=""):
     """``rows`` as a Q over ``model``'s rows, for a door that combines it with another."""
-    select = _SELECTORS.get(name)
+    select = getattr(getattr(registry.find(Permission, name), "predicate", None), "select", None)
     if select is None:
         raise KeyError(f"No permission named {name!r} answers which rows (cardroom.permissions).")
     if not (scope.is_admin or _signed_in(scope.user)):
@@ -86,7 +88,6 @@ def where(scope, name, model, via=""):
     return select(scope, PlacePaths(model, via))
 
 
-_REFUSALS, _SELECTORS = {}, {}
 PUBLIC = "public"  # what a door that needs no permission declares (login, health, the keys file, the API docs)
 
 
@@ -106,28 +107,20 @@ def declares(name):
 
 def refusal(name, obj=None):
     """The sentence a refused person reads: what the permission is and who holds it."""
-    sentence = _REFUSALS.get(name, "You may not do this.")
+    permission = registry.find(Permission, name)
+    sentence = permission.refusal if permission is not None else "You may not do this."
     return sentence(obj) if callable(sentence) else sentence
 
 
 def names():
-    """Every registered permission name, sorted."""
-    return sorted(_REFUSALS)
-
-
-def add(name, predicate, refusal):
-    """Register permission ``name`` ('app.verb_noun'), the predicate that grants it and the sentence for a refusal
-    (a string, or a function of the object asked about for a sentence that depends on it). A predicate that knows
-    which rows it grants (``on_places``) brings its selector half: ``rows`` answers for the same name."""
-    rules.set_perm(name, predicate)
-    _REFUSALS[name] = refusal
-    if hasattr(predicate, "select"):
-        _SELECTORS[name] = predicate.select
+    """Every registered permission name (``cardroom.registry.Permission``, each app's own), sorted."""
+    return sorted(p.name for p in registry.entries(Permission))
 
 
 def selectors():
-    """Every permission name that answers which rows (``rows``), sorted."""
-    return sorted(_SELECTORS)
+    """Every permission name that answers which rows (``rows``): its predicate knows which rows it grants
+    (``on_places``), sorted."""
+    return sorted(p.name for p in registry.entries(Permission) if hasattr(p.predicate, "select"))
 
 
 def _signed_in(user):
@@ -267,11 +260,6 @@ def is_administrator(scope):
     return Places.of(scope)
 
 
-@on_scope
-def has_any_role(scope, obj):
-    return scope.is_admin or bool(scope.staff_establishments or scope.regulated_jurisdictions)
-
-
 @on_places
 def is_staff_of(scope):
     """Floor supervisors and compliance officers of the object's establishment."""
@@ -293,7 +281,7 @@ def is_compliance_officer_of_establishment(scope):
     return Places.of(scope, establishments=scope.compliance_establishments)
 
 
-def _regulated(scope, **places):
+def regulated(scope, **places):
     """The regulators' Places (every row of their jurisdictions), and ``places`` besides."""
     return Places.of(scope, in_jurisdictions=scope.regulated_jurisdictions,
                      jurisdiction_wide=scope.regulated_jurisdictions, **places)
@@ -302,60 +290,31 @@ def _regulated(scope, **places):
 @on_places
 def is_regulator(scope):
     """Regulators of the object's jurisdiction (an establishment's, or a jurisdiction-wide row's)."""
-    return _regulated(scope)
-
-
-@on_scope
-def may_verify(scope, obj):
-    """Whose job it is to check a bundle (each check unpacks up to a year's export): not floor supervisors."""
-    return scope.is_admin or bool(scope.regulated_jurisdictions or scope.compliance_establishments)
-
-
-@on_places
-def may_export(scope):
-    """An establishment: its compliance officers and its jurisdiction's regulators. A jurisdiction: its regulators."""
-    return _regulated(scope, establishments=scope.compliance_establishments)
-
-
-@on_scope
-def may_download(scope, job):
-    """A job's file: an audit export's for those who may export its place; any other (a sign batch) for whoever
-    sees the job (the job list is scoped already)."""
-    return job is None or getattr(job, "kind", None) != Job.Kind.AUDIT_EXPORT or may_export.places(scope).hold(job)
+    return regulated(scope)
 
 
 # Reading. A record belongs where it is placed (Scope.placed_q): its establishment's staff and its jurisdiction's
-# regulators see it, and a jurisdiction-wide one everyone with a role in that jurisdiction. A job is seen as
-# JOB_READERS says for its kind, and by whoever asked for it where ``asker`` is set; a kind not listed (a ledger
-# import) by administrators only.
+# regulators see it, and a jurisdiction-wide one everyone with a role in that jurisdiction. A job is seen as its kind
+# says (``cardroom.registry.JobKind``: ``places``, and whoever asked for it where ``asker`` is set); a kind that says
+# neither (a ledger import) by administrators only.
 
 def _records(scope):
     return Places.of(scope, establishments=scope.staff_establishments, in_jurisdictions=scope.regulated_jurisdictions,
                      jurisdiction_wide=scope.jurisdictions)
 
 
-def _nowhere(scope):
+def nowhere(scope):
     return Places()
-
-
-JOB_READERS = {  # kind: (whoever asked for it sees it, where else it is seen)
-    # Sign batches: the establishment's staff and the jurisdiction's regulators.
-    Job.Kind.SIGNAGE_BATCH: (True, lambda scope: _regulated(scope, establishments=scope.staff_establishments)),
-    # Audit export bundles: as exports.request_export (never a floor supervisor).
-    Job.Kind.AUDIT_EXPORT: (False, may_export.places),
-    # A bundle checked: who asked, alone.
-    Job.Kind.BUNDLE_VERIFICATION: (True, _nowhere),
-    # Reconciliations of a period: the establishment's compliance officers.
-    Job.Kind.RECONCILIATION: (True, is_compliance_officer_of_establishment.places),
-}
 
 
 def _sees(scope, obj):
     if scope.is_admin:
         return True
     if isinstance(obj, Job):
-        asker, places = JOB_READERS.get(obj.kind, (False, _nowhere))
-        return (asker and obj.requested_by_id == scope.user.pk) or places(scope).hold(obj)
+        kind = registry.find(JobKind, obj.kind)
+        if kind is None:
+            return False
+        return (kind.asker and obj.requested_by_id == scope.user.pk) or (kind.places or nowhere)(scope).hold(obj)
     return _records(scope).hold(obj)
 
 
@@ -372,73 +331,30 @@ def _select_records(scope, paths):
     if paths.model is not Job:
         return _records(scope).q(paths)
     kinds = []
-    for kind, (asker, places) in JOB_READERS.items():
-        readers = places(scope).q(paths)
-        if asker:
+    for kind in registry.entries(JobKind):
+        if not (kind.asker or kind.places):
+            continue
+        readers = (kind.places or nowhere)(scope).q(paths)
+        if kind.asker:
             readers = Q(**{f"{paths.prefix}requested_by": scope.user}) | readers
-        kinds.append(Q(**{f"{paths.prefix}kind": kind}) & readers)
-    return reduce(or_, kinds)
+        kinds.append(Q(**{f"{paths.prefix}kind": kind.value}) & readers)
+    return reduce(or_, kinds) if kinds else NO_ROW
 
 
 sees_record.select = _select_records
 
 
-# -- the registry ------------------------------------------------------------------------------------------------
+# -- the core's own: each app registers its own (its permissions module, from its AppConfig.ready) -------------------
 
 # Reading: every API list and page answers only what the user's memberships let them see (``sees_record``).
-add("cardroom.view_records", sees_record,
-    "Sign in to read: every answer is limited to the establishments and jurisdictions you hold a role in.")
-add("cardroom.use_admin", is_administrator, "The admin is for administrators: work through the API and your "
-                                            "role's pages.")
-add("cardroom.record_condition", is_compliance_officer_of_establishment,
-    lambda obj: "Only compliance officers of this establishment withdraw its records." if obj is not None and
-    not isinstance(obj, Establishment) else "Only compliance officers of the establishment record approval "
-                                            "conditions met.")
+PERMISSIONS = (
+    Permission("cardroom.view_records", sees_record,
+               "Sign in to read: every answer is limited to the establishments and jurisdictions you hold a role in."),
+    Permission("cardroom.use_admin", is_administrator,
+               "The admin is for administrators: work through the API and your role's pages."),
+    Permission("cardroom.record_condition", is_compliance_officer_of_establishment,
+               lambda obj: "Only compliance officers of this establishment withdraw its records." if obj is not None
+               and not isinstance(obj, Establishment) else "Only compliance officers of the establishment record "
+                                                           "approval conditions met."),
+)
 
-# Schedules (fees).
-add("fees.edit_schedule", is_compliance_officer_of,
-    "Only a compliance officer responsible for this schedule may change it.")
-add("fees.approve_schedule", is_compliance_officer_of_establishment,
-    "Only a second compliance officer of the establishment (an administrator for a jurisdiction's shared schedule) "
-    "may approve or refuse its publication.")
-add("fees.view_drafts", is_compliance_officer_of,
-    "Drafts are seen by the compliance officers responsible for the schedule.")
-add("fees.record_ledger", is_staff_of,
-    "Only floor supervisors and compliance officers of the table's establishment may record collections, rounds "
-    "and reconciliations.")
-add("fees.import_records", is_compliance_officer_of_establishment,
-    "Only compliance officers of the establishment import its records (files of rounds and collections) into the "
-    "ledger.")
-
-# Compliance.
-add("compliance.acknowledge_finding", is_compliance_officer_of,
-    "Only a compliance officer of the finding's establishment may acknowledge it.")
-add("compliance.run_validation", is_compliance_officer_of,
-    lambda obj: "Only a compliance officer of this establishment may start a run." if isinstance(obj, Establishment)
-    else "Only compliance officers may start a run.")
-add("compliance.validate_everything", is_administrator, "Only an administrator may validate everything.")
-
-# Signs and postings (signage).
-add("signage.post_table", is_staff_of, "Only floor supervisors and compliance officers post tables.")
-add("signage.print_sign", is_staff_of,
-    "Only floor supervisors and compliance officers of the table's establishment print signs; GET the same address "
-    "for a watermarked preview.")
-add("signage.override_print", is_compliance_officer_of_establishment,
-    "Only a compliance officer of the table's establishment may ask for, approve or refuse a print override.")
-
-# Audit exports (exports).
-add("exports.request_export", may_export,
-    lambda obj: "A whole jurisdiction is exported by its regulators." if isinstance(obj, Jurisdiction)
-    else "Exports are made by compliance officers of the establishment and regulators of its jurisdiction.")
-add("exports.download", may_download,
-    "An audit export is downloaded by compliance officers of its establishment and regulators of its jurisdiction.")
-add("exports.verify_bundle", may_verify, "Bundles are verified by regulators, compliance officers and administrators.")
-
-# The role pages (console): each home and the pages under it.
-add("console.view_pages", has_any_role, "These pages are for the roles of this card room.")
-add("console.view_compliance", is_compliance_officer_of_establishment, "This page is for the compliance role.")
-add("console.view_floor", is_staff_of, "This page is for the floor role.")
-add("console.view_regulator", is_regulator, "This page is for the regulator role.")
-add("console.view_admin", is_administrator, "This page is for the admin role.")
-add("console.manage_sign_in", rules.is_authenticated & rules.is_active,
-    "Sign in to manage your second factor and API token.")

@@ -24,8 +24,8 @@ Lock order, the same for every step of every workflow, so that two steps never w
 (only to number a new draft), then the subject (the schedule version, the posting), then the review's own row (the
 interpretation, the override). A service locks before it reads the state it checks.
 
-Reviewable kinds also register here (``register_kind``) so that the inbox and the emails (``cardroom.inbox``,
-``cardroom.notify``) list and announce them without importing the apps that own them.
+Reviewable kinds are registered with the core (``cardroom.registry.InboxKind``) so that the inbox and the emails
+(``cardroom.inbox``, ``cardroom.notify``) list and announce them without importing the apps that own them.
 """
 
 import dataclasses
@@ -195,41 +195,3 @@ class Workflow:
         if asker is None or getattr(user, "pk", None) == asker:
             return {}
         return {"on_behalf_of": _username(asker), "as": ADMIN}
-
-
-# -- the kinds the inbox lists and the emails announce ---------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Kind:
-    """A reviewable kind as the inbox and the emails see it, registered by the app that owns it.
-
-    ``waiting(user, scope, establishment)``: a queryset of what awaits ``user`` (the inbox unions them into one
-    query); ``items(pks, user, scope, establishment)``: those rows as ``cardroom.inbox.Awaiting``; ``what(obj)``,
-    ``path(obj)``: the thing in words and the page where it is answered; ``approvers(obj)``: who is told it awaits
-    them; ``role(obj)``: what they are asked as; ``asked(obj)``: (who asked, their reason); ``answered(obj)``: (who
-    answered, their reason); ``outcomes``: what approved and refused mean, in words; ``alert``: a matter that stands
-    until it is put right (a witness that refused, a month left open), not a request a second person answers.
-    """
-
-    name: str
-    label: str
-    waiting: Callable
-    items: Callable
-    what: Callable
-    path: Callable
-    approvers: Callable
-    role: Callable
-    asked: Callable
-    answered: Callable
-    outcomes: tuple = ("approved", "refused")
-    alert: bool = False
-
-
-KINDS = {}
-
-
-def register_kind(kind):
-    """Called from the owning app's ``AppConfig.ready``; registering twice (a test's reload) replaces it."""
-    KINDS[kind.name] = kind
-    return kind

@@ -2,7 +2,7 @@
 statement_timeout), and the request answered 503 in its own format (an API error, a page), where it would
 otherwise run until gunicorn killed its worker and the client got a bare 500.
 
-Only a process that serves web requests sets it on its connections: ``cardroom.wsgi`` (gunicorn, and runserver,
+Only a process that serves web requests sets it on its connections: ``project.wsgi`` (gunicorn, and runserver,
 which loads it too) calls ``serve_web``. Celery workers and management commands never do: an export or a month's
 reconciliation runs as long as it needs. SQLite has no such setting.
 

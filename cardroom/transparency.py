@@ -45,7 +45,7 @@ def origin_problem():
     under another name. None when it was not (or nothing was signed yet). Regulators keep the log's name with the
     root of trust and witnesses know the log by it, so a checkpoint under a new name would be another log's, which a
     regulator's verifier refuses and its witnesses never saw: changing it on a running installation is a mistake
-    (or a fork). Checked at start-up (``cardroom.wsgi``), by ``manage.py check --database default``
+    (or a fork). Checked at start-up (``project.wsgi``), by ``manage.py check --database default``
     (``cardroom.checks``, bin/migrate) and before every signature."""
     last = AuditCheckpoint.objects.order_by("-id").values_list("chain", "size", "signed_at", "note").first()
     if last is None:

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Max
-from django.urls import reverse
 from django.utils import timezone
 
-from . import merkle, review
+from . import links, merkle
 from .inbox import Awaiting
+from .registry import InboxKind
 from .models import AuditCheckpoint, CheckpointCosignature, WitnessState
 from .tlog import cosignature
 from .tlog.witnessed import Witness
@@ -297,8 +297,7 @@ def _standing(kind):
 
 def _items(kind):
     def items(pks, user, scope, establishment):
-        path = (reverse("console:compliance", args=[establishment.slug]) if establishment is not None
-                else reverse("console:home"))
+        path = links.ROOM.path(room=establishment.slug) if establishment is not None else links.HOME.path()
         out = []
         for state in WitnessState.objects.filter(pk__in=pks):
             if kind == REFUSED_KIND:
@@ -315,16 +314,14 @@ def _items(kind):
 
 
 def _kind(name, label):
-    return review.Kind(
+    return InboxKind(
         name=name, label=label, waiting=lambda user, scope, establishment: _standing(name), items=_items(name),
-        what=lambda state: f"the witness {state.witness}", path=lambda state: reverse("console:home"),
+        what=lambda state: f"the witness {state.witness}", path=lambda state: links.HOME.path(),
         approvers=lambda state: [], role=lambda state: "compliance officer or administrator",
         asked=lambda state: (None, state.refusal or state.down_reason), answered=lambda state: (None, ""),
         outcomes=("cosigns again", "stays"), alert=True)
 
 
-def register():
-    """The inbox's two kinds (``cardroom.inbox``: compliance officers' and administrators'), until the witness
-    cosigns again: an error when it refused, a warning when it has been down too long (CardroomConfig.ready)."""
-    review.register_kind(_kind(REFUSED_KIND, "Error: a witness refused"))
-    review.register_kind(_kind(DOWN_KIND, "Warning: a witness is down"))
+# The inbox's two kinds (compliance officers' and administrators'), until the witness cosigns again: an error when it
+# refused, a warning when it has been down too long (registered in CardroomConfig.ready).
+INBOX_KINDS = (_kind(REFUSED_KIND, "Error: a witness refused"), _kind(DOWN_KIND, "Warning: a witness is down"))

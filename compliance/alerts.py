@@ -3,18 +3,17 @@ what an officer must do, until it is put right or acknowledged with a reason (is
 blocked two signs and the home said nothing awaited).
 
 What it reads is the room's standing findings (``compliance.inbox.standing``, each problem once), so there is no
-store of its own: the kind is registered with the inbox (``cardroom.review.register_kind``, from
+store of its own: the kind is registered with the inbox (``cardroom.registry.InboxKind``, from
 ``ComplianceConfig.ready``) as the reviews are. One item per problem, naming every table it touches: the same
 condition outstanding at two tables is one thing to do, at tables OFM-1 and OFM-2.
 """
 
-from django.urls import reverse
-
-from cardroom import permissions, review
+from cardroom import permissions
 from cardroom.inbox import Awaiting
 from cardroom.ordering import natural
+from cardroom.registry import InboxKind
 
-from . import inbox
+from . import inbox, links
 from .models import StandingFinding
 from .rules.words import rule_title
 
@@ -50,7 +49,7 @@ def path(establishment):
 
 
 def _path(slug):
-    return reverse("console:compliance-findings", args=[slug]) + "?severity=error"
+    return links.FINDINGS.path(room=slug) + "?severity=error"
 
 
 def _items(pks, user, scope, establishment):
@@ -68,7 +67,7 @@ def _items(pks, user, scope, establishment):
             for (room_id, rule, message), p in problems.items()]
 
 
-FINDING_ERROR_KIND = review.Kind(
+FINDING_ERROR_KIND = InboxKind(
     name=KIND, label="Error to put right", waiting=_waiting, items=_items,
     what=lambda row: what(row.finding.rule, row.finding.message, [row.table.label if row.table_id else None]),
     path=lambda row: path(row.establishment), approvers=lambda row: [],
@@ -76,7 +75,3 @@ FINDING_ERROR_KIND = review.Kind(
     asked=lambda row: (None, ""), answered=lambda row: (None, ""),
     outcomes=("put right", "acknowledged"), alert=True,
 )
-
-
-def register():
-    review.register_kind(FINDING_ERROR_KIND)

@@ -6,12 +6,14 @@ class ComplianceConfig(AppConfig):
     verbose_name = "Compliance"
 
     def ready(self):
-        from cardroom.conditions import condition_recorded
+        from cardroom import conditions
+        from cardroom.registry import Listener, SeedLoader, register
 
-        from . import alerts, kept
+        from . import alerts, kept, permissions, seed
         from .tasks import check_room_after_condition
 
-        alerts.register()
-
-        condition_recorded.connect(check_room_after_condition, dispatch_uid="compliance.condition_recorded")
+        # What is its own, registered with the core (cardroom.registry): its permissions, the error findings in the
+        # inbox, a condition recorded checking the room's postings again, its seed data.
+        register(*permissions.PERMISSIONS, alerts.FINDING_ERROR_KIND,
+                 Listener(conditions.RECORDED, check_room_after_condition), SeedLoader(self.name, seed.load))
         kept.register()  # what a kept judgement was judged from: every change of it draws a new generation

@@ -8,13 +8,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db.models import Q
-from django.urls import reverse
 from django.utils import timezone
 
 from cardroom.models import Approval, Establishment, Role
 from cardroom.moments import format_moment
 
-from . import inbox
+from . import inbox, links
 from .rules.postings import EXPIRING_WITHIN
 
 
@@ -46,11 +45,11 @@ def send(since=None):
             lines.append(f"{len(errors)} new error finding{'s' if len(errors) != 1 else ''} since "
                          f"{format_moment(since, room.zone)}:")
             lines += [f"  - {f'table {s.table.label}: ' if s.table else ''}{s.finding.message}" for s in errors]
-            lines += [f"  {base}{reverse('console:compliance-findings', args=[room.slug])}?severity=error", ""]
+            lines += [f"  {base}{links.FINDINGS.path(room=room.slug)}?severity=error", ""]
         if expiring:
             lines.append(f"{len(expiring)} approval{'s' if len(expiring) != 1 else ''} expiring within 30 days:")
             lines += [f"  - {a.game.name} ({a.reference}): expires {a.expires_on.isoformat()}" for a in expiring]
-            lines += [f"  {base}{reverse('console:compliance-approvals', args=[room.slug])}", ""]
+            lines += [f"  {base}{links.APPROVALS.path(room=room.slug)}", ""]
         subject = (f"{room.name}: {len(errors)} new error finding{'s' if len(errors) != 1 else ''}, "
                    f"{len(expiring)} approval{'s' if len(expiring) != 1 else ''} expiring soon")
         for officer in officers:

@@ -22,7 +22,7 @@ def validate_everything(as_of=None):
 
 def check_room_after_condition(record, user, **kwargs):
     """A condition met or withdrawn changes whether the room's tables may offer the game: check the room's postings
-    again (``cardroom.conditions.condition_recorded``), so that the inbox says what the print gate already judges."""
+    again (a listener of ``cardroom.conditions.RECORDED``), so that the inbox says what the print gate already judges."""
     validate_establishment.delay(record.establishment_id, user.pk if user else None)
 
 

@@ -6,15 +6,14 @@ class ExportsConfig(AppConfig):
     verbose_name = "Audit exports"
 
     def ready(self):
-        # The tasks of its jobs, for their recovery, and a closing month's bundles, for fees.months: the apps below
-        # run them without naming exports.
-        from cardroom import jobs
-        from cardroom.models import Job
-        from fees.months import services as months
+        # What is its own, registered with the core (cardroom.registry): its permissions, the kinds of its jobs with
+        # their tasks (for their recovery), and what writes a closing month's bundles, for fees.months: the apps
+        # below run them without naming exports.
+        from cardroom.registry import Exporter, register
+        from fees.months.services import MONTH_BUNDLE
 
+        from . import permissions
         from .installation import export_month
-        from .tasks import export_audit, verify_bundle
+        from .tasks import AUDIT_EXPORT_KIND, CHECK_KIND
 
-        jobs.register_task(Job.Kind.AUDIT_EXPORT, export_audit)
-        jobs.register_task(Job.Kind.BUNDLE_VERIFICATION, verify_bundle)
-        months.register_export(export_month)
+        register(*permissions.PERMISSIONS, AUDIT_EXPORT_KIND, CHECK_KIND, Exporter(MONTH_BUNDLE, export_month))

@@ -48,6 +48,6 @@ def export_to_file(data, output, *, say):
 
 def export_month(establishment, first, last, path, say):
     """``establishment``'s bundle of the days ``first`` to ``last`` of a month being closed, written to ``path``
-    (``fees.months.services.register_export``)."""
+    (the ``cardroom.registry.Exporter`` of ``fees.months.services.MONTH_BUNDLE``)."""
     data = {"establishment": establishment.slug, "from": first.isoformat(), "to": last.isoformat()}
     say(export_to_file(data, path, say=say))

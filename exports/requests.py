@@ -75,7 +75,7 @@ def start_export(user, *, export_scope, label=None, follow=None):
     month closed). Returns the job as it stands once queued (already done when jobs run in-process); given a
     command's ``follow``, once it has ended (``cardroom.jobs.start``)."""
     establishment = export_scope.establishments[0] if export_scope.jurisdiction is None else None
-    job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
+    job = Job.objects.create(kind=tasks.AUDIT_EXPORT_KIND.value, establishment=establishment,
                              jurisdiction=export_scope.jurisdiction or establishment.jurisdiction,
                              **jobs.requester(user, label), params=params_of(export_scope))
     return jobs.start(job, tasks.export_audit, tasks.build_export, follow)

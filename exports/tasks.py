@@ -15,9 +15,11 @@ from django.core.files import File
 from cardroom import jobs
 from cardroom.audit import log_action
 from cardroom.models import Establishment, Jurisdiction
+from cardroom.registry import JobKind
 
 from . import closed
 from .collect import ExportScope
+from .permissions import AUDIT_EXPORT, may_export
 
 
 def scope_from_params(params):
@@ -72,6 +74,12 @@ def export_audit(job_id):
     return jobs.run(job_id, build_export)
 
 
+# Its kind of job (registered in ExportsConfig.ready): seen as exports.request_export says (never a floor
+# supervisor), not by whoever asked as such.
+AUDIT_EXPORT_KIND = JobKind(AUDIT_EXPORT, "Audit export bundle", export_audit, places=may_export.places,
+                            download_type="application/zip")
+
+
 # --- checking an uploaded bundle (exports.verification) ----------------------------------------------------------
 
 def start_check(user, *, upload, public_key=None, kept=()):
@@ -82,7 +90,7 @@ def start_check(user, *, upload, public_key=None, kept=()):
     permissions.require(user, "exports.verify_bundle")
     from cardroom.models import Job
 
-    job = Job(kind=Job.Kind.BUNDLE_VERIFICATION, requested_by=user, requested_label=user.get_username(),
+    job = Job(kind=CHECK_KIND.value, requested_by=user, requested_label=user.get_username(),
               params={"bundle": upload.name,
                       "public_key": bundle.public_key_pem(public_key) if public_key is not None else None,
                       "kept": list(kept)})  # checkpoints the regulator kept, checked against the bundle
@@ -138,3 +146,7 @@ def check_bundle(job, on_progress=None):
 @shared_task(soft_time_limit=VERIFY_TIME_LIMIT)
 def verify_bundle(job_id):
     return jobs.run(job_id, check_bundle)
+
+
+# Its kind of job (registered in ExportsConfig.ready): seen by whoever asked, alone.
+CHECK_KIND = JobKind("bundle_verify", "Check of an audit export bundle", verify_bundle, asker=True)

@@ -10,21 +10,18 @@ class FeesConfig(AppConfig):
     service_role_privileges = {"fees.ClosedMonth": "SELECT", "fees.ClosedMonth.establishments": "SELECT"}
 
     def ready(self):
-        # Its two-person reviews, for the inbox and the emails, and the tasks of its jobs, for their recovery
-        # (cardroom imports no feature app).
-        from cardroom import jobs
-        from cardroom.models import Job
+        # What is its own, registered with the core (cardroom.registry; cardroom imports no feature app): its
+        # permissions, its two-person reviews and a month left open (the inbox and the emails), the kinds of its
+        # jobs with their tasks (for their recovery), its seed data.
+        from cardroom.registry import SeedLoader, register
 
+        from . import permissions, seed, tasks
+        from .imports.recording import IMPORT_KIND
+        from .ledger.services import RECONCILIATION_KIND
+        from .models.schedules import version_published
         from .months import held
         from .schedules import reviews
-        from .imports import import_records
-        from .ledger.services import reconcile_period
-
-        from . import tasks
-        from .models.schedules import version_published
 
         version_published.connect(tasks.published, dispatch_uid="fees.version_published")
-        reviews.register()
-        held.register()  # a month the nightly close left open, in the inbox
-        jobs.register_task(Job.Kind.LEDGER_IMPORT, import_records)
-        jobs.register_task(Job.Kind.RECONCILIATION, reconcile_period)
+        register(*permissions.PERMISSIONS, *reviews.INBOX_KINDS, held.MONTH_HELD_KIND, IMPORT_KIND,
+                 RECONCILIATION_KIND, SeedLoader(self.name, seed.load))

@@ -6,13 +6,11 @@ class SignageConfig(AppConfig):
     verbose_name = "Table postings and signage"
 
     def ready(self):
-        # Its two-person reviews, for the inbox and the emails, and the task of its jobs, for their recovery
-        # (cardroom imports no feature app).
-        from cardroom import jobs
-        from cardroom.models import Job
+        # What is its own, registered with the core (cardroom.registry; cardroom imports no feature app): its
+        # permissions, its two-person review (the inbox and the emails), the kind of its jobs with its task.
+        from cardroom.registry import register
 
-        from . import reviews
-        from .tasks import print_batch
+        from . import permissions, reviews
+        from .tasks import BATCH_KIND
 
-        reviews.register()
-        jobs.register_task(Job.Kind.SIGNAGE_BATCH, print_batch)
+        register(*permissions.PERMISSIONS, reviews.OVERRIDE_KIND, BATCH_KIND)

@@ -1,10 +1,10 @@
 """Print overrides on the one two-person mechanism (``cardroom.review``): the workflow ``signage.services`` steps
 through, and the kind the inbox lists and the emails announce (registered in ``SignageConfig.ready``)."""
 
-from django.urls import reverse
-
 from cardroom import inbox, permissions, review
+from cardroom.registry import InboxKind
 
+from . import links
 from .models import PrintOverride
 
 Status = PrintOverride.Status
@@ -26,7 +26,7 @@ OVERRIDE = review.Workflow(
 
 def _path(override, *args):
     room = override.posting.table.establishment
-    return reverse("console:compliance-override", args=[room.slug, override.posting_id])
+    return links.OVERRIDE.path(room=room.slug, posting=override.posting_id)
 
 
 def _what(override):
@@ -52,14 +52,10 @@ def _items(pks, user, scope, establishment):
     return items
 
 
-OVERRIDE_KIND = review.Kind(
+OVERRIDE_KIND = InboxKind(
     name="override", label="Print override", waiting=_waiting, items=_items, what=_what, path=_path,
     role=lambda o: f"a second compliance officer of {o.posting.table.establishment.name}",
     approvers=lambda o: inbox.room_approvers(o.posting.table.establishment, exclude=OVERRIDE.involved(o)),
     asked=lambda o: (o.requested_by, o.reason), answered=lambda o: (o.decided_by, o.decision_reason),
     outcomes=("approved: the sign may be printed", "refused: the sign stays blocked"),
 )
-
-
-def register():
-    review.register_kind(OVERRIDE_KIND)

@@ -10,6 +10,7 @@ from cardroom import jobs, permissions, values
 from cardroom.exceptions import BadInput
 from cardroom.models import Job, Table
 from cardroom.ordering import natural
+from cardroom.registry import JobKind
 from compliance.judgement import judge_postings
 
 from . import printing
@@ -77,6 +78,13 @@ def print_batch(job_id):
     return jobs.run(job_id, build_batch)
 
 
+# Its kind of job (registered in SignageConfig.ready): seen by whoever asked, the establishment's staff and the
+# jurisdiction's regulators.
+BATCH_KIND = JobKind("signage_batch", "Batch of table signs", print_batch, asker=True,
+                     places=lambda scope: permissions.regulated(scope, establishments=scope.staff_establishments),
+                     download_type="application/pdf")
+
+
 def chosen_tables(establishment, tables):
     """The ids a batch prints: ``tables`` None means the whole floor ([] in the job); otherwise every id must be
     one of ``establishment``'s tables. Never falls back to the whole floor: an empty or foreign choice is refused."""
@@ -103,6 +111,6 @@ def start_batch(user, *, establishment, layout, tables, label=None, follow=None)
     """
     permissions.require(user, "signage.print_sign", establishment)
     tables = chosen_tables(establishment, tables)
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=establishment,
+    job = Job.objects.create(kind=BATCH_KIND.value, establishment=establishment,
                              **jobs.requester(user, label), params={"layout": layout, "tables": tables})
     return jobs.start(job, print_batch, build_batch, follow)

@@ -211,7 +211,7 @@ def jobs_in_process(request, settings):
     if request.node.get_closest_marker("services"):
         yield
         return
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = True

@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # The apps: what .importlinter's root packages name, and what the graph tests judge.
-APPS = ("cardroom", "fees", "compliance", "signage", "exports", "console", "demo")
+APPS = ("project", "cardroom", "fees", "compliance", "signage", "exports", "console", "demo")
 
 
 @functools.cache

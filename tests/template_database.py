@@ -111,6 +111,6 @@ def make():
 if __name__ == "__main__":
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     django.setup()
     make()

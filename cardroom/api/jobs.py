@@ -6,8 +6,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.decorators import action
 
-from cardroom import permissions
+from cardroom import permissions, registry
 from cardroom.models import Job
+from cardroom.registry import JobKind
 
 from .base import ScopedReadOnlyViewSet
 
@@ -33,10 +34,6 @@ class JobSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         path = f"/api/v1/jobs/{job.uuid}/download/"
         return request.build_absolute_uri(path) if request else path
-
-
-# What each kind of job makes; the schema of the download says the same.
-DOWNLOAD_TYPES = {Job.Kind.SIGNAGE_BATCH: "application/pdf", Job.Kind.AUDIT_EXPORT: "application/zip"}
 
 
 def visible_jobs(scope):
@@ -71,7 +68,7 @@ class JobViewSet(ScopedReadOnlyViewSet):
             raise exceptions.NotFound(f"Job {job.uuid} has no file yet: it is {job.status} ({job.percent}% done).")
         name = job.file.name.rsplit("/", 1)[-1]
         return FileResponse(job.file.open("rb"), as_attachment=True, filename=name,
-                            content_type=DOWNLOAD_TYPES[job.kind])
+                            content_type=registry.entry(JobKind, job.kind).download_type)
 
 
 __all__ = ["JobSerializer", "JobViewSet", "visible_jobs"]

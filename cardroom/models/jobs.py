@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from ..moments import format_moment
+from ..registry import JobKind, entries
 
 
 def job_file_path(job, filename):
@@ -14,14 +15,13 @@ def job_file_path(job, filename):
     return f"jobs/{job.kind}/{job.uuid}/{filename}"
 
 
-class Job(models.Model):
-    class Kind(models.TextChoices):
-        SIGNAGE_BATCH = "signage_batch", "Batch of table signs"
-        AUDIT_EXPORT = "audit_export", "Audit export bundle"
-        BUNDLE_VERIFICATION = "bundle_verify", "Check of an audit export bundle"
-        LEDGER_IMPORT = "ledger_import", "Import of a room's records"
-        RECONCILIATION = "reconciliation", "Reconciliation of gaming days"
+def kinds():
+    """The kinds of job, (value, label), as the apps that own them registered them (``cardroom.registry.JobKind``):
+    read when asked, so a kind added is no migration."""
+    return [(kind.value, kind.label) for kind in entries(JobKind)]
 
+
+class Job(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -29,7 +29,7 @@ class Job(models.Model):
         FAILED = "failed", "Failed"
 
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(max_length=20, choices=kinds)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     establishment = models.ForeignKey(
         "cardroom.Establishment", null=True, blank=True, on_delete=models.PROTECT, related_name="jobs"

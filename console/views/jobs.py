@@ -6,12 +6,15 @@ from django.shortcuts import get_object_or_404, render
 from cardroom import permissions
 from cardroom.api.jobs import visible_jobs
 from cardroom.models import Job
+from exports.tasks import AUDIT_EXPORT_KIND
+from fees.ledger.services import RECONCILIATION_KIND
+from signage.tasks import BATCH_KIND
 
 from ..access import page, roles_of
 
 # The part of the site a job belongs to, in order of preference: the first the user may open is marked.
-SECTIONS = {Job.Kind.SIGNAGE_BATCH: ("floor", "compliance"), Job.Kind.AUDIT_EXPORT: ("regulator", "compliance"),
-            Job.Kind.RECONCILIATION: ("compliance",)}
+SECTIONS = {BATCH_KIND.value: ("floor", "compliance"), AUDIT_EXPORT_KIND.value: ("regulator", "compliance"),
+            RECONCILIATION_KIND.value: ("compliance",)}
 
 
 @page("any")

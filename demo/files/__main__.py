@@ -4,7 +4,7 @@ import os
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 django.setup()
 
 from demo.files import write  # noqa: E402  (after Django is set up)

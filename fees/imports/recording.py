@@ -21,6 +21,7 @@ from cardroom import audit, csv_escaping, jobs, permissions
 from cardroom.access import Scope
 from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.models import Job
+from cardroom.registry import JobKind
 
 from .. import ledger
 from ..ledger.services import reconcile_table_days
@@ -306,6 +307,10 @@ def _reconcile(job, user, touched, on_progress):
 @shared_task(name="fees.imports.import_records")
 def import_records(job_id):
     return jobs.run(job_id, run_import)
+
+
+# Its kind of job (registered in FeesConfig.ready): seen by administrators only.
+IMPORT_KIND = JobKind("ledger_import", "Import of a room's records", import_records)
 
 
 def refused_name(record_import):

@@ -12,7 +12,7 @@ from cardroom.models import Job
 from ..models import ImportMapping, RecordImport
 from .mapping import FIELD_NAMES, mapping_problems, saved_mapping
 from .reading import check_upload, sha256
-from .recording import PERMISSION, import_records
+from .recording import IMPORT_KIND, PERMISSION, import_records
 
 
 def receive_upload(user, *, establishment, upload):
@@ -66,7 +66,7 @@ def start_import(user, *, record_import):
         if locked.job_id is not None:
             raise StateConflict("This upload has been imported already; upload the file again to import it again "
                                 "(rows already recorded are not recorded twice).")
-        job = Job.objects.create(kind=Job.Kind.LEDGER_IMPORT, establishment=establishment, requested_by=user,
+        job = Job.objects.create(kind=IMPORT_KIND.value, establishment=establishment, requested_by=user,
                                  requested_label=user.get_username(), params={"import": str(locked.uuid)})
         locked.job, locked.mapping = job, mapping
         locked.save(update_fields=["job", "mapping"])

@@ -25,6 +25,7 @@ from cardroom.audit import log_action
 from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.models import Job, Table
 from cardroom.permissions import SYSTEM
+from cardroom.registry import JobKind
 
 from ..models import Reconciliation, RoundOfPlay
 from ..months.selectors import MonthClosed, closed_for, closed_months, closed_words, refusal
@@ -160,7 +161,7 @@ def request_reconciliation(actor, *, establishment, day_from, day_to):
         # Every day of the period is in a closed month: nothing to run ("0 table-days" would be wrong).
         raise MonthClosed(" ".join(closed_words(c, establishment.zone) for c in closed))
     with transaction.atomic():
-        job = Job.objects.create(kind=Job.Kind.RECONCILIATION, establishment=establishment, requested_by=actor,
+        job = Job.objects.create(kind=RECONCILIATION_KIND.value, establishment=establishment, requested_by=actor,
                                  requested_label=actor.get_username(),
                                  params={"day_from": first.isoformat(), "day_to": last.isoformat()})
         log_action("ledger.reconcile_requested", actor=actor, obj=job, establishment=establishment,
@@ -200,3 +201,8 @@ def run_reconciliation(job, on_progress=None):
 @shared_task(name="fees.tasks.reconcile_period")
 def reconcile_period(job_id):
     return jobs.run(job_id, run_reconciliation)
+
+
+# Its kind of job (registered in FeesConfig.ready): seen by whoever asked and the establishment's compliance officers.
+RECONCILIATION_KIND = JobKind("reconciliation", "Reconciliation of gaming days", reconcile_period, asker=True,
+                              places=permissions.is_compliance_officer_of_establishment.places)

@@ -5,14 +5,16 @@ What it reads is the audit log, the record the nightly close writes anyway: ``le
 reasons, one entry in each room's chain, ``fees.months.nightly``). An item stands while no later entry of the room
 for the same month says it closed (``ledger.month_closed``, whoever closed it: the nightly run or ``close_month``)
 or was held again (the later one stands instead). No store of its own: the kind is registered with the inbox
-(``cardroom.review.register_kind``, from ``FeesConfig.ready``) as the reviews are.
+(``cardroom.registry.InboxKind``, from ``FeesConfig.ready``) as the reviews are.
 """
 
 from django.db.models import Exists, OuterRef
-from django.urls import reverse
 
-from cardroom import inbox, permissions, review
+from cardroom import inbox, permissions
 from cardroom.models import AuditLogEntry
+from cardroom.registry import InboxKind
+
+from .. import links
 
 HELD, CLOSED = "ledger.month_held", "ledger.month_closed"
 KIND = "month_held"
@@ -34,7 +36,7 @@ def what(entry):
 
 def path(entry):
     # The room's variance page: where its days are reconciled again.
-    return reverse("console:compliance-variance", args=[entry.establishment.slug])
+    return links.VARIANCE.path(room=entry.establishment.slug)
 
 
 def _waiting(user, scope, establishment):
@@ -54,13 +56,9 @@ def _officers(entry):
     return inbox.room_approvers(entry.establishment) + list(inbox.admins().distinct().order_by("username"))
 
 
-MONTH_HELD_KIND = review.Kind(
+MONTH_HELD_KIND = InboxKind(
     name=KIND, label="Month left open", waiting=_waiting, items=_items, what=what, path=path, approvers=_officers,
     role=lambda entry: f"a compliance officer of {entry.establishment.name} or an administrator",
     asked=lambda entry: (None, "; ".join(entry.data.get("reasons") or [])), answered=lambda entry: (None, ""),
     outcomes=("closed", "left open"), alert=True,
 )
-
-
-def register():
-    review.register_kind(MONTH_HELD_KIND)

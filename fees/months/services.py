@@ -10,8 +10,8 @@ Closing, step by step (each logged in the audit log of every establishment named
    database refuses the month's kept sums, variance summaries and new reconciliations to every role but the owner
    (fees migration 0021). Refused, nothing changed, when the kept sums differ from the rows (``sealed.unkept``).
 2. **exported**: the month's variance summaries brought up to date (``fees.variance.services.refresh``), then one
-   audit export per establishment, by what the exports app registers here (``register_export``:
-   exports stands above fees; ``exports.installation.export_month``, the export job the API and the pages run,
+   audit export per establishment, by what the exports app registers for it (``MONTH_BUNDLE``, a
+   ``cardroom.registry.Exporter``: exports stands above fees; ``exports.installation.export_month``, the export job the API and the pages run,
    listed with theirs), written into the archive folder and verified against the installation's key; its rounds
    and entries must number the partitions' rows. A failure here undoes step 1.
 3. **detached**: ``ALTER TABLE ... DETACH PARTITION`` (a moment's lock on the parent).
@@ -43,10 +43,11 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from cardroom import bundle, keys, transparency, values
+from cardroom import bundle, keys, registry, transparency, values
 from cardroom.audit import log_actions
 from cardroom.exceptions import BadInput, NotAllowed, StateConflict
 from cardroom.models import Establishment
+from cardroom.registry import Exporter
 
 from ..models import ClosedMonth
 from ..variance import services as variance
@@ -59,17 +60,11 @@ CLOSE_LABEL = "close_month (command line)"
 REOPEN_LABEL = "reopen_month (command line)"
 
 
-# What exports a room's signed bundle of a month: the exports app's, registered from its AppConfig.ready (it
-# stands above fees, so fees names it nowhere).
-_export = None
-
-
-def register_export(export):
-    """``export(establishment, first, last, path, say)`` writes the signed bundle of ``establishment``'s days
-    ``first`` to ``last`` into ``path``, telling ``say`` as it goes, and raises when it cannot."""
-    global _export
-    _export = export
-    return export
+# What exports a room's signed bundle of a month: the ``cardroom.registry.Exporter`` of this name, the exports app's,
+# registered from its AppConfig.ready (it stands above fees, so fees names it nowhere). ``export(establishment,
+# first, last, path, say)`` writes the signed bundle of ``establishment``'s days ``first`` to ``last`` into ``path``,
+# telling ``say`` as it goes, and raises when it cannot.
+MONTH_BUNDLE = "fees.month_bundle"
 
 
 # -- reading the command's arguments ----------------------------------------------------------------------------
@@ -223,7 +218,7 @@ def close(first, slugs, *, archive_dir=None, say=lambda line: None, now=None, la
     the ClosedMonth. Raises BadInput (nothing changed) for a month that cannot be closed; ``say`` is told each
     step and the export's progress; ``label``: who closes it, as the record and the audit log name them (the
     command, or the nightly close: ``fees.months.nightly``)."""
-    if _export is None:
+    if registry.find(Exporter, MONTH_BUNDLE) is None:
         raise StateConflict("No audit export is registered (the exports app registers it): a month is closed only "
                             "with its bundles. Nothing was changed.")
     _need_postgresql("close_month")
@@ -366,7 +361,7 @@ def _export_bundles(first, last, establishments, paths, found, say):
     for establishment in establishments:
         path = paths[establishment.slug]
         say(f"    exporting {establishment.slug}, {first.isoformat()} to {last.isoformat()}, into {path}")
-        _export(establishment, first, last, path, say)
+        registry.entry(Exporter, MONTH_BUNDLE).export(establishment, first, last, path, say)
         checked = bundle.verify(path, keys.public_key())
         if not checked.ok:
             raise BadInput(f"{path} does not verify: {'; '.join(checked.problems)}")

@@ -3,10 +3,11 @@ interpretation, as workflows (used by ``fees.schedules.services``) and as kinds 
 (registered in ``FeesConfig.ready``)."""
 
 from django.db.models import OuterRef, Subquery
-from django.urls import reverse
 
 from cardroom import inbox, permissions, review
+from cardroom.registry import InboxKind
 
+from .. import links
 from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
 from .interpretations import InterpretationConflict
 
@@ -41,14 +42,13 @@ def _role(document):
 
 def _version_path(version, scope=None, establishment=None):
     slug = inbox.room_slug(version.document, scope or inbox.Scope(None), establishment)
-    return reverse("console:compliance-publish", args=[slug, version.document.code, version.number]) if slug else ""
+    return links.PUBLISH.path(room=slug, code=version.document.code, number=version.number) if slug else ""
 
 
 def _reading_path(reading, scope=None, establishment=None):
     document = reading.version.document
     slug = inbox.room_slug(document, scope or inbox.Scope(None), establishment)
-    return (reverse("console:compliance-interpretations", args=[slug, document.code, reading.version.number])
-            if slug else "")
+    return links.INTERPRETATIONS.path(room=slug, code=document.code, number=reading.version.number) if slug else ""
 
 
 def _waiting_versions(user, scope, establishment):
@@ -98,7 +98,7 @@ def _reading_items(pks, user, scope, establishment):
     return items
 
 
-SCHEDULE_KIND = review.Kind(
+SCHEDULE_KIND = InboxKind(
     name="schedule", label="Publication of a schedule version", waiting=_waiting_versions, items=_version_items,
     what=_publication, path=_version_path, role=lambda v: _role(v.document),
     approvers=lambda v: inbox.schedule_approvers(v.document, exclude=PUBLICATION.involved(v)),
@@ -106,7 +106,7 @@ SCHEDULE_KIND = review.Kind(
     outcomes=("approved: it is published", "refused: it is a draft again"),
 )
 
-INTERPRETATION_KIND = review.Kind(
+INTERPRETATION_KIND = InboxKind(
     name="interpretation", label="Interpretation of a schedule", waiting=_waiting_readings, items=_reading_items,
     what=lambda r: f"Interpretation #{r.pk}: {r}", path=_reading_path, role=lambda r: _role(r.version.document),
     approvers=lambda r: inbox.schedule_approvers(r.version.document, exclude=INTERPRETATION.involved(r)),
@@ -139,8 +139,8 @@ def _refused(version):
 def _refused_items(pks, user, scope, establishment):
     items = []
     for v in ScheduleVersion.objects.filter(pk__in=pks).select_related("document__establishment"):
-        path = reverse("console:compliance-version", args=[inbox.room_slug(v.document, scope, establishment),
-                                                            v.document.code, v.number])
+        path = links.VERSION.path(room=inbox.room_slug(v.document, scope, establishment), code=v.document.code,
+                                  number=v.number)
         refusal = v.reviews.filter(step=VersionReview.Step.REFUSED).last()
         items.append(inbox.Awaiting(DRAFT_REFUSED, _refused(v), refusal.by_label if refusal else "",
                                     refusal.at if refusal else v.created_at, path, v.document.establishment_id))
@@ -148,7 +148,7 @@ def _refused_items(pks, user, scope, establishment):
 
 
 DRAFT_REFUSED = "draft_refused"
-DRAFT_REFUSED_KIND = review.Kind(
+DRAFT_REFUSED_KIND = InboxKind(
     name=DRAFT_REFUSED, label="Your draft was refused", waiting=_refused_drafts, items=_refused_items,
     what=_refused, path=lambda v: _version_path(v), role=lambda v: "whoever asked for its publication",
     approvers=lambda v: [v.review_requested_by] if v.review_requested_by_id else [],
@@ -157,7 +157,4 @@ DRAFT_REFUSED_KIND = review.Kind(
 )
 
 
-def register():
-    review.register_kind(SCHEDULE_KIND)
-    review.register_kind(INTERPRETATION_KIND)
-    review.register_kind(DRAFT_REFUSED_KIND)
+INBOX_KINDS = (SCHEDULE_KIND, INTERPRETATION_KIND, DRAFT_REFUSED_KIND)  # registered in FeesConfig.ready

@@ -178,7 +178,7 @@ def test_a_compliance_officer_verifies_a_bundle_and_the_page_follows_the_check(l
     assert "?job=" in page.url and "ledger_entries.csv" in page.locator("#files-table").inner_text()
     assert serious_violations(page) == []
 
-    job = Job.objects.create(kind=Job.Kind.BUNDLE_VERIFICATION, status=Job.Status.RUNNING, total=4, done=1,
+    job = Job.objects.create(kind="bundle_verify", status=Job.Status.RUNNING, total=4, done=1,
                              stage="checking files (1 of 4)", requested_by=site.compliance,
                              requested_label=site.compliance.get_username(), params={"bundle": "april.zip"})
     page.goto(f"{site.url}/regulator/verify/?job={job.uuid}")

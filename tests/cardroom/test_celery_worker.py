@@ -84,7 +84,7 @@ def test_real_worker_prints_a_batch_and_reports_progress(worker, people):
                            "effective_from": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},
                    actor_label="test")
         tables.append(table.pk)
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, establishment=people.marysville, requested_label="test",
+    job = Job.objects.create(kind="signage_batch", establishment=people.marysville, requested_label="test",
                              params={"layout": "tent", "tables": tables})
     tasks.print_batch.apply_async((job.pk,), queue=worker)
     deadline = time.monotonic() + 90
@@ -140,7 +140,7 @@ def busy_day(reseed, people, api):
 
 def export_job(busy_day):
     day = busy_day["day"].isoformat()
-    return Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=busy_day["establishment"],
+    return Job.objects.create(kind="audit_export", establishment=busy_day["establishment"],
                               requested_label="test", params={"establishments": ["casino-marysville"],
                                                               "from": day, "to": day})
 
@@ -215,7 +215,7 @@ def test_a_real_worker_exports_a_day_past_50000_rows_a_file_reporting_progress_a
 @pytest.fixture
 def sweep_queue():
     """A queue of the test's own, where the sweep (which sends to the default queue) sends jobs again."""
-    from cardroom.celery import app
+    from project.celery import app
 
     queue, before = f"cardroom-test-{uuid.uuid4().hex[:8]}", app.conf.task_default_queue
     app.conf.task_default_queue = queue

@@ -290,7 +290,7 @@ def test_a_malformed_root_stops_start_up():
     import sys
 
     answer = subprocess.run([sys.executable, "-c", "import django; django.setup()"], capture_output=True, text=True,
-                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "cardroom.settings",
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings",
                                  "SIGNING_ROOT": "SHA256:not-hex"})
     assert answer.returncode != 0 and "SIGNING_ROOT must be a key's fingerprint" in answer.stderr
 

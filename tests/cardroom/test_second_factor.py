@@ -66,7 +66,7 @@ def test_compliance_officers_only_where_the_installation_says_so(people, setting
 def test_the_setting_is_on_by_default_without_debug(monkeypatch):
     import importlib
 
-    import cardroom.settings as module
+    import project.settings as module
     monkeypatch.setenv("DEBUG", "False")
     monkeypatch.setenv("SECRET_KEY", "k" * 30 + "abcdefghijklmnopqrstu")
     monkeypatch.delenv("MFA_REQUIRED_FOR_COMPLIANCE", raising=False)

@@ -18,7 +18,7 @@ from cardroom import checkpoint, keys, merkle, transparency, witnessing
 from cardroom.audit import log_action
 from cardroom.inbox import awaiting
 from cardroom.models import AuditCheckpoint, AuditLogEntry, CheckpointCosignature, WitnessState
-from cardroom.settings import _witnesses
+from project.settings import _witnesses
 from cardroom.tasks import sign_checkpoints
 from cardroom.tlog import cosignature
 from tests.cardroom.test_transparency import check, export, keys_file, save

@@ -123,7 +123,7 @@ def test_a_month_export_verifies_and_holds_the_data(people, month, tmp_path, cap
         text = signs.text(zf.read("report.pdf"), layout=False)
         assert f"Audit export: Casino Marysville, 2026-03-01 to {timezone.localdate()}" in " ".join(text.split())
         assert "Fees expected vs collected" in text
-    job = Job.objects.get(kind=Job.Kind.AUDIT_EXPORT)
+    job = Job.objects.get(kind="audit_export")
     logged = AuditLogEntry.objects.get(action="audit.export")
     assert logged.data["job"] == str(job.uuid) and logged.data["sha256"] == job.result["sha256"]
 

@@ -77,7 +77,7 @@ def two_rounds(api, people):
 def test_progress_inside_a_copy_is_written_while_the_file_streams(people, two_rounds, monkeypatch):
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's second pass)"
     monkeypatch.setattr(build, "PROGRESS_EVERY", 1)  # a report after every row: inside the COPY
-    job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=people.marysville, requested_label="test")
+    job = Job.objects.create(kind="audit_export", establishment=people.marysville, requested_label="test")
     reports = []
 
     def report(done, total, stage):  # as the export job's does: a query

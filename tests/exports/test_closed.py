@@ -45,7 +45,7 @@ SLUG = "casino-marysville"
 @pytest.fixture(autouse=True)
 def jobs_here(settings):
     """The bundles are built in-process (a services test would otherwise queue them for a worker)."""
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = app.conf.task_always_eager = True

@@ -161,7 +161,7 @@ def test_the_walk_sees_the_apps_and_their_imports():
     sources = app_sources()
     modules = {module for module, _, _ in sources}
     assert {module.split(".")[0] for module in modules} == {
-        "cardroom", "fees", "compliance", "signage", "exports", "console", "demo"}
+        "project", "cardroom", "fees", "compliance", "signage", "exports", "console", "demo"}
     assert not [module for module in modules if ".migrations" in module or ".tests" in module]
     postings = next((module, path, tree) for module, path, tree in sources if module == "signage.postings")
     assert "cardroom.audit" in {target for _, target in read(*postings, modules)[0]}

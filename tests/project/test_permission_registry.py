@@ -15,11 +15,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
-from cardroom import permissions
+from cardroom import permissions, registry
 from cardroom.access import Scope, scope_for
 from cardroom.api.permissions import permission_name
 from cardroom.exceptions import NotAllowed
 from cardroom.models import Establishment, Job, Jurisdiction, Membership, Role, Table
+from cardroom.registry import JobKind
 
 # Other libraries' views, public by their nature: the API's docs and schema, DRF's login, Django's logout, the API's
 # root and its JSON 404 for any other address.
@@ -187,7 +188,7 @@ def every_kind_of_row(people):
     for room in (people.marysville, people.wa_room):
         make_table(room)
     make_draft(user=people.compliance)
-    for kind in Job.Kind.values:
+    for kind in (kind.value for kind in registry.entries(JobKind)):
         for place in ({"establishment": people.marysville}, {"establishment": people.wa_room},
                       {"jurisdiction": people.marysville.jurisdiction}, {"jurisdiction": people.washington}):
             for asker in (people.floor, people.compliance, people.regulator_wa, None):

@@ -48,7 +48,7 @@ def floor(people, django_capture_on_commit_callbacks):
             collected_at=datetime.datetime(2026, 3, 2, 10, tzinfo=LA), payer="player", fee_kind="player",
             amount="1.00", currency="USD", recorded_at=datetime.datetime(2026, 3, 2, 10, tzinfo=LA))
         with django_capture_on_commit_callbacks(execute=True):
-            job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=establishment,
+            job = Job.objects.create(kind="audit_export", establishment=establishment,
                                      jurisdiction=establishment.jurisdiction, requested_label="test",
                                      params={"establishments": [establishment.slug], "jurisdiction": None,
                                              "from": "2026-03-01", "to": "2026-03-31"})

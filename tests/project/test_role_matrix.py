@@ -279,7 +279,7 @@ class World:
 
     def make_export(self):
         with self.capture(execute=True):
-            job = Job.objects.create(kind=Job.Kind.AUDIT_EXPORT, establishment=self.people.marysville,
+            job = Job.objects.create(kind="audit_export", establishment=self.people.marysville,
                                      jurisdiction=self.people.marysville.jurisdiction, requested_label="test",
                                      params={"establishments": ["casino-marysville"], "jurisdiction": None,
                                              "from": "2026-11-01", "to": "2026-11-20"})
@@ -319,7 +319,7 @@ def shared_world(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.db import transaction
     from django.test import TestCase, override_settings
 
-    from cardroom.celery import app
+    from project.celery import app
     from tests.conftest import People
 
     eager = app.conf.task_always_eager

@@ -1,14 +1,13 @@
-from importlib import import_module
-from importlib.util import find_spec
 from pathlib import Path
 
-from django.apps import apps
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import transaction
 
+from cardroom import registry
 from cardroom.audit import log_action
 from cardroom.management.base import BaseCommand
+from cardroom.registry import SeedLoader
 from cardroom.seed import SEED_ACTOR, Loader
 from cardroom.tasks import refresh_planner_statistics
 
@@ -27,10 +26,10 @@ class Command(BaseCommand):
         if not loader.directory.is_dir():
             raise CommandError(f"No seed directory at {loader.directory}")
         with transaction.atomic():  # a file's BadInput (naming the file and the item) loads nothing
-            # Each app that owns seed data has a ``seed`` module; apps load in dependency order.
-            for app in apps.get_app_configs():
-                if find_spec(f"{app.name}.seed") is not None:
-                    import_module(f"{app.name}.seed").load(loader)
+            # Each app that owns seed data registered its loader (cardroom.registry.SeedLoader); they load in the
+            # order the apps are installed, each after those it stands on.
+            for seed in registry.entries(SeedLoader):
+                seed.load(loader)
             if loader.created or loader.changed:
                 log_action("seed.import", actor_label=SEED_ACTOR, data={
                     "directory": str(loader.directory), "created": loader.created, "changed": loader.changed,

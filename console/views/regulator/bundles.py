@@ -77,7 +77,7 @@ def _verify_job(request, scope, job_id):
         job_id = uuid.UUID(job_id)
     except ValueError:
         raise Http404("No such check.") from None
-    job = get_object_or_404(visible_jobs(scope).filter(kind=Job.Kind.BUNDLE_VERIFICATION), uuid=job_id)
+    job = get_object_or_404(visible_jobs(scope).filter(kind=export_tasks.CHECK_KIND.value), uuid=job_id)
     context = {"job": job, "name": job.params.get("bundle") or "the bundle"}
     result = job.result if job.status == Job.Status.DONE else None
     if result:

@@ -9,6 +9,7 @@ from cardroom.exceptions import BadInput, NotAllowed
 from cardroom.forms import show_error
 from cardroom.models import Job
 from exports.requests import read_request, start_export
+from exports.tasks import AUDIT_EXPORT_KIND
 
 from ...access import page, regulated_establishments, regulated_jurisdictions
 from .forms import ExportForm
@@ -61,7 +62,7 @@ def export(request, scope):
             initial["what"] = f"establishment:{wanted}"
         form = ExportForm(initial=initial, choices=choices)
         status = 200
-    recent = (visible_jobs(scope).filter(kind=Job.Kind.AUDIT_EXPORT).select_related("establishment", "jurisdiction")
+    recent = (visible_jobs(scope).filter(kind=AUDIT_EXPORT_KIND.value).select_related("establishment", "jurisdiction")
               .order_by("-created_at", "-id")[:15])
     return render(request, "console/regulator/export.html", {
         "section": "regulator", "form": form, "recent": recent}, status=status)

@@ -159,7 +159,7 @@ class Command(BaseCommand):
             self.report_play(marysville, month)
 
     def report_emails(self, before):
-        """Where the emails the demo's reviews sent are (the file backend without EMAIL_HOST: cardroom.settings),
+        """Where the emails the demo's reviews sent are (the file backend without EMAIL_HOST: project.settings),
         in a sentence rather than the emails themselves."""
         sent = len(_kept_emails() - before)
         folder = Path(settings.EMAIL_FILE_PATH)

@@ -267,7 +267,7 @@ def test_an_id_in_the_address_is_digits_and_a_job_a_uuid_as_written(api, people,
     api.force_login(people.admin)
     table = Table.objects.create(establishment=people.marysville, label="F-7", seats=6,
                                  game=Game.objects.get(slug="face-up-pai-gow-poker"))
-    job = Job.objects.create(kind=Job.Kind.SIGNAGE_BATCH, requested_label="test")
+    job = Job.objects.create(kind="signage_batch", requested_label="test")
     assert api.get(f"/api/v1/tables/{table.pk}/").status_code == 200
     for address in (f"/api/v1/tables/{table.pk}\x0c/", f"/api/v1/tables/%20{table.pk}/",
                     f"/api/v1/tables/{table.pk}.0/", f"/api/v1/jobs/{job.uuid.hex}/", f"/api/v1/jobs/{{{job.uuid}}}/"):

@@ -247,7 +247,7 @@ def test_a_page_the_database_stops_answers_a_503_page(client, people, monkeypatc
 @postgresql_only
 def test_a_web_process_sets_its_connections_up(settings):
     assert connection.vendor == "postgresql", "this test needs PostgreSQL (bin/test's services stage)"
-    import cardroom.wsgi  # noqa: F401  (what gunicorn and runserver load)
+    import project.wsgi  # noqa: F401  (what gunicorn and runserver load)
 
     assert connection_created.disconnect(dispatch_uid="cardroom.timeouts")  # it was connected: now no longer
     settings.STATEMENT_TIMEOUT_MS = 1234

@@ -45,7 +45,7 @@ def eager_tasks(request):
     if request.node.get_closest_marker("services"):
         yield
         return
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager, app.conf.task_eager_propagates
     app.conf.task_always_eager = app.conf.task_eager_propagates = True

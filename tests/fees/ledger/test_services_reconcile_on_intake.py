@@ -152,7 +152,7 @@ def test_a_compliance_officer_reconciles_a_period_and_sees_its_days(client, peop
     assert "of 0 hands over 0 gaming days" in text(shown)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(PAGE, {"reconcile_from": DAY_1.isoformat(), "reconcile_to": DAY_2.isoformat()})
-    job = Job.objects.get(kind=Job.Kind.RECONCILIATION)
+    job = Job.objects.get(kind="reconciliation")
     assert response.status_code == 302 and response["Location"] == f"/jobs/{job.uuid}/"
     progress = client.get(response["Location"])
     assert progress.status_code == 200
@@ -164,7 +164,7 @@ def test_a_compliance_officer_reconciles_a_period_and_sees_its_days(client, peop
     assert "1 hand short, $1.00 short , of 2 hands over 2 gaming days with play" in text(page)
     assert sorted(Reconciliation.objects.values_list("gaming_day", "run_by")) == [
         (DAY_1, people.compliance.pk), (DAY_2, people.compliance.pk)]
-    job = Job.objects.get(kind=Job.Kind.RECONCILIATION)
+    job = Job.objects.get(kind="reconciliation")
     assert job.status == "done" and job.result["reconciled"] == 2
     logged = AuditLogEntry.objects.get(action="ledger.reconcile_requested")
     assert logged.actor == people.compliance and logged.establishment == people.marysville

@@ -17,9 +17,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
+from cardroom import registry
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.inbox import awaiting
 from cardroom.models import AuditLogEntry
+from cardroom.registry import Exporter
 from fees import tasks
 from fees.models import ClosedMonth, Reconciliation, RoundOfPlay
 from fees.months import held, nightly, partitions
@@ -38,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[3]
 @pytest.fixture
 def in_process(settings):
     """The bundle is built and tasks run in-process (a services test would otherwise queue them for a worker)."""
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = app.conf.task_always_eager = True
@@ -162,7 +164,7 @@ def test_a_failed_export_and_a_missing_partition_keep_months_open_saying_so(peop
     def failing(establishment, first, last, path, say):
         raise StateConflict("The export failed: the disk is full")
 
-    monkeypatch.setattr(months, "_export", failing)
+    monkeypatch.setitem(registry._ENTRIES[Exporter], months.MONTH_BUNDLE, Exporter(months.MONTH_BUNDLE, failing))
     outcome = nightly.close_due_months(reconcile=tasks.reconcile_as_scheduler, now=NOW)
     (old,) = [m for m in outcome["months"] if m["month"] == "2001-03"]
     assert not old["closed"] and old["reasons"][0].startswith(
@@ -194,7 +196,7 @@ def test_a_database_role_that_does_not_own_the_ledger_says_it_cannot_close(peopl
 # A worker whose own sends (the export job the close waits for) go to the test's queue, on two threads: the close
 # waits on one while the export runs on the other, as on a worker of the default two processes.
 WORKER = """import sys
-from cardroom.celery import app
+from project.celery import app
 app.conf.task_default_queue = sys.argv[1]
 app.worker_main(["worker", "--pool=threads", "--concurrency=2", "-Q", sys.argv[1], "--without-heartbeat",
                  "--without-gossip", "--without-mingle", "-l", "warning"])

@@ -12,9 +12,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 
+from cardroom import registry
 from cardroom.access import Scope
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import AuditLogEntry
+from cardroom.registry import Exporter
 from exports.verification import check
 from fees import ledger
 from fees.models import ClosedMonth, CollectionEntry, RoundOfPlay
@@ -34,7 +36,7 @@ LONG_AGO = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 @pytest.fixture(autouse=True)
 def jobs_here(settings):
     """The bundle is built and tasks run in-process (a services test would otherwise queue them for a worker)."""
-    from cardroom.celery import app
+    from project.celery import app
 
     before = app.conf.task_always_eager
     settings.CELERY_TASK_ALWAYS_EAGER = app.conf.task_always_eager = True
@@ -360,14 +362,14 @@ def test_a_closing_month_is_exported_by_what_the_exports_app_registered(people, 
     AppConfig.ready (the job the export_audit command runs, as the installation), never by naming exports."""
     from exports.installation import export_month
 
-    assert months._export is export_month
+    assert registry.entry(Exporter, months.MONTH_BUNDLE).export is export_month
     said, path = [], tmp_path / "june.zip"
     export_month(people.marysville, JUNE, JULY - datetime.timedelta(days=1), path, said.append)
     assert said[0].startswith("Job ") and said[0].endswith("exporting casino-marysville, 2024-06-01 to 2024-06-30.")
     assert "100%" in said[-2] and said[-1].startswith(f"Wrote {path}: ")
     with path.open("rb") as f:
         assert check(f).ok
-    monkeypatch.setattr(months, "_export", None)
+    monkeypatch.delitem(registry._ENTRIES[Exporter], months.MONTH_BUNDLE)
     with pytest.raises(CommandError, match="No audit export is registered"):
         close("casino-marysville", archive=tmp_path / "closed")
     assert not ClosedMonth.objects.exists() and not (tmp_path / "closed").exists()
@@ -379,7 +381,7 @@ def test_an_export_that_fails_leaves_the_month_as_it_was(people, june, tmp_path,
         open(path, "wb").write(b"half a bundle")
         raise StateConflict("The export failed: the disk is full")
 
-    monkeypatch.setattr(months, "_export", failing)
+    monkeypatch.setitem(registry._ENTRIES[Exporter], months.MONTH_BUNDLE, Exporter(months.MONTH_BUNDLE, failing))
     with pytest.raises(CommandError, match="the disk is full"):
         close("casino-marysville", archive=tmp_path)
     assert not ClosedMonth.objects.exists() and not any(tmp_path.iterdir())  # the half bundle removed

@@ -134,8 +134,8 @@ if not DEBUG:
     # Production serves static files (admin, API docs) itself; in development runserver does.
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
-ROOT_URLCONF = "cardroom.urls"
-WSGI_APPLICATION = "cardroom.wsgi.application"
+ROOT_URLCONF = "project.urls"
+WSGI_APPLICATION = "project.wsgi.application"
 
 TEMPLATES = [
     {
@@ -167,7 +167,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # How long one database statement of a web request may run, in milliseconds, on PostgreSQL (statement_timeout;
 # 0: no limit): a request that would run longer is stopped and answered 503, before gunicorn's 30 s kills its
-# worker. Only processes that serve web requests set it (cardroom.wsgi; cardroom.timeouts): Celery workers and
+# worker. Only processes that serve web requests set it (project.wsgi; cardroom.timeouts): Celery workers and
 # management commands (exports, reconciling a month, migrations) run as long as they need.
 STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 20_000)
 # The most gaming days one list of the ledger may span (GET ledger/entries/, ledger/rounds/): a list names its
@@ -451,7 +451,7 @@ CELERY_JOB_HEARTBEAT = env_int("CELERY_JOB_HEARTBEAT", 15, minimum=1)
 CELERY_JOB_STALE = env_int("CELERY_JOB_STALE", 120, minimum=2)
 CELERY_JOB_ATTEMPTS = env_int("CELERY_JOB_ATTEMPTS", 3, minimum=1)
 CELERY_JOB_RESEND = env_int("CELERY_JOB_RESEND", 900, minimum=60)
-# Run `celery -A cardroom beat` beside the worker for these.
+# Run `celery -A project beat` beside the worker for these.
 CELERY_BEAT_SCHEDULE = {
     # Every minute: jobs whose worker was lost are queued again (or failed, saying why); lost sends are resent.
     "jobs-recover": {

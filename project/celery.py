@@ -2,7 +2,7 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
 app = Celery("cardroom")
 app.config_from_object("django.conf:settings", namespace="CELERY")

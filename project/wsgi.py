@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 from django.db import DatabaseError
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardroom.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 application = get_wsgi_application()
 
 # This process serves web requests (gunicorn; runserver loads this module too): its queries are time-limited.
