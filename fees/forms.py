@@ -12,7 +12,7 @@ from cardroom import forms as strict
 from fees.engine.bands import band_edges, is_banded
 
 from .models import FeeTier
-from .schedules.editing import earliest_problem, retroactive_problem
+from .models.publication import publication_problems, reaches_back
 from .engine.amounts import FEE_KIND_NAMES
 from .schedules.option_label import bounds_text
 
@@ -218,36 +218,17 @@ class PublishForm(forms.Form):
             self.fields["effective_from"].help_text += " Only a first version whose source states none may be blank."
 
     def clean(self):
-        """Every reason ``ScheduleVersion.publish_problems`` would give, as form errors (nothing is saved)."""
+        """Every problem of the draft as asked (``fees.models.publication.publication_problems``, the one answer of
+        every door), each beside the field it names (nothing is saved)."""
         data = super().clean()
         if self.errors:
             return data
-        version = self.version
-        trial = type(version)(pk=version.pk, document=version.document, number=version.number,
-                              status=version.status, effective_from=data.get("effective_from"),
-                              reason=data.get("reason", ""), retroactive=bool(data.get("retroactive")),
-                              retroactive_reason=data.get("retroactive_reason", ""))
-        mismatch = retroactive_problem(trial.effective_from, trial.retroactive, self.today)
-        if mismatch:
-            self.add_error("retroactive", mismatch)
-            return data
-        too_early = earliest_problem(version.document, trial.effective_from, version)
-        if too_early:
-            self.add_error("effective_from", too_early)
-            return data
-        retro = trial.effective_from is not None and trial.effective_from < self.today
-        if not retro:
+        effective_from = data.get("effective_from")
+        for problem in publication_problems(
+                self.version, today=self.today, effective_from=effective_from,
+                publication_reason=data.get("reason", ""), retroactive=bool(data.get("retroactive")),
+                retroactive_reason=data.get("retroactive_reason", "")):
+            self.add_error(problem.field if problem.field in self.fields else None, str(problem))
+        if not reaches_back(effective_from, self.today):  # nothing to confirm, nor a reason to keep
             data["retroactive"], data["retroactive_reason"] = False, ""
-            trial.retroactive, trial.retroactive_reason = False, ""
-        for problem in trial.publish_problems():
-            if "retroactive" in problem and "reason" in problem:
-                self.add_error("retroactive_reason", problem)
-            elif "retroactive" in problem:
-                self.add_error("retroactive", problem)
-            elif "effective" in problem:
-                self.add_error("effective_from", problem)
-            elif "reason" in problem:
-                self.add_error("reason", problem)
-            else:
-                self.add_error(None, problem)
         return data

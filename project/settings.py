@@ -243,7 +243,7 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardroom@localhost")
-# How far back a new schedule version may take effect (fees.schedules.editing.earliest_problem): a retroactive change
+# How far back a new schedule version may take effect (fees.models.publication.earliest_problem): a retroactive change
 # reprices every round recorded since its date, so one reaching back further is refused as a mistake (room policy).
 RETROACTIVE_MAX_DAYS = env_int("RETROACTIVE_MAX_DAYS", 366, minimum=1)
 # The Ed25519 key that signs audit export bundles (cardroom/keys.py): SIGNING_KEY is its PEM, or base64 of the

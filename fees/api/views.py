@@ -316,11 +316,12 @@ class ScheduleViewSet(ScopedReadOnlyViewSet):
         return self._answer(document, version)
 
     @extend_schema(request=serializers.PublicationRequestSerializer, responses=serializers.VersionDetailSerializer)
-    @may_conflict("the version is not a draft, or not ready to be published (the message says why).")
+    @may_conflict("the version is not a draft: published, or already awaiting a second officer.")
     @action(detail=True, methods=["post"], url_path=VERSION_PATH + "/publication-request")
     def request_publication(self, request, code=None, number=None):
-        """Ask for a draft to be published. It is checked as publishing would check it (a version dated before
-        today needs ``retroactive`` and its reason), then frozen until a second officer approves or refuses it."""
+        """Ask for a draft to be published. It is checked as every door checks it (400 saying why: a version dated
+        before today needs ``retroactive`` and its reason; a draft that changes nothing from the version in force
+        is refused), then frozen until a second officer approves or refuses it."""
         document = self.editable()
         serializer = serializers.PublicationRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -20,7 +20,7 @@ from simple_history.utils import bulk_create_with_history
 from cardroom import generation
 from cardroom.models import Cited
 
-from . import in_force
+from . import in_force, publication
 from .immutability import ImmutableVersionError, VersionRowGuard, VersionStateError
 from .options import MONEY, FeeOption, FeeTier, GuardedQuerySet, OptionQuerySet, TierQuerySet
 from .reviews import Interpretation, VersionReview
@@ -226,30 +226,6 @@ class ScheduleVersion(models.Model):
             records.append(record)
         return records
 
-    def publish_problems(self):
-        """Why this version cannot be published yet (empty when it can)."""
-        problems = []
-        if self.status != self.Status.DRAFT:
-            problems.append(f"{self} is already published." if self.is_published
-                            else f"{self} is already awaiting a second officer.")
-            return problems
-        if not (self.reason.strip() or self.publication_reason.strip()):
-            problems.append("A reason is required to publish a version.")
-        has_earlier = self.document.versions.filter(number__lt=self.number).exists()
-        if has_earlier and self.effective_from is None:
-            problems.append("An effective-from date is required for every version after the first.")
-        today = timezone.localdate()
-        if self.effective_from is not None and self.effective_from < today:
-            if not self.retroactive:
-                problems.append(
-                    f"It takes effect on {self.effective_from}, before today ({today}): a retroactive change. "
-                    "Publish it only as one: confirm it is retroactive and say why.")
-            elif not self.retroactive_reason.strip():
-                problems.append("A retroactive version needs the reason it must reach back before its publication.")
-        if not self.options.exists():
-            problems.append("A version with no options cannot be published.")
-        return problems
-
     @property
     def is_locked(self):
         """Published, or awaiting a second officer: its content cannot change (withdraw the request to edit)."""
@@ -309,12 +285,11 @@ class ScheduleVersion(models.Model):
         )
 
     def mark_published(self, *, user, reason, actor_label=""):
-        """The version, checked as the draft it was (``publish_problems``), enters the record as published."""
-        status, self.status = self.status, self.Status.DRAFT
-        problems = self.publish_problems()
-        self.status = status
-        if problems:
-            raise VersionStateError(" ".join(problems))
+        """The version, checked as every door checks a draft (``publication.publication_problems``), enters the record
+        as published. A problem now is the version's state (the day passed, another version published meanwhile): a
+        conflict, said as the draft's problems are."""
+        if problems := publication.publication_problems(self):
+            raise VersionStateError(publication.said(problems))
         self.status = self.Status.PUBLISHED
         self.published_by = user if getattr(user, "is_authenticated", False) else None
         self.published_at = timezone.now()

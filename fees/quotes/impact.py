@@ -25,6 +25,7 @@ from cardroom.models import Table
 from cardroom.ordering import natural
 
 from ..models import Reconciliation, RoundOfPlay, ScheduleVersion, TablePosting
+from ..models.publication import reaches_back
 from ..months.selectors import closed_for
 from . import quoting, repricing
 
@@ -53,7 +54,7 @@ def check_place(document, establishment):
 def is_retroactive(version, today=None):
     """Not published yet and dated before today: publishing it changes what was in force on days already played."""
     today = today or timezone.localdate()
-    return not version.is_published and version.effective_from is not None and version.effective_from < today
+    return not version.is_published and reaches_back(version.effective_from, today)
 
 
 def _rounds(document, establishment):

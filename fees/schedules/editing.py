@@ -6,16 +6,12 @@
   read-only);
 - ``edit_draft``: a draft's own fields changed (the API's PATCH, the admin's form), through ``cardroom.changes``;
 - ``save_tiers``: one option's tiers saved from a grid, each row through ``cardroom.changes`` with the reason
-  (as the admin's inline rows), so every change reaches the history and the hash-chained audit log;
-- ``retroactive_problem``: whether a version may be confirmed as retroactive (``fees.schedules.services.request_publication``
-  asks, for every door; the publish form asks it too, to say so beside the field).
+  (as the admin's inline rows), so every change reaches the history and the hash-chained audit log.
+
+Whether a draft may be published, and from which date, is ``fees.models.publication``'s.
 """
 
-import datetime
-
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from cardroom import changes, permissions
 
@@ -76,43 +72,3 @@ def save_tiers(user, *, option, formset, reason):
         tier.option = option
         changes.save(tier, user=user, reason=reason)
     return len(formset.changed_objects), len(formset.new_objects), len(removed)
-
-
-def earliest_problem(document, effective_from, version=None, today=None):
-    """Why a version of ``document`` cannot take effect on ``effective_from`` (None when it can): never before the
-    schedule's first dated version, nor before its source was issued, and never further back than
-    RETROACTIVE_MAX_DAYS before today (a date such as 1900-01-01 reaches back to no fee this room ever charged, and
-    would reprice every round ever recorded). Every door's request for publication asks here."""
-    if effective_from is None:
-        return None
-    # The first version in the record's timeline: one whose source states no date is in force from the beginning
-    # (fees.models.in_force), and then no version bounds the date; a later, dated one never does.
-    published = document.versions.filter(status="published").exclude(pk=getattr(version, "pk", None))
-    first = (None if published.filter(effective_from__isnull=True).exists() else
-             published.order_by("effective_from").values_list("effective_from", "number").first())
-    if first is not None and effective_from < first[0]:
-        return (f"{document.code} cannot take effect on {effective_from}: its record starts with version {first[1]}, "
-                f"in force from {first[0]}. Give a date on or after it.")
-    issued = document.source.issued_on if document.source_id else None
-    if issued is not None and effective_from < issued:
-        return (f"{document.code} cannot take effect on {effective_from}, before its source was issued "
-                f"({document.source.title}, {issued}). Give a date on or after it.")
-    today = today or timezone.localdate()
-    furthest = today - datetime.timedelta(days=settings.RETROACTIVE_MAX_DAYS)
-    if effective_from < furthest:
-        return (f"{effective_from} reaches back more than {settings.RETROACTIVE_MAX_DAYS} days, to before "
-                f"{furthest}: a change may take effect at most that far back (RETROACTIVE_MAX_DAYS), since it "
-                f"reprices every round recorded since. Give a later date.")
-    return None
-
-
-def retroactive_problem(effective_from, retroactive, today):
-    """Why ``retroactive`` cannot be confirmed (None when it can): only a version dated before ``today`` reaches
-    back, and a flag kept on any other would tell whoever reads its history something that did not happen. Every
-    door's request for publication asks here (``fees.schedules.services.request_publication``)."""
-    if not retroactive or (effective_from is not None and effective_from < today):
-        return None
-    when = "with no effective date" if effective_from is None else (
-        f"effective on {effective_from}, {'today' if effective_from == today else 'a future date'},")
-    return (f"A version {when} is not retroactive: untick the retroactive confirmation "
-            f"(only a date before today, {today}, needs it).")

@@ -23,8 +23,8 @@ from cardroom.audit import log_action
 from cardroom.exceptions import BadInput, NotAllowed
 
 from ..models import Interpretation, ScheduleVersion, VersionReview, VersionStateError
+from ..models.publication import earliest_problem, publication_problems, said
 from . import interpretations as readings
-from .editing import earliest_problem, retroactive_problem
 from .reviews import INTERPRETATION, PUBLICATION
 
 EDIT, APPROVE = "fees.edit_schedule", "fees.approve_schedule"
@@ -97,23 +97,20 @@ def _record(version, step, *, actor, reason, data=None):
 @transaction.atomic
 def request_publication(actor, *, version, reason, effective_from, retroactive=False, retroactive_reason=""):
     """Set the draft's effective date (when it changes) and ask a second officer to publish it. It is checked as
-    publishing would check it, then frozen until approved, refused or withdrawn. Nothing is saved when refused."""
+    every door checks it (``publication_problems``: a ``BadInput``, 400, saying each problem), then frozen until
+    approved, refused or withdrawn. Nothing is saved when refused."""
     permissions.require(actor, EDIT, version.document)
-    problem = retroactive_problem(effective_from, retroactive, timezone.localdate())
-    if problem:
-        raise BadInput(problem, field="retroactive")
-    if problem := earliest_problem(version.document, effective_from, version):
-        raise BadInput(problem, field="effective_from")
     _version_locked(version)
     status = PUBLICATION.step(version, review.ASK, user=actor, what=str(version))
+    asked = {"effective_from": effective_from, "publication_reason": reason or "", "retroactive": retroactive,
+             "retroactive_reason": retroactive_reason or ""}
+    if problems := publication_problems(version, **asked):
+        raise problems[0] if len(problems) == 1 else BadInput(said(problems))
     if version.effective_from != effective_from:
         version.effective_from = effective_from
         changes.save(version, user=actor, reason=f"Effective date set when asking for publication: {reason}")
-    version.publication_reason = reason or ""
-    version.retroactive, version.retroactive_reason = retroactive, retroactive_reason or ""
-    problems = version.publish_problems()
-    if problems:
-        raise VersionStateError(" ".join(problems))
+    version.publication_reason, version.retroactive, version.retroactive_reason = (
+        asked["publication_reason"], retroactive, asked["retroactive_reason"])
     version.status = status
     version.review_requested_by, version.review_requested_at = review.person(actor), timezone.now()
     _record(version, VersionReview.Step.REQUESTED, actor=actor, reason=version.publication_reason)

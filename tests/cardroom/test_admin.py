@@ -16,6 +16,7 @@ from cardroom.models import Approval, ApprovalCondition, AuditLogEntry, Membersh
 from cardroom.models.guards import NeverDeletedError
 from compliance.models import RuleParameter
 from fees.models import ScheduleDocument
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 
@@ -255,6 +256,7 @@ def test_publish_from_admin_and_twice_is_refused(administrator, gega, people):
     administrator.post(reverse("admin:fees_scheduleversion_new_draft", args=[published.pk]),
                        {"effective_from": "2027-01-01", "reason": "r"})
     draft = gega.versions.get(number=2)
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     url = reverse("admin:fees_scheduleversion_publish", args=[draft.pk])
     administrator.post(url, {"reason": "Asked for"})
     draft.refresh_from_db()

@@ -8,6 +8,7 @@ from django.urls import reverse
 from cardroom.inbox import awaiting
 from fees.models import ScheduleDocument
 from fees.schedules import services
+from tests.factories import change_a_fee
 
 ROOM = "casino-marysville"
 PAI_GOW = "CMV-CA-FEES-PAI-GOW"
@@ -18,6 +19,7 @@ def requested(code, people):
     document = ScheduleDocument.objects.get(code=code)
     draft = document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
                                reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     return services.request_publication(people.compliance, version=draft, reason="New rates from January",
                                         effective_from=draft.effective_from)
 

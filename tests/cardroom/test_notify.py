@@ -12,6 +12,7 @@ from cardroom.models import Game, Table
 from compliance.tasks import send_daily_digest
 from fees.models import ScheduleDocument
 from fees.schedules import services
+from tests.factories import change_a_fee
 from signage import postings
 from signage import services as signage_services
 
@@ -29,8 +30,10 @@ def mailed(people):
 
 def draft_of(code, people):
     document = ScheduleDocument.objects.get(code=code)
-    return document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
-                              reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+    draft = document.new_draft(based_on=document.versions.order_by("number").last(), user=people.compliance,
+                               reason="Bureau letter", effective_from=datetime.date(2030, 1, 1))
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
+    return draft
 
 
 def ask(user, draft, reason):

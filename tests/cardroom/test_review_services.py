@@ -17,7 +17,7 @@ from signage import services as signage_services
 from signage.models import PrintOverride
 from signage.services import OverrideStateError
 
-from tests.factories import make_table, post_as
+from tests.factories import change_a_fee, make_table, post_as
 from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +67,7 @@ def test_discarding_a_draft_that_has_interpretations_takes_them_with_it(people, 
 
 
 def test_a_draft_is_discarded_only_by_an_editor_and_only_while_a_draft(people, draft):
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     with raises(NotAllowed):
         services.discard_draft(people.floor, version=draft)
     with raises(NotAllowed):
@@ -87,6 +88,7 @@ def test_a_draft_is_discarded_only_by_an_editor_and_only_while_a_draft(people, d
 
 
 def test_asking_for_publication_refuses_the_wrong_person_bad_input_and_the_wrong_state(people, draft):
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     with raises(NotAllowed):
         ask(people.floor, draft)
     with raises(NotAllowed):
@@ -106,13 +108,14 @@ def test_asking_for_publication_refuses_the_wrong_person_bad_input_and_the_wrong
 
 def test_a_request_that_cannot_be_published_changes_nothing(people, draft):
     draft.options.all().delete()
-    with raises(VersionStateError, match="no options cannot be published"):
+    with raises(BadInput, match="no options cannot be published"):
         ask(people.compliance, draft, effective_from=datetime.date(2031, 1, 1))
     draft.refresh_from_db()
     assert (draft.status, draft.effective_from) == ("draft", datetime.date(2030, 1, 1))
 
 
 def test_approving_needs_a_second_person_who_may_approve(people, draft):
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     ask(people.compliance, draft)
     with raises(NotAllowed):
         services.approve_publication(people.compliance, version=draft, reason="My own")
@@ -148,6 +151,7 @@ def test_whoever_changed_the_draft_may_refuse_but_not_approve_it(people, draft):
 
 
 def test_the_asker_cannot_refuse_their_own_request(people, draft):
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     ask(people.admin, draft)
     with raises(NotAllowed, match="Refusing GEGA-002888 v2 needs a second person"):
         services.refuse_publication(people.admin, version=draft, reason="Changed my mind")
@@ -272,6 +276,7 @@ def test_every_refusal_is_one_of_the_three_errors():
 
 
 def test_publish_for_the_test_goes_through_the_services(people, draft):
+    change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
     assert publish(draft, requested_by=people.compliance, approved_by=people.admin).is_published
 
 

@@ -12,7 +12,7 @@ from cardroom.exceptions import BadInput
 from cardroom.models import ApprovalCondition, AuditLogEntry, ConditionFulfilment
 from fees.models import Interpretation, ScheduleDocument
 
-from tests.factories import make_draft
+from tests.factories import change_a_fee, make_draft
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +23,7 @@ LETTER = "one-for-the-money-wa-2014"  # decided on 2014-02-18
 
 def test_a_version_reaching_back_to_1900_is_refused_at_the_api_and_the_page(api, client, people):
     draft = make_draft(user=people.compliance, effective_from=datetime.date(1900, 1, 1))
+    change_a_fee(draft)
     entries = AuditLogEntry.objects.count()
     api.force_authenticate(people.compliance)
     answer = api.post(f"{GEGA}versions/{draft.number}/publication-request/",
@@ -50,7 +51,7 @@ def test_a_version_reaching_back_to_1900_is_refused_at_the_api_and_the_page(api,
 
 
 def test_a_version_before_the_first_dated_one_is_refused(people):
-    from fees.schedules.editing import earliest_problem
+    from fees.models.publication import earliest_problem
 
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     first = document.versions.get(number=1)

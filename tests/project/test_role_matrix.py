@@ -33,6 +33,7 @@ from fees import ledger
 from fees.models import CollectionEntry, ScheduleDocument, ScheduleVersion
 from fees.schedules import services
 from signage.postings import post_table
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 
@@ -225,14 +226,17 @@ class World:
     def make_draft(self):
         document = ScheduleDocument.objects.get(code="GEGA-002888")
         based_on = document.versions.get(number=self["published"])
-        return document.new_draft(based_on=based_on, reason="Matrix draft", effective_from=datetime.date(2027, 6, 1),
-                                  user=self.people.compliance).number
+        draft = document.new_draft(based_on=based_on, reason="Matrix draft", effective_from=datetime.date(2027, 6, 1),
+                                   user=self.people.compliance)
+        change_a_fee(draft)  # a draft that changes nothing is refused (fees.models.publication)
+        return draft.number
 
     def make_in_review(self):
         """A draft another officer started and asked to publish (so every column may be the second person)."""
         document = ScheduleDocument.objects.get(code="GEGA-002888")
         draft = document.new_draft(based_on=document.versions.get(number=self["published"]), reason="Matrix draft",
                                    effective_from=datetime.date(2027, 6, 1), user=self.people.compliance_2)
+        change_a_fee(draft)
         services.request_publication(self.people.compliance_2, version=draft, reason="Matrix request",
                                      effective_from=draft.effective_from)
         return draft.number

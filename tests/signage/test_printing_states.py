@@ -11,7 +11,7 @@ from fees.models import ScheduleDocument, ScheduleVersion
 from fees.schedules import services
 from signage import printing
 from signage.models import SignPrint
-from tests.factories import make_table, post_as
+from tests.factories import change_a_fee, make_table, post_as
 from tests.publishing import publish
 
 pytestmark = pytest.mark.django_db
@@ -132,6 +132,7 @@ def test_a_version_in_force_wins_over_a_reading_and_upcoming_versions_name_their
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=document.versions.get(number=1), user=people.compliance,
                                reason="Bureau letter: new rates", effective_from=datetime.date(2027, 3, 10))
+    change_a_fee(draft)
     publish(draft, requested_by=people.compliance, approved_by=people.admin)
     rows = [type("Row", (), {"schedule_id": p.schedule_id, "table__label": p.table.label}) for p in postings]
     assert [(v.number, v.effective_from, labels) for v, labels in

@@ -16,7 +16,7 @@ from signage.models import PrintOverride, SignPrint
 from signage import services as signage_services
 from signage.postings import PrintBlocked, print_permission
 from signage.services import OverrideStateError
-from tests.factories import make_table, post_as
+from tests.factories import change_a_fee, make_table, post_as
 
 from tests.publishing import publish
 
@@ -169,6 +169,7 @@ def test_a_sign_printed_under_v1_is_out_of_date_once_v2_is_in_force(api, client,
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=document.versions.get(number=1), user=people.compliance,
                                reason="Bureau letter: new rates", effective_from=V2_FROM)
+    change_a_fee(draft)
     publish(draft, requested_by=people.compliance, approved_by=people.admin)  # GEGA-002888 is shared: an administrator
     floor_page, table_page = "/floor/casino-marysville/", f"/floor/casino-marysville/tables/{posting.table_id}/"
     verify_page = reverse("signage-verify", args=[posting.public_token])

@@ -12,7 +12,7 @@ from cardroom.models import Table
 from compliance import checking
 from fees.engine import diff
 from fees.forms import PublishForm
-from fees.models import ScheduleVersion
+from fees.models import ScheduleVersion, publication
 from fees.schedules import services
 from fees.schedules.reviews import PUBLICATION
 
@@ -39,9 +39,11 @@ def publish(request, establishment, code, number, scope):
     current = in_force([v for v in versions if v.pk != version.pk], today)
     changes = diff.diff_versions(current.diff_records(labels=True) if current else [],
                                  version.diff_records(labels=True))
-    # The same options, tiers and provisions as the version in force: publishing would change nothing (issue 42).
-    unchanged = current if current is not None and changes.is_empty and list(version.provisions or []) == list(
-        current.provisions or []) else None
+    # Publishing would change nothing from the version it takes over from (issue 42): said on the page; the form
+    # refuses it as every door does (fees.models.publication).
+    replaced = publication.taken_over(version, version.effective_from, today)
+    unchanged = replaced if publication.changes_nothing(
+        version, replaced, changes if replaced == current else None) else None
     form = None if awaiting else PublishForm(
         request.POST if step and not answering else None, version=version, today=today,
         initial={"effective_from": version.effective_from, "reason": version.publication_reason or version.reason,
@@ -51,13 +53,7 @@ def publish(request, establishment, code, number, scope):
     status = 200
     if step is not None:
         target = review if answering else form
-        if target is form and unchanged is not None:
-            form.is_valid()
-            form.add_error(None, f"Nothing changed from version {unchanged.number}: this draft's options, tiers and "
-                                 f"provisions are the same, so publishing it would change nothing. Change what is to "
-                                 f"change first, or discard the draft.")
-            status = 400
-        elif target.is_valid():
+        if target.is_valid():
             try:
                 done = _review_step(request, version, step, target.cleaned_data)
             except (BadInput, StateConflict) as error:

@@ -12,6 +12,7 @@ from signage.models import SignPrint
 from signage.postings import post_table, read_posting
 
 from tests import signs
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 LA = ZoneInfo("America/Los_Angeles")
@@ -295,6 +296,7 @@ def test_the_floor_says_every_sign_is_current_then_which_a_reading_or_a_coming_v
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=version, user=people.compliance, reason="Bureau letter: new rates",
                                effective_from=datetime.date(2027, 3, 10))
+    change_a_fee(draft)
     publish(draft, requested_by=people.compliance, approved_by=people.admin)
     page = _flat(client.get("/floor/casino-marysville/"))
     why = "a reading approved on 2027-03-03 adds a notice: reprint it"

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from fees.models import ScheduleDocument
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +49,7 @@ def test_as_of_before_a_new_version_returns_the_earlier_one(api, people):
                        format="json")
     assert created.status_code == 201, created.json()
     assert created.json()["number"] == 2 and created.json()["status"] == "draft"
+    change_a_fee(ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=2))
     asked = api.post(URL + "versions/2/publication-request/", {"reason": "Approved by the Bureau"}, format="json")
     assert asked.status_code == 200 and asked.json()["status"] == "in_review", asked.json()
     assert api.get(URL, {"as_of": "2027-01-01"}).json()["version"]["number"] == 1  # not yet published
@@ -67,6 +69,7 @@ def test_a_retroactive_request_for_a_version_dated_today_or_later_is_refused(api
     later = today + datetime.timedelta(days=30)
     assert api.post(URL + "versions/1/drafts/", {"reason": "Bureau-approved raise", "effective_from": str(later)},
                     format="json").status_code == 201
+    change_a_fee(ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=2))
     body = {"reason": "Approved by the Bureau", "retroactive": True, "retroactive_reason": "None, really"}
     response = api.post(URL + "versions/2/publication-request/", body, format="json")
     assert response.status_code == 400
@@ -153,6 +156,7 @@ def test_unknown_schedule_and_unknown_endpoint_are_json_404(api, people):
 def test_history_shows_who_and_why(api, people):
     api.force_authenticate(people.compliance)
     api.post(URL + "versions/1/drafts/", {"reason": "r", "effective_from": "2027-01-01"}, format="json")
+    change_a_fee(ScheduleDocument.objects.get(code="GEGA-002888").versions.get(number=2))
     api.post(URL + "versions/2/publication-request/", {"reason": "Bureau letter 2026-12-01"}, format="json")
     api.force_authenticate(people.admin)  # GEGA-002888 is shared: an administrator approves
     api.post(URL + "versions/2/approve/", {"reason": "Read the letter"}, format="json")

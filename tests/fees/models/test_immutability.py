@@ -10,6 +10,7 @@ from cardroom.models.audit import AppendOnlyError
 from cardroom.seed import SEED_ACTOR
 from fees.models import FeeOption, FeeTier, ImmutableVersionError, ScheduleDocument, VersionStateError
 from fees.schedules.services import publish_without_review
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 
@@ -88,6 +89,7 @@ def test_publish_needs_reason_and_effective_date(gega, published):
     assert "effective-from date is required" in str(raised.value)
     draft.effective_from = datetime.date(2027, 1, 1)
     draft.save()
+    change_a_fee(draft)
     publish_without_review(draft, reason="New rates approved", actor_label="test")
     assert draft.is_published and draft.published_at is not None
 
@@ -95,6 +97,7 @@ def test_publish_needs_reason_and_effective_date(gega, published):
 def test_as_of_resolves_the_version_in_force(gega, published):
     draft = gega.new_draft(based_on=published, reason="2027 rates", effective_from=datetime.date(2027, 1, 1))
     assert gega.version_as_of(datetime.date(2027, 1, 1)) == published  # a draft is never in force
+    change_a_fee(draft)
     publish_without_review(draft, reason="2027 rates", actor_label="test")
     assert gega.version_as_of(datetime.date(2026, 12, 31)) == published
     assert gega.version_as_of(datetime.date(2027, 1, 1)) == draft

@@ -17,7 +17,7 @@ from fees.models import ScheduleDocument
 from fees.quotes import quoting
 from fees.quotes import receipt_format as fmt
 from fees.schedules.services import publish_without_review
-from tests.factories import make_posted_table
+from tests.factories import change_a_fee, make_posted_table
 
 pytestmark = pytest.mark.django_db
 
@@ -130,6 +130,7 @@ def test_a_version_published_since_does_not_unmake_a_quote_receipt(quote_receipt
     document = ScheduleDocument.objects.get(code="GEGA-002888")
     draft = document.new_draft(based_on=document.versions.get(number=1), reason="Retroactive rates",
                                effective_from=datetime.date(2026, 11, 1), user=people.compliance)
+    change_a_fee(draft)
     publish_without_review(draft, reason="Retroactive rates", actor_label="test", retroactive=True,
                   retroactive_reason="The commission's letter came late")
     code, result = report(write(tmp_path, quote_receipt))

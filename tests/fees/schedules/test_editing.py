@@ -13,6 +13,7 @@ from cardroom.exceptions import NotAllowed
 from cardroom.models import AuditLogEntry
 from fees.models import ImmutableVersionError, ScheduleDocument
 from fees.schedules import editing, services
+from tests.factories import change_a_fee
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +60,7 @@ def test_the_api_and_the_admin_edit_a_draft_through_one_service(api, client, peo
 
 
 def test_a_version_awaiting_a_second_officer_is_changed_through_no_door(api, client, people, draft):
+    change_a_fee(draft)
     services.request_publication(people.compliance, version=draft, reason="Ask", effective_from=draft.effective_from)
     said = f"{draft} is awaiting a second officer and cannot be changed; withdraw the request first."
     api.force_authenticate(people.compliance)

@@ -97,6 +97,7 @@ def test_the_schedule_page_answers_both_timelines(client, people, retroactive_ch
 def test_one_officer_cannot_publish_alone(gega, people):
     draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
                            effective_from=datetime.date(2027, 1, 1))
+    raise_option_1(draft, people.compliance)
     services.request_publication(people.compliance, version=draft, reason="Asked", effective_from=draft.effective_from)
     with pytest.raises(NotAllowed):
         services.approve_publication(people.compliance, version=draft, reason="Myself")
@@ -126,6 +127,7 @@ def test_whoever_changed_the_draft_cannot_approve_it(people):
 def test_a_draft_awaiting_approval_is_frozen_until_withdrawn(gega, people):
     draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="r",
                            effective_from=datetime.date(2027, 1, 1))
+    raise_option_1(draft, people.compliance)
     services.request_publication(people.compliance, version=draft, reason="Asked",
                                  effective_from=datetime.date(2027, 1, 1))
     tier = FeeTier.objects.filter(option__version=draft).first()
@@ -147,6 +149,7 @@ def test_a_draft_awaiting_approval_is_frozen_until_withdrawn(gega, people):
 def test_both_reasons_and_both_people_are_kept(gega, people):
     draft = gega.new_draft(based_on=gega.versions.get(number=1), user=people.compliance, reason="Draft: the 2027 rates",
                            effective_from=datetime.date(2027, 1, 1))
+    raise_option_1(draft, people.compliance)
     publish(draft, requested_by=people.compliance, approved_by=people.admin, reason="Publication: letter received")
     assert draft.reason == "Draft: the 2027 rates" and draft.publication_reason == "Publication: letter received"
     assert draft.review_requested_by == people.compliance and draft.published_by == people.admin

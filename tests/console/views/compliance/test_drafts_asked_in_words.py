@@ -1,5 +1,5 @@
 """Drafts as their author meets them (issue 42): a draft dated before the schedule's record is refused when it is
-started (the page and the API, one check: ``fees.schedules.editing.earliest_problem``, reached by the service both
+started (the page and the API, one check: ``fees.models.publication.earliest_problem``, reached by the service both
 call), so no impact preview ever reaches 1900; a refused draft waits in its author's "Awaiting you" until corrected
 and asked for again."""
 
