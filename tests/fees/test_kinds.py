@@ -102,7 +102,7 @@ ADDED = """
 import json, sys, types
 from pathlib import Path
 source = Path("fees/engine/kinds.py").read_text()
-row = 'KINDS = (\\n    Kind("rebate", "Rebate fee (after the river)", "Rebate fee", "Rebate", "rebates", POKER),\\n'
+row = 'KINDS = (\\n    Kind("rebate", "Rebate fee (after the river)", "Pot rebate", "Rebate", "rebates", POKER),\\n'
 assert source.count("KINDS = (\\n") == 1
 module = types.ModuleType("fees.engine.kinds")
 module.__file__ = "fees/engine/kinds.py"
@@ -119,17 +119,27 @@ from fees.models import CollectionEntry, FeeTier, LedgerDay
 from signage import content
 from decimal import Decimal
 option = Option(1, "poker_drop", "", "", None, (Tier(1, "rebate", "pot", "flat", None, None, Decimal(0), "after_river"),))
-print(json.dumps({
-    "tier choices": dict(FeeTier.FeeKind.choices).get("rebate"),
-    "entry choices": dict(CollectionEntry._meta.get_field("fee_kind").choices).get("rebate"),
-    "intake": "rebate" in intake.FEE_KINDS,
-    "import words": rows.FEE_KINDS.get("rebate fee (after the river)"),
-    "tally": [tally.FEE_KINDS[0], tally.BY_KIND[0]],
-    "ledger column": str(LedgerDay._meta.get_field("kind_rebate").help_text),
-    "grid": dict(TierForm().fields["fee_kind"].choices).get("rebate"),
-    "engine words": groups_of(option)["rebate"].name,
-    "sign": content._tables(option, "USD")[1],
-}))
+found = {
+    "tier choices": lambda: dict(FeeTier.FeeKind.choices).get("rebate"),
+    "entry choices": lambda: dict(CollectionEntry._meta.get_field("fee_kind").choices).get("rebate"),
+    "intake": lambda: "rebate" in intake.FEE_KINDS,
+    "import words": lambda: rows.FEE_KINDS.get("rebate fee (after the river)"),
+    "tally": lambda: [tally.FEE_KINDS[0], tally.BY_KIND[0]],
+    "ledger column": lambda: str(LedgerDay._meta.get_field("kind_rebate").help_text),
+    "grid": lambda: dict(TierForm().fields["fee_kind"].choices).get("rebate"),
+    "engine words": lambda: groups_of(option)["rebate"].name,
+    "sign": lambda: content._tables(option, "USD")[1],
+}
+
+
+def answer(read):
+    try:
+        return read()
+    except Exception as error:  # a list that did not follow says how
+        return repr(error)
+
+
+print(json.dumps({name: answer(read) for name, read in found.items()}))
 """
 
 
@@ -141,6 +151,6 @@ def test_a_kind_added_to_the_table_reaches_every_list():
     assert json.loads(found.stdout) == {
         "tier choices": "Rebate fee (after the river)", "entry choices": "Rebate fee (after the river)",
         "intake": True, "import words": "rebate", "tally": ["rebate", "kind_rebate"],
-        "ledger column": "Collected as rebates.", "grid": "Rebate", "engine words": "rebate fee",
-        "sign": ["No rebate fee is charged."],
+        "ledger column": "Collected as rebates.", "grid": "Rebate", "engine words": "pot rebate",
+        "sign": ["No pot rebate is charged."],
     }
