@@ -75,11 +75,11 @@ def band_problems(rows, currency):
     """Overlapping or gapped bands among one option's tier rows (each with ``order``, ``fee_kind``, ``measure``,
     ``lower`` and ``upper``), as the schedule lint finds them (``fees.engine.bands.band_edges``): a sentence
     each, none when the bands fit."""
-    kinds = {}
+    by_kind = {}
     for row in rows:
-        kinds.setdefault(row.fee_kind, []).append(row)
+        by_kind.setdefault(row.fee_kind, []).append(row)
     problems = []
-    for kind, rows in kinds.items():
+    for kind, rows in by_kind.items():
         if not is_banded(rows):
             continue
         # Checked in order of the bands, whatever their row numbers (rows may be printed top band first).

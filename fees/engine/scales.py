@@ -223,9 +223,9 @@ def find_tier(tiers: Sequence[Tier], amount, *, what: str, code: str, option: in
     tiers = tuple(tiers)
     if not tiers:
         raise QuoteError(f"{code} option {option} prints no tiers to price {what} with.")
-    kinds = {t.fee_kind for t in tiers}
-    if len(kinds) > 1:
-        raise QuoteError(f"find_tier needs the tiers of one fee kind; got {', '.join(sorted(kinds))}.")
+    given = {t.fee_kind for t in tiers}
+    if len(given) > 1:
+        raise QuoteError(f"find_tier needs the tiers of one fee kind; got {', '.join(sorted(given))}.")
     if isinstance(amount, bool) or not isinstance(amount, (int, Decimal)):
         amount = money(amount, what)
     elif isinstance(amount, Decimal) and not amount.is_finite():
