@@ -13,7 +13,7 @@ from fees.engine.bands import band_edges, is_banded
 
 from .models import FeeTier
 from .models.publication import publication_problems, reaches_back
-from .engine.amounts import FEE_KIND_NAMES
+from .engine import kinds
 from .schedules.option_label import bounds_text
 
 # The most rows one grid may send: far above any printed option, and checked before a single row's form is built,
@@ -29,8 +29,7 @@ def reason_field(label="Reason", help_text="Why: kept in the history and the aud
 # The grid's choices in a few words, so each select shows its whole choice in a 1280 px wide grid (the schedule
 # pages show the full names).
 GRID_CHOICES = {
-    "fee_kind": {"collection": "Collection", "jackpot": "Jackpot", "designated_table": "Designated table",
-                 "player": "Player", "player_dealer": "Player-dealer", "time": "Time"},
+    "fee_kind": kinds.GRID,
     "payer": {},
     "measure": {"player_wager": "Player's wager", "base_wager": "Each base wager", "total_table_action": "Table action",
                 "players": "Players in hand", "elapsed_time": "Each interval", "flat": "Flat",
@@ -76,11 +75,11 @@ def band_problems(rows, currency):
     """Overlapping or gapped bands among one option's tier rows (each with ``order``, ``fee_kind``, ``measure``,
     ``lower`` and ``upper``), as the schedule lint finds them (``fees.engine.bands.band_edges``): a sentence
     each, none when the bands fit."""
-    kinds = {}
+    by_kind = {}
     for row in rows:
-        kinds.setdefault(row.fee_kind, []).append(row)
+        by_kind.setdefault(row.fee_kind, []).append(row)
     problems = []
-    for kind, rows in kinds.items():
+    for kind, rows in by_kind.items():
         if not is_banded(rows):
             continue
         # Checked in order of the bands, whatever their row numbers (rows may be printed top band first).
@@ -89,7 +88,7 @@ def band_problems(rows, currency):
         ordered, edges = band_edges(rows)
         if ordered is None:  # two bands end at the same amount: they overlap
             edges = [("overlap", a, b, None) for a, b in zip(rows, rows[1:]) if a.upper == b.upper]
-        name = FEE_KIND_NAMES.get(kind, kind)
+        name = kinds.WORDS.get(kind, kind)
 
         def bounds(r):
             return bounds_text(r.lower, r.upper, r.measure, currency)

@@ -19,6 +19,7 @@ from cardroom.models import Approval
 from cardroom.moments import format_moment
 from compliance.models import RuleParameter
 from fees import engine
+from fees.engine import kinds
 from fees.models import FeeTier, in_force
 from fees.schedules import interpretations
 
@@ -41,10 +42,6 @@ TITLES = {
     ("jackpot", "flat"): ("Jackpot fee", "Taken from the pot", "Any hand that reaches the flop"),
     ("designated_table", "flat"): ("Designated table fee", "Taken from the pot", "Any hand that reaches the river"),
     ("designated_table", "players"): ("Designated table fee", "Taken from the pot", "Players in the hand"),
-}
-KIND_TITLES = {
-    "player": "Player fee", "player_dealer": "Player-dealer fee", "collection": "Collection fee",
-    "jackpot": "Jackpot fee", "designated_table": "Designated table fee", "time": "Time collection",
 }
 PAYERS = {"player": "Paid by each player", "player_dealer": "Paid by the player-dealer", "pot": "Taken from the pot"}
 TAKEN_NOTES = {
@@ -120,7 +117,7 @@ def _tables(option, currency):
     tables, none_charged = [], []
     for (kind, payer, measure), tiers in groups.items():
         if all(t.fee == 0 for t in tiers):
-            none_charged.append(f"No {KIND_TITLES.get(kind, 'fee').lower()} is charged.")
+            none_charged.append(f"No {kinds.WORDS.get(kind, 'fee')} is charged.")
             continue
         if kind == "time":
             minutes = option.interval_minutes or 30
@@ -131,7 +128,7 @@ def _tables(option, currency):
                     "the fee does not depend on the wagers.")
         else:
             title, who, column = TITLES.get((kind, measure)) or (
-                KIND_TITLES.get(kind, kind), PAYERS.get(payer, payer),
+                kinds.TITLES.get(kind, kind), PAYERS.get(payer, payer),
                 UNSTATED_COLUMN if measure in UNCLEAR else dict(FeeTier.Measure.choices).get(measure, measure))
             note = TAKEN_NOTES.get(tiers[0].taken, "")
         read = dict.fromkeys(engine.footnote(r) for t in tiers for r in t.interpretations)

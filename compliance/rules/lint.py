@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from cardroom.money import CENT
 from fees import engine
-from fees.engine.amounts import FEE_KIND_NAMES
+from fees.engine import kinds
 from fees.engine.bands import UNCLEAR as _UNCLEAR
 from fees.engine.bands import band_edges, is_banded, reading_order
 
@@ -94,7 +94,7 @@ def lint_option(code: str, version: int, option: engine.Option, citation: str = 
     for tier in option.tiers:
         groups.setdefault(tier.fee_kind, []).append(tier)
     for kind, tiers in groups.items():
-        name = FEE_KIND_NAMES.get(kind, kind)
+        name = kinds.WORDS.get(kind, kind)
         measures = {t.measure for t in tiers}
         measure = tiers[0].measure
         for t in tiers:
@@ -192,7 +192,7 @@ def lint_printed(code: str, version: int, option: engine.Option) -> list[Finding
     out = []
     where = f"{code} v{version} option {option.number}"
     for t in option.tiers:
-        name = FEE_KIND_NAMES.get(t.fee_kind, t.fee_kind)
+        name = kinds.WORDS.get(t.fee_kind, t.fee_kind)
         subject = {**option_subject(code, version, option.number), "fee_kind": t.fee_kind, "row": t.order}
         printed_fee = read_amount(t.printed_fee)
         if printed_fee is not None and printed_fee != t.fee:
@@ -258,7 +258,7 @@ def lint_fee_cliffs(code: str, version: int, option: engine.Option) -> list[Find
         ordered = reading_order(tiers)
         if ordered is None:
             continue  # reported as out of order
-        name = FEE_KIND_NAMES.get(kind, kind)
+        name = kinds.WORDS.get(kind, kind)
         whole = all(t.upper is None or t.upper == t.upper.to_integral_value() for t in ordered)
         step = Decimal(1) if whole else CENT
         unit = "dollar" if whole else "cent"
@@ -373,7 +373,7 @@ def lint_consistency(documents) -> list[Finding]:
                 seen.add(key)
                 rows_a = _charged(opt_a)
                 differing = "; ".join(
-                    f"{FEE_KIND_NAMES.get(rows_a[k].fee_kind, rows_a[k].fee_kind)} "
+                    f"{kinds.WORDS.get(rows_a[k].fee_kind, rows_a[k].fee_kind)} "
                     f"{rows_a[k].printed_bounds or _amount(rows_a[k].upper, rows_a[k].measure)}: "
                     f"{dollars(fees_a[k])} in {doc_a.code} option {opt_a.number}, {dollars(fees_b[k])} in "
                     f"{doc_b.code} option {opt_b.number}"

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from cardroom import forms as strict_forms
 from cardroom.exceptions import BadInput
-from fees.engine.amounts import FEE_KIND_NAMES
+from fees.engine import kinds
 from fees.quotes import impact as figures
 
 from ..access import page
@@ -70,7 +70,7 @@ def impact(request, establishment, code, number, scope):
         row["difference_text"] = signed(row["figures"].difference, currency)
         row["closed"] = row["day"].replace(day=1) in closed
     totals = report.figures.totals
-    edges = [{"edge": edge, "kind": FEE_KIND_NAMES.get(edge.fee_kind, edge.fee_kind),
+    edges = [{"edge": edge, "kind": kinds.WORDS.get(edge.fee_kind, edge.fee_kind),
               "difference_text": signed(edge.difference, currency)} for edge in report.figures.edges]
     return render_page(request, "impact.html", establishment, context | {
         "form": form, "start": start, "end": end, "report": report, "rows": rows, "totals": totals,

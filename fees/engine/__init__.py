@@ -60,17 +60,19 @@ first time they are read; the fees and totals never depend on them.
 The package
 -----------
 
-``amounts`` (QuoteError, money read to the cent), ``schedules`` (Schedule, Option, Tier, Interpretation),
+``kinds`` (the fee kinds and families, their words and which function quotes each family: the one table every
+list of them is derived from), ``amounts`` (QuoteError, money read to the cent), ``schedules`` (Schedule, Option, Tier, Interpretation),
 ``quotes`` (Wager, Seat and the quotes' FeeLines), ``scales`` (tier groups and the tier rule: find_tier),
 ``california``, ``poker``, ``time_collection``, ``washington`` (one quote function each) and ``explanation``
 (explain). Everything a caller needs is imported from ``fees.engine`` itself.
 """
 
+from . import kinds
 from .amounts import QuoteError, money
 from .california import quote_california
 from .explanation import explain
 from .poker import quote_poker
-from .quotes import CaliforniaQuote, FeeLine, PokerQuote, Seat, TimeQuote, Wager
+from .quotes import CaliforniaQuote, FeeLine, PokerQuote, Seat, TimeQuote, Wager, wrong_basis
 from .scales import find_tier
 from .schedules import Interpretation, Option, Schedule, Tier, footnote, number_ranges
 from .time_collection import LONGEST_TIME_COLLECTION, quote_time
@@ -85,5 +87,5 @@ __all__ = [
     "ENGINE_VERSION", "LONGEST_TIME_COLLECTION", "CaliforniaQuote", "FeeLine", "Interpretation", "Option",
     "PokerQuote", "QuoteError", "Schedule", "Seat", "Tier", "TimeQuote", "Wager", "WashingtonFee", "WashingtonQuote",
     "explain", "find_tier", "footnote", "money", "number_ranges", "quote_california", "quote_poker", "quote_time",
-    "quote_washington_hand", "quote_washington_time",
+    "quote_washington_hand", "quote_washington_time", "wrong_basis",
 ]

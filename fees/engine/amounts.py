@@ -10,10 +10,6 @@ from cardroom.exceptions import BadInput
 from cardroom.money import CENT, format_money
 
 ZERO = Decimal("0.00")
-# What each kind of fee is called in words (a tier's fee_kind, fees.models.FeeTier.FeeKind): the one vocabulary of
-# quotes' errors, option labels, schedule diffs and the schedule lint.
-FEE_KIND_NAMES = {"player": "player fee", "player_dealer": "player-dealer fee", "collection": "collection fee",
-                  "jackpot": "jackpot fee", "designated_table": "designated table fee", "time": "time collection"}
 
 
 class QuoteError(BadInput):

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from cardroom.money import CENT
 
-from .amounts import FEE_KIND_NAMES, ZERO, QuoteError
-from .quotes import HOW_TO_QUOTE, CaliforniaQuote, FeeLine, Wager, fee_line, new_instance, wrong_basis
+from . import kinds
+from .amounts import ZERO, QuoteError
+from .quotes import CaliforniaQuote, FeeLine, Wager, fee_line, new_instance, wrong_basis
 from .scales import Group, groups_of, line_for, out_of_range
 from .schedules import kept_on
 
@@ -46,12 +47,12 @@ class _CaliforniaPlan:
 
     def _refusal(self, option: Option, groups: dict[str, Group]):
         number = option.number
-        if option.basis in HOW_TO_QUOTE:
+        if kinds.family_of(option.basis) is not kinds.CALIFORNIA:
             return lambda code: wrong_basis(code, option)
         problem = None
-        others = sorted(set(groups) - {"player", "player_dealer"})
+        others = sorted(set(groups) - set(kinds.of_family(kinds.CALIFORNIA)))
         if others:
-            names = ", ".join(FEE_KIND_NAMES.get(k, k) for k in others)
+            names = ", ".join(kinds.WORDS.get(k, k) for k in others)
             problem = f"prints {names} tiers, which a California game quote has no use for."
         for group, allowed in ((self.player, _PLAYER_MEASURES), (self.dealer_group, _PLAYER_DEALER_MEASURES)):
             if problem is None and group is not None:

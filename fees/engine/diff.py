@@ -16,7 +16,7 @@ import difflib
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .amounts import FEE_KIND_NAMES
+from . import kinds
 
 OPTION_FIELDS = (
     "label", "basis", "min_wager_from", "min_wager_to", "max_wager_from", "max_wager_to", "table_limit_low",
@@ -173,7 +173,7 @@ class VersionDiff:
 
 
 def _kind(row) -> str:
-    return FEE_KIND_NAMES.get(row.get("fee_kind"), str(row.get("fee_kind") or "fee"))
+    return kinds.WORDS.get(row.get("fee_kind"), str(row.get("fee_kind") or "fee"))
 
 
 def _bounds(row) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from . import kinds
 from .amounts import ZERO, QuoteError
 from .quotes import PokerQuote, fee_line, wrong_basis
 from .scales import groups_of, line_for, pick
 from .schedules import Schedule
 
-_POKER_KINDS = ("collection", "jackpot", "designated_table")
+_POKER_KINDS = kinds.of_family(kinds.POKER)
 _POKER_TAKEN = {"collection": "after_flop", "jackpot": "after_flop", "designated_table": "after_river"}
 _POKER_MEASURES = frozenset({"players", "flat"})
 
@@ -17,7 +18,7 @@ def quote_poker(schedule: Schedule, option_number: int, *, players: int, reached
     """The drop for one poker hand: collection and jackpot after the flop, designated table after the river."""
     option = schedule.option(option_number)
     code, number = schedule.code, option.number
-    if option.basis != "poker_drop":
+    if kinds.family_of(option.basis) is not kinds.POKER:
         raise wrong_basis(schedule.code, option)
     if isinstance(players, bool) or not isinstance(players, int):
         raise QuoteError(f"players must be the whole number of players in the hand, not {players!r}.")

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from typing import TYPE_CHECKING
 
+from . import kinds
 from .amounts import QuoteError, money
 
 if TYPE_CHECKING:
@@ -145,14 +146,6 @@ def fee_line(payer, player, fee_kind, measure, measured, tier, fee, note=""):
     })
 
 
-# What an option quoted by the wrong function is told.
-HOW_TO_QUOTE = {
-    "poker_drop": "is a poker drop; quote it with players and reached_flop",
-    "time_collection": "is a time collection; quote it with game_started_at, game_ended_at and the players' seats",
-}
-_CALIFORNIA_HINT = "is a California game fee; quote it with wagers"
-
-
 def wrong_basis(code: str, option: Option) -> QuoteError:
-    how = HOW_TO_QUOTE.get(option.basis, _CALIFORNIA_HINT)
-    return QuoteError(f"option {option.number} of {code} {how}.")
+    """What an option quoted by another family's function is told: how its own family is quoted."""
+    return QuoteError(f"option {option.number} of {code} {kinds.family_of(option.basis).hint}.")

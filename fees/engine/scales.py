@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from cardroom.money import CENT
 
-from .amounts import FEE_KIND_NAMES, QuoteError, and_list, dollars, money, printed_count
+from . import kinds
+from .amounts import QuoteError, and_list, dollars, money, printed_count
 from .bands import BANDED, UNCLEAR
 from .quotes import FeeLine, new_instance
 from .schedules import kept_on
@@ -52,7 +53,7 @@ class Group:
 
     @property
     def name(self) -> str:
-        return FEE_KIND_NAMES.get(self.kind, f"{self.kind} fee")
+        return kinds.WORDS.get(self.kind, f"{self.kind} fee")
 
     def _set_fees(self, tiers, fees):
         self.tiers = tuple(tiers)
@@ -82,7 +83,7 @@ def _compile_group(kind: str, printed: Sequence[Tier]) -> Group:
     measures = sorted({t.measure for t in printed})
     if len(measures) > 1:
         return Group(kind, measures[0], tuple(printed), (
-            f"prints {FEE_KIND_NAMES.get(kind, kind)} tiers measured in more than one way "
+            f"prints {kinds.WORDS.get(kind, kind)} tiers measured in more than one way "
             f"({', '.join(measures)}); the schedule data needs correcting before it can be quoted."
         ))
     measure = measures[0]
@@ -222,9 +223,9 @@ def find_tier(tiers: Sequence[Tier], amount, *, what: str, code: str, option: in
     tiers = tuple(tiers)
     if not tiers:
         raise QuoteError(f"{code} option {option} prints no tiers to price {what} with.")
-    kinds = {t.fee_kind for t in tiers}
-    if len(kinds) > 1:
-        raise QuoteError(f"find_tier needs the tiers of one fee kind; got {', '.join(sorted(kinds))}.")
+    given = {t.fee_kind for t in tiers}
+    if len(given) > 1:
+        raise QuoteError(f"find_tier needs the tiers of one fee kind; got {', '.join(sorted(given))}.")
     if isinstance(amount, bool) or not isinstance(amount, (int, Decimal)):
         amount = money(amount, what)
     elif isinstance(amount, Decimal) and not amount.is_finite():

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Sequence
 
+from . import kinds
 from .amounts import ZERO, QuoteError, dollars
 from .quotes import Seat, TimeQuote, fee_line, wrong_basis
 from .scales import groups_of
@@ -101,7 +102,7 @@ def quote_time(schedule: Schedule, option_number: int, *, game_started_at: datet
     """Time collection: the option's fee from each seated player at the end of each interval."""
     option = schedule.option(option_number)
     code, number = schedule.code, option.number
-    if option.basis != "time_collection":
+    if kinds.family_of(option.basis) is not kinds.TIME:
         raise wrong_basis(schedule.code, option)
     minutes = option.interval_minutes
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes <= 0:

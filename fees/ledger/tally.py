@@ -10,11 +10,13 @@ counting), under the same payer and fee kind (a correction keeps them), the numb
 
 from decimal import Decimal
 
+from fees.engine import kinds
+
 PAYERS = ("player", "player_dealer", "pot")  # fees.models.FeeTier.Payer's values
-FEE_KINDS = ("player", "player_dealer", "collection", "jackpot", "designated_table", "time")  # FeeTier.FeeKind's
+FEE_KINDS = kinds.NAMES
 COUNTS = ("rounds", "entries")
 BY_PAYER = tuple(f"paid_by_{payer}" for payer in PAYERS)
-BY_KIND = tuple(f"kind_{kind}" for kind in FEE_KINDS)
+BY_KIND = kinds.LEDGER_COLUMNS
 AMOUNTS = ("expected_total", "collected_total", *BY_PAYER, *BY_KIND)
 FIGURES = COUNTS + AMOUNTS
 ZERO = Decimal("0.00")
@@ -59,7 +61,7 @@ class Tally:
         figures["entries"] += entries
         figures["collected_total"] += amount
         figures[f"paid_by_{payer}"] += amount
-        figures[f"kind_{fee_kind}"] += amount
+        figures[f"kind_{fee_kind}"] += amount  # the kind's column (kinds.Kind.column)
 
     def correction(self, key, payer, fee_kind, amount, corrected_amount):
         self.collected(key, payer, fee_kind, amount - corrected_amount, entries=0)

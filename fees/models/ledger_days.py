@@ -9,6 +9,7 @@ rows and compares (``--repair`` rewrites them). A closed month's rows leave the 
 
 from django.db import models
 
+from ..engine import kinds
 from .options import MONEY
 
 
@@ -28,16 +29,11 @@ class LedgerDay(models.Model):
     expected_total = _money("What the rounds expect (their expected_total, summed).")
     entries = models.PositiveIntegerField(default=0, help_text="Entries that count: those no entry corrects.")
     collected_total = _money("What the entries that count collected.")
-    # Collected, by payer and by fee kind (fees.ledger.tally.PAYERS and FEE_KINDS: FeeTier's choices).
+    # Collected, by payer (fees.ledger.tally.PAYERS: FeeTier's choices) and by fee kind: a column of each kind
+    # of the fee-kind table, added below (``kind_player``, ...: fees.engine.kinds.LEDGER_COLUMNS).
     paid_by_player = _money("Collected from players.")
     paid_by_player_dealer = _money("Collected from the player-dealer.")
     paid_by_pot = _money("Collected from the pot.")
-    kind_player = _money("Collected as player fees.")
-    kind_player_dealer = _money("Collected as player-dealer fees.")
-    kind_collection = _money("Collected as collection fees.")
-    kind_jackpot = _money("Collected as jackpot fees.")
-    kind_designated_table = _money("Collected as designated table fees.")
-    kind_time = _money("Collected as time collection.")
 
     class Meta:
         verbose_name = "ledger day"
@@ -47,3 +43,7 @@ class LedgerDay(models.Model):
 
     def __str__(self):
         return f"table {self.table_id} on {self.gaming_day}: {self.rounds} rounds, {self.collected_total}"
+
+
+for _kind in kinds.KINDS:
+    LedgerDay.add_to_class(_kind.column, _money(f"Collected as {_kind.collected_as}."))

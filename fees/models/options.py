@@ -3,6 +3,8 @@
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from ..engine import kinds
+
 from .immutability import ImmutableVersionError, VersionRowGuard
 
 MONEY = {"max_digits": 12, "decimal_places": 2}
@@ -107,13 +109,8 @@ class FeeOption(VersionRowGuard, models.Model):
 class FeeTier(VersionRowGuard, models.Model):
     """One cell of a schedule: what is measured, the bounds, the fee and who pays it."""
 
-    class FeeKind(models.TextChoices):
-        PLAYER = "player", "Player fee"
-        PLAYER_DEALER = "player_dealer", "Player-dealer fee"
-        COLLECTION = "collection", "Collection fee (after the flop)"
-        JACKPOT = "jackpot", "Jackpot fee (after the flop)"
-        DESIGNATED_TABLE = "designated_table", "Designated table fee (after the river)"
-        TIME = "time", "Time collection"
+    # The fee-kind table's (fees.engine.kinds): its names and labels.
+    FeeKind = models.TextChoices("FeeKind", {name.upper(): choice for name, choice in zip(kinds.NAMES, kinds.CHOICES)})
 
     class Measure(models.TextChoices):
         PLAYER_WAGER = "player_wager", "The player's total base wager"

@@ -26,7 +26,9 @@ from ..models import ClosedMonth, CollectionEntry, LedgerDay, Reconciliation, Ro
 LEDGER_FIGURES = ("tables", "rounds", "expected", "entries", "collected")
 VARIANCE_FIGURES = ("tables", "variance", "hands", "short", "amount_short", "over", "amount_over", "expected",
                     "collected", "cells")
-# The columns of a table-day's row that its room-day's digest covers (v2).
+# The columns of a table-day's row that its room-day's digest covers (v2). Written out, not derived from the fee-kind
+# table (fees.engine.kinds.LEDGER_COLUMNS): the v2 digest of a month already closed must not change when a kind is
+# added; a new kind's column is covered from a new statement version on.
 LEDGER_ROW = ("table_id", "rounds", "expected_total", "entries", "collected_total", "paid_by_player",
               "paid_by_player_dealer", "paid_by_pot", "kind_player", "kind_player_dealer", "kind_collection",
               "kind_jackpot", "kind_designated_table", "kind_time")

@@ -11,7 +11,7 @@ from django.utils import timezone
 from cardroom import generation, values
 
 from .. import engine
-from ..engine import QuoteError
+from ..engine import QuoteError, kinds
 from ..models import ScheduleDocument, ScheduleVersion, in_force
 from ..schedules import interpretations
 
@@ -160,58 +160,61 @@ def read_known_at(value):
     return _read(values.known_at, value, "known_at", zone=timezone.get_current_timezone())
 
 
-def kind_of(facts):
-    """Which family a request is: California wagers, a poker hand, or a time-collection period."""
+def asked_for(facts):
+    """The fee family a request's facts are written for (``fees.engine.kinds.FAMILIES``: its marks)."""
     if not isinstance(facts, dict):
         raise QuoteError("The request body must be a JSON object.")
-    if "wagers" in facts:
-        return "california"
-    if "game_started_at" in facts or "game_ended_at" in facts:
-        return "time"
-    if "players" in facts:
-        return "poker"
-    raise QuoteError(
-        "Say what was played: 'wagers' for a California game, 'players' with 'reached_flop' for a poker hand, "
-        "or 'game_started_at', 'game_ended_at' and 'players' for time collection."
-    )
+    family = kinds.asked_for(facts)
+    if family is None:
+        raise QuoteError(kinds.SAY_WHAT_WAS_PLAYED)
+    return family
 
 
 def quote_facts(schedule, option_number, facts):
-    """Price one round (or time-collection period) of ``schedule``'s option from request facts."""
-    kind = kind_of(facts)
-    if kind == "california":
-        wagers = _field(facts, "wagers")
-        if not isinstance(wagers, list) or not wagers:
-            raise QuoteError("wagers must be a non-empty list of betting spots.", field="wagers")
-        spots = []
-        for i, spot in enumerate(wagers):
-            where = f"wagers[{i}]"
-            if not isinstance(spot, dict):
-                raise QuoteError(f"{where} must be an object with player and base.", field=where)
-            unknown = set(spot) - {"player", "base", "bonus", "backline"}
-            if unknown:
-                raise QuoteError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.", field=where)
-            spots.append(engine.Wager(
-                player=_text(_field(spot, "player", f"{where}.player"), f"{where}.player"),
-                base=engine.money(_field(spot, "base", f"{where}.base"), f"{where}.base"),
-                bonus=engine.money(spot.get("bonus", "0"), f"{where}.bonus"),
-                backline=_boolean(spot, "backline"),
-            ))
-        return engine.quote_california(schedule, option_number, spots)
-    if kind == "poker":
-        return engine.quote_poker(
-            schedule, option_number, players=_integer(facts["players"], "players"),
-            reached_flop=_boolean(facts, "reached_flop"), reached_river=_boolean(facts, "reached_river"),
-        )
+    """Price one round (or time-collection period) of ``schedule``'s option from request facts, with the quote of
+    the family its option's basis declares; facts written for another family are told how it is quoted."""
+    asked = asked_for(facts)
+    arguments = READ[asked.name](facts)
+    option = schedule.option(option_number)
+    family = kinds.family_of(option.basis)
+    if family is not asked:
+        raise engine.wrong_basis(schedule.code, option)
+    return getattr(engine, family.quote)(schedule, option.number, **arguments)
+
+
+def _wagers(facts):
+    wagers = _field(facts, "wagers")
+    if not isinstance(wagers, list) or not wagers:
+        raise QuoteError("wagers must be a non-empty list of betting spots.", field="wagers")
+    spots = []
+    for i, spot in enumerate(wagers):
+        where = f"wagers[{i}]"
+        if not isinstance(spot, dict):
+            raise QuoteError(f"{where} must be an object with player and base.", field=where)
+        unknown = set(spot) - {"player", "base", "bonus", "backline"}
+        if unknown:
+            raise QuoteError(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.", field=where)
+        spots.append(engine.Wager(
+            player=_text(_field(spot, "player", f"{where}.player"), f"{where}.player"),
+            base=engine.money(_field(spot, "base", f"{where}.base"), f"{where}.base"),
+            bonus=engine.money(spot.get("bonus", "0"), f"{where}.bonus"),
+            backline=_boolean(spot, "backline"),
+        ))
+    return {"wagers": spots}
+
+
+def _hand(facts):
+    return {"players": _integer(facts["players"], "players"), "reached_flop": _boolean(facts, "reached_flop"),
+            "reached_river": _boolean(facts, "reached_river")}
+
+
+def _period(facts):
     seats = _field(facts, "players", "players (who was seated, and when)")
     if not isinstance(seats, list) or not seats:
         raise QuoteError("players must be a non-empty list of {player, seated_from, seated_to}.", field="players")
-    return engine.quote_time(
-        schedule, option_number,
-        game_started_at=_moment(_field(facts, "game_started_at"), "game_started_at"),
-        game_ended_at=_moment(_field(facts, "game_ended_at"), "game_ended_at"),
-        seats=[_seat(seat, f"players[{i}]") for i, seat in enumerate(seats)],
-    )
+    return {"game_started_at": _moment(_field(facts, "game_started_at"), "game_started_at"),
+            "game_ended_at": _moment(_field(facts, "game_ended_at"), "game_ended_at"),
+            "seats": [_seat(seat, f"players[{i}]") for i, seat in enumerate(seats)]}
 
 
 def _seat(seat, where):
@@ -222,6 +225,10 @@ def _seat(seat, where):
         seated_from=_moment(_field(seat, "seated_from", f"{where}.seated_from"), f"{where}.seated_from"),
         seated_to=_moment(_field(seat, "seated_to", f"{where}.seated_to"), f"{where}.seated_to"),
     )
+
+
+# How each family's facts are read: its quote function's arguments (a family of fees.engine.kinds.FAMILIES each).
+READ = {kinds.CALIFORNIA.name: _wagers, kinds.POKER.name: _hand, kinds.TIME.name: _period}
 
 
 def quote_posting(posting, facts, at):
@@ -249,26 +256,31 @@ def response(schedule, option, quote, as_of, known_at=None):
     body = {"schedule": schedule.code, "version": schedule.version, "option": option.number,
             "as_of": as_of.isoformat(), "known_at": known_at.isoformat() if known_at else None,
             "currency": schedule.currency}
-    if isinstance(quote, engine.CaliforniaQuote):
-        body.update({
-            "player_fees": [{"player": player, "fee": _cents(fee)} for player, fee in quote.player_fees],
-            "player_dealer_fee": _cents(quote.player_dealer_fee),
-            "total_table_action": _cents(quote.total_table_action),
-        })
-    elif isinstance(quote, engine.PokerQuote):
-        body.update({
-            "collection_fee": _cents(quote.collection_fee),
-            "designated_table_fee": _cents(quote.designated_table_fee),
-            "jackpot_fee": _cents(quote.jackpot_fee),
-        })
-    else:
-        body["player_fees"] = [
-            {"player": player, "fee": _cents(fee), "collections": collections}
-            for player, fee, collections in quote.player_fees
-        ]
+    body.update(ANSWER[kinds.family_of(option.basis).name](quote))
     body["total"] = _cents(quote.total)
     body["explanation"] = engine.explain(schedule, option, quote, as_of=as_of)
     return body
+
+
+def _california_answer(quote):
+    return {"player_fees": [{"player": player, "fee": _cents(fee)} for player, fee in quote.player_fees],
+            "player_dealer_fee": _cents(quote.player_dealer_fee),
+            "total_table_action": _cents(quote.total_table_action)}
+
+
+def _poker_answer(quote):
+    return {"collection_fee": _cents(quote.collection_fee), "designated_table_fee": _cents(quote.designated_table_fee),
+            "jackpot_fee": _cents(quote.jackpot_fee)}
+
+
+def _time_answer(quote):
+    return {"player_fees": [{"player": player, "fee": _cents(fee), "collections": collections}
+                            for player, fee, collections in quote.player_fees]}
+
+
+# What each family's quote answers, besides its total and explanation.
+ANSWER = {kinds.CALIFORNIA.name: _california_answer, kinds.POKER.name: _poker_answer,
+          kinds.TIME.name: _time_answer}
 
 
 def quote_request(data, *, today, scope=None, memory=None):
@@ -281,7 +293,7 @@ def quote_request(data, *, today, scope=None, memory=None):
     as_of = read_as_of(data.get("as_of"), today)
     known_at = read_known_at(data.get("known_at"))
     facts = {key: value for key, value in data.items() if key not in ("schedule", "option", "as_of", "known_at")}
-    kind_of(facts)  # say what is missing before looking anything up
+    asked_for(facts)  # say what is missing before looking anything up
     schedule = schedule_snapshot(code, as_of, scope, known_at=known_at, memory=memory)
     option = schedule.option(option_number)
     return response(schedule, option, quote_facts(schedule, option.number, facts), as_of, known_at)

@@ -8,7 +8,7 @@ fees. A label gives, for each fee kind, what it is measured on and its first and
 from decimal import Decimal
 
 from cardroom.money import format_money
-from fees.engine.amounts import FEE_KIND_NAMES
+from fees.engine import kinds
 
 # Short names of what a fee is measured on (fees.models.FeeTier.Measure), for a one-line label.
 MEASURES = {
@@ -55,7 +55,7 @@ def option_label(number: int, tiers, currency: str = "USD") -> str:
             if all(t.fee == 0 for t in rows):
                 continue  # "$0": no fee of this kind, nothing that tells options apart
             fees = " or ".join(money(t.fee, currency) for t in rows)
-            parts.append(f"{FEE_KIND_NAMES.get(kind, kind)} {fees}")
+            parts.append(f"{kinds.WORDS.get(kind, kind)} {fees}")
             continue
         cells = [f"{bounds_text(t.lower, t.upper, t.measure, currency)} {money(t.fee, currency)}"
                  for t in (rows[0], rows[-1])] if len(rows) > 1 else [

@@ -7,6 +7,7 @@ import re
 from decimal import Decimal
 
 from fees import engine
+from fees.engine import kinds
 
 from ..base import ERROR, INFO, WARNING, ParameterSet, dollars, finding, rule
 from .approvals import approval_findings, relevant_approvals
@@ -124,7 +125,7 @@ def rule_coverage(f: PostingFacts, params: ParameterSet):
     out = []
     for kind, tiers in groups.items():
         measure = tiers[0].measure
-        name = "player-dealer fee" if kind == "player_dealer" else f"{kind.replace('_', ' ')} fee"
+        name = kinds.WORDS.get(kind, f"{kind} fee")
         if measure in _UNCLEAR:
             out.append(finding(rule_coverage, WARNING, f.subject,
                                f"{code} option {option.number} does not say what its {name} is measured on, so "
