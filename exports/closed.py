@@ -10,19 +10,21 @@ report of the whole period, under one manifest signed by the installation's key.
 exported as before (format 2).
 """
 
+import contextlib
 import datetime
-import hashlib
 import json
-import os
 import tempfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
+from django.db import connection
 from django.utils import timezone
 
 from cardroom import keys
-from cardroom.bundle import FORMAT_3, BundleWriter
+from cardroom.bundle import CHUNK, FORMAT_3, BundleWriter
 from cardroom.bundle import reading as bundle_reading
 from cardroom.bundle.nesting import checkpoint_stem, link_name
 from cardroom.exceptions import StateConflict
@@ -66,13 +68,16 @@ def segments(scope):
 
 def write(scope, path, *, requested_by="", on_progress=None):
     """Write the export of ``scope`` to ``path``: a bundle of bundles when months of its period are closed, else the
-    bundle ``build.build`` writes. Returns the manifest as signed."""
+    bundle ``build.build`` writes. Returns the manifest as signed.
+
+    The closed months' bundles are copied as they are while the open days' bundles are built on a second connection
+    (``_beside``): the building is the export's longest part, the copying mostly reading and hashing files."""
     parts = segments(scope)
     if not parts:
         return build.build(scope, path, requested_by=requested_by, on_progress=on_progress)
     from cardroom.transparency import current_key
 
-    signing_key, _ = current_key()
+    signing_key, _ = current_key()  # recorded, if new, before a build beside this one asks for it
     started = timezone.now()
     total = sum(len(entries) + (1 if others else 0) for _, _, _, entries, others in parts) + 2
     done = 0
@@ -82,26 +87,32 @@ def write(scope, path, *, requested_by="", on_progress=None):
             on_progress(done, total, stage)
 
     work = Path(tempfile.mkdtemp(prefix="cardroom-export-"))
-    inners, closed_fees, carried = [], [], []
+    by_part, closed_fees, carried = [[] for _ in parts], [], []
     try:
         with BundleWriter(path) as writer:
-            for first, last, closed, entries, others in parts:
-                for entry in entries:
-                    say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
-                    inners.append(_closed_bundle(writer, closed, entry, work))
-                    closed_fees += _fee_rows(work / entry["file"], scope, first, last)
+            with _beside() as run:
+                building = {}
+                for index, (first, last, closed, _, others) in enumerate(parts):
+                    if others:
+                        inner_scope = ExportScope(establishments=others, start=first, end=last,
+                                                  jurisdiction=scope.jurisdiction if closed is None else None)
+                        name = f"audit-{_who(inner_scope)}-{first.isoformat() if first else 'beginning'}-to-{last}.zip"
+                        say(f"bundles/{name}: building the {'open days' if closed is None else 'rooms with no rows'}")
+                        building[index] = name, run(build.build, inner_scope, work / name, requested_by=requested_by)
+                for index, (first, last, closed, entries, _) in enumerate(parts):
+                    for entry in entries:
+                        say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
+                        by_part[index].append(_closed_bundle(writer, closed, entry, work))
+                        closed_fees += _fee_rows(work / entry["file"], scope, first, last)
+                        done += 1
+                    if entries:
+                        carried.append(_carried(scope, closed, first, last, by_part[index]))
+                for index, (name, built) in building.items():
+                    built()  # waits for it (raises what it raised)
+                    by_part[index].append(_add(writer, f"bundles/{name}", work / name, parts[index][2]))
                     done += 1
-                if entries:
-                    carried.append(_carried(scope, closed, first, last, inners[-len(entries):]))
-                if others:
-                    inner_scope = ExportScope(establishments=others, start=first, end=last,
-                                              jurisdiction=scope.jurisdiction if closed is None else None)
-                    name = f"audit-{_who(inner_scope)}-{first.isoformat() if first else 'beginning'}-to-{last}.zip"
-                    say(f"bundles/{name}: building the {'open days' if closed is None else 'rooms with no rows'}")
-                    inner_path = work / name
-                    build.build(inner_scope, inner_path, requested_by=requested_by)
-                    inners.append(_add(writer, f"bundles/{name}", inner_path, closed))
-                    done += 1
+                    say(f"bundles/{name}: built")
+            inners = [inner for found in by_part for inner in found]  # in the order of their periods
             links = _links(writer, inners)
             scope.freeze()
             counts = {}
@@ -126,6 +137,26 @@ def write(scope, path, *, requested_by="", on_progress=None):
         for leftover in work.iterdir():
             leftover.unlink()
         work.rmdir()
+
+
+@contextlib.contextmanager
+def _beside():
+    """``run(function, *args, **kwargs)`` starts a job and gives back what waits for it and returns its result. On
+    PostgreSQL outside a transaction the jobs run in turn on a thread of their own, with its own connection, beside
+    this one (a connection inside a transaction would see what another cannot: a test's rows); elsewhere each runs
+    here when it is waited for."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield lambda function, *args, **kwargs: partial(function, *args, **kwargs)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="export-beside") as pool:
+        yield lambda function, *args, **kwargs: pool.submit(_apart, partial(function, *args, **kwargs)).result
+
+
+def _apart(job):
+    try:
+        return job()
+    finally:
+        connection.close()  # the thread's own connection
 
 
 def _carried(scope, closed, first, last, bundles):
@@ -170,36 +201,36 @@ def _closed_bundle(writer, closed, entry, work):
     if not source.is_file():
         raise StateConflict(f"The bundle of {month} for {entry['establishment']}, {source}, is not there: a closed "
                             f"month is exported from the bundle signed when it was closed. Nothing was exported.")
-    digest, copy = hashlib.sha256(), work / entry["file"]
-    with open(source, "rb") as f, open(copy, "wb") as kept:
-        with writer.open(f"bundles/{entry['file']}") as into:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-                into.write(chunk)
-                kept.write(chunk)
-    if digest.hexdigest() != entry["sha256"]:
-        raise StateConflict(f"{source} has SHA-256 {digest.hexdigest()}, not the {entry['sha256']} its closing "
+    name, copy = f"bundles/{entry['file']}", work / entry["file"]
+    sha256, size = _put(writer, name, source, copy)
+    if sha256 != entry["sha256"]:
+        raise StateConflict(f"{source} has SHA-256 {sha256}, not the {entry['sha256']} its closing "
                             f"recorded: it is not the bundle of {month}. Nothing was exported.")
-    return {**_entry(f"bundles/{entry['file']}", copy), "closed_month": month}
+    return _entry(name, copy, sha256, size, closed)
 
 
 def _add(writer, name, path, closed):
-    with open(path, "rb") as f, writer.open(name) as into:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+    return _entry(name, path, *_put(writer, name, path), closed)
+
+
+def _put(writer, name, path, copy=None):
+    """An inner bundle put into the outer one as it is (stored: a zip is compressed already), and written to
+    ``copy`` on the way when given; (its SHA-256, its size)."""
+    with open(path, "rb") as f, writer.open(name, stored=True) as into, \
+            (open(copy, "wb") if copy else contextlib.nullcontext()) as kept:
+        for chunk in iter(lambda: f.read(CHUNK), b""):
             into.write(chunk)
-    return {**_entry(name, path), **({"closed_month": f"{closed.month:%Y-%m}"} if closed is not None else {})}
+            if kept:
+                kept.write(chunk)
+    return into.sha256, into.bytes
 
 
-def _entry(name, path):
+def _entry(name, path, sha256, size, closed):
     """The outer manifest's entry of an inner bundle, with its own manifest (dropped from what is written)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
     with zipfile.ZipFile(path) as archive:
         manifest = json.loads(archive.read("manifest.json"))
-    return {"name": name, "period": manifest["period"], "sha256": digest.hexdigest(),
-            "bytes": os.path.getsize(path), "manifest": manifest}
+    return {"name": name, "period": manifest["period"], "sha256": sha256, "bytes": size, "manifest": manifest,
+            **({"closed_month": f"{closed.month:%Y-%m}"} if closed is not None else {})}
 
 
 def _links(writer, inners):
