@@ -87,7 +87,7 @@ def write(scope, path, *, requested_by="", on_progress=None):
             on_progress(done, total, stage)
 
     work = Path(tempfile.mkdtemp(prefix="cardroom-export-"))
-    by_part, closed_fees, carried = [[] for _ in parts], [], []
+    by_part, fees, carried = [[] for _ in parts], [], []
     try:
         with BundleWriter(path) as writer:
             with _beside() as run:
@@ -103,13 +103,16 @@ def write(scope, path, *, requested_by="", on_progress=None):
                     for entry in entries:
                         say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
                         by_part[index].append(_closed_bundle(writer, closed, entry, work))
-                        closed_fees += _fee_rows(work / entry["file"], scope, first, last)
+                        fees += _fee_rows(work / entry["file"], scope, first, last)
                         done += 1
                     if entries:
                         carried.append(_carried(scope, closed, first, last, by_part[index]))
                 for index, (name, built) in building.items():
                     built()  # waits for it (raises what it raised)
-                    by_part[index].append(_add(writer, f"bundles/{name}", work / name, parts[index][2]))
+                    first, last, closed, _, _ = parts[index]
+                    by_part[index].append(_add(writer, f"bundles/{name}", work / name, closed))
+                    if closed is None:  # the open days' fees as their bundle has them (not summed a second time)
+                        fees += _fee_rows(work / name, scope, first, last)
                     done += 1
                     say(f"bundles/{name}: built")
             inners = [inner for found in by_part for inner in found]  # in the order of their periods
@@ -120,8 +123,7 @@ def write(scope, path, *, requested_by="", on_progress=None):
                 for kind, rows in inner["manifest"].get("rows", {}).items():
                     counts[kind] = counts.get(kind, 0) + rows
             say("report.pdf")
-            closed_days = [(first, last) for first, last, closed, _, _ in parts if closed is not None]
-            whole = _WholePeriod(scope, closed_fees, closed_days, [c["why"] for c in carried])
+            whole = _WholePeriod(scope, fees, [c["why"] for c in carried])
             writer.add_bytes("report.pdf", report.render(whole, counts, generated_at=started,
                                                          requested_by=requested_by))
             done += 1
@@ -257,14 +259,14 @@ def _links(writer, inners):
 
 
 def _fee_rows(path, scope, first, last):
-    """A closed month's fees per table and day, read from its bundle as ``fee_day_rows`` gives them."""
+    """The fees per table and day of an inner bundle, read from it as ``fee_day_rows`` gives them."""
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
         if f"{FEES}.csv" not in names or "columns.json" not in names:
             return []  # a format-1 bundle: its fees are in its own report
         columns = bundle_reading.columns_of(archive.read("columns.json").decode(), FEES)
         records = bundle_reading.records(f"{FEES}.csv", archive.read(f"{FEES}.csv").decode(), columns)
-    start = max(first, scope.start) if scope.start else first
+    start = max(first or datetime.date.min, scope.start or datetime.date.min)  # None: from the beginning
     rows = []
     for r in records:
         day = datetime.date.fromisoformat(r["gaming_day"])
@@ -275,19 +277,18 @@ def _fee_rows(path, scope, first, last):
 
 
 class _WholePeriod:
-    """The whole period as the report reads it: the database's rows, but the fees per table and day of the closed
-    months from their bundles (their rounds and entries are no longer in the database)."""
+    """The whole period as the report reads it: the database's rows, but the fees per table and day read from the
+    inner bundles (a closed month's rounds and entries are no longer in the database; the open days' were summed
+    once, into their bundle)."""
 
-    def __init__(self, scope, closed_fees, closed_days, closed_notes=()):
-        self._scope, self._closed_fees, self._closed_days = scope, closed_fees, closed_days
+    def __init__(self, scope, fees, closed_notes=()):
+        self._scope, self._fees = scope, fees
         self.closed_notes = list(closed_notes)  # why each closed month is carried whole (the report's summary)
 
     def __getattr__(self, name):
         return getattr(self._scope, name)
 
     def rows(self, kind):
-        rows = self._scope.rows(kind)
         if kind.name != FEES:
-            return rows
-        open_rows = [r for r in rows if not any(first <= r[0] <= last for first, last in self._closed_days)]
-        return sorted(open_rows + self._closed_fees, key=lambda r: (r[0], r[1], r[2]))
+            return self._scope.rows(kind)
+        return sorted(self._fees, key=lambda r: (r[0], r[1], r[2]))
