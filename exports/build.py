@@ -22,7 +22,7 @@ from django.utils import timezone
 
 import cardroom
 from cardroom import csv_escaping, keys
-from cardroom.bundle import BundleWriter
+from cardroom.bundle import CHUNK, BundleWriter
 
 from . import collect, report
 
@@ -143,11 +143,19 @@ def _write_csv(writer, kind, scope, progress):
             with connection.cursor() as cursor, progress.streaming():
                 statement = sql.SQL("COPY ({}) TO STDOUT (FORMAT csv)").format(collect.csv_copy_sql(kind, scope))
                 with cursor.cursor.copy(statement) as copy:
-                    for data in copy:  # a row a message (psycopg: "an unparsed row"), a note's new lines and all
-                        handle.write(bytes(data))
+                    # A row a message (psycopg: "an unparsed row"), a note's new lines and all; written to the zip a
+                    # megabyte at a time: a write a row (hashed, checksummed, deflated) costs more than the row.
+                    pending, size = [], 0
+                    for data in copy:
+                        pending.append(data)
+                        size += len(data)
                         rows += 1
+                        if size >= CHUNK:
+                            handle.write(b"".join(pending))
+                            pending, size = [], 0
                         if rows % PROGRESS_EVERY == 0:
                             progress.stage(f"{name}: {rows:,} rows")
+                    handle.write(b"".join(pending))
         else:
             for row in scope.rows(kind):
                 out.writerow([csv_cell(v) for v in row])

@@ -10,19 +10,21 @@ report of the whole period, under one manifest signed by the installation's key.
 exported as before (format 2).
 """
 
+import contextlib
 import datetime
-import hashlib
 import json
-import os
 import tempfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
+from django.db import connection
 from django.utils import timezone
 
 from cardroom import keys
-from cardroom.bundle import FORMAT_3, BundleWriter
+from cardroom.bundle import CHUNK, FORMAT_3, BundleWriter
 from cardroom.bundle import reading as bundle_reading
 from cardroom.bundle.nesting import checkpoint_stem, link_name
 from cardroom.exceptions import StateConflict
@@ -66,13 +68,16 @@ def segments(scope):
 
 def write(scope, path, *, requested_by="", on_progress=None):
     """Write the export of ``scope`` to ``path``: a bundle of bundles when months of its period are closed, else the
-    bundle ``build.build`` writes. Returns the manifest as signed."""
+    bundle ``build.build`` writes. Returns the manifest as signed.
+
+    The closed months' bundles are copied as they are while the open days' bundles are built on a second connection
+    (``_beside``): the building is the export's longest part, the copying mostly reading and hashing files."""
     parts = segments(scope)
     if not parts:
         return build.build(scope, path, requested_by=requested_by, on_progress=on_progress)
     from cardroom.transparency import current_key
 
-    signing_key, _ = current_key()
+    signing_key, _ = current_key()  # recorded, if new, before a build beside this one asks for it
     started = timezone.now()
     total = sum(len(entries) + (1 if others else 0) for _, _, _, entries, others in parts) + 2
     done = 0
@@ -82,26 +87,35 @@ def write(scope, path, *, requested_by="", on_progress=None):
             on_progress(done, total, stage)
 
     work = Path(tempfile.mkdtemp(prefix="cardroom-export-"))
-    inners, closed_fees, carried = [], [], []
+    by_part, fees, carried = [[] for _ in parts], [], []
     try:
         with BundleWriter(path) as writer:
-            for first, last, closed, entries, others in parts:
-                for entry in entries:
-                    say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
-                    inners.append(_closed_bundle(writer, closed, entry, work))
-                    closed_fees += _fee_rows(work / entry["file"], scope, first, last)
+            with _beside() as run:
+                building = {}
+                for index, (first, last, closed, _, others) in enumerate(parts):
+                    if others:
+                        inner_scope = ExportScope(establishments=others, start=first, end=last,
+                                                  jurisdiction=scope.jurisdiction if closed is None else None)
+                        name = f"audit-{_who(inner_scope)}-{first.isoformat() if first else 'beginning'}-to-{last}.zip"
+                        say(f"bundles/{name}: building the {'open days' if closed is None else 'rooms with no rows'}")
+                        building[index] = name, run(build.build, inner_scope, work / name, requested_by=requested_by)
+                for index, (first, last, closed, entries, _) in enumerate(parts):
+                    for entry in entries:
+                        say(f"bundles/{entry['file']}: the bundle of {closed.month:%Y-%m}, as closed")
+                        by_part[index].append(_closed_bundle(writer, closed, entry, work))
+                        fees += _fee_rows(work / entry["file"], scope, first, last)
+                        done += 1
+                    if entries:
+                        carried.append(_carried(scope, closed, first, last, by_part[index]))
+                for index, (name, built) in building.items():
+                    built()  # waits for it (raises what it raised)
+                    first, last, closed, _, _ = parts[index]
+                    by_part[index].append(_add(writer, f"bundles/{name}", work / name, closed))
+                    if closed is None:  # the open days' fees as their bundle has them (not summed a second time)
+                        fees += _fee_rows(work / name, scope, first, last)
                     done += 1
-                if entries:
-                    carried.append(_carried(scope, closed, first, last, inners[-len(entries):]))
-                if others:
-                    inner_scope = ExportScope(establishments=others, start=first, end=last,
-                                              jurisdiction=scope.jurisdiction if closed is None else None)
-                    name = f"audit-{_who(inner_scope)}-{first.isoformat() if first else 'beginning'}-to-{last}.zip"
-                    say(f"bundles/{name}: building the {'open days' if closed is None else 'rooms with no rows'}")
-                    inner_path = work / name
-                    build.build(inner_scope, inner_path, requested_by=requested_by)
-                    inners.append(_add(writer, f"bundles/{name}", inner_path, closed))
-                    done += 1
+                    say(f"bundles/{name}: built")
+            inners = [inner for found in by_part for inner in found]  # in the order of their periods
             links = _links(writer, inners)
             scope.freeze()
             counts = {}
@@ -109,8 +123,7 @@ def write(scope, path, *, requested_by="", on_progress=None):
                 for kind, rows in inner["manifest"].get("rows", {}).items():
                     counts[kind] = counts.get(kind, 0) + rows
             say("report.pdf")
-            closed_days = [(first, last) for first, last, closed, _, _ in parts if closed is not None]
-            whole = _WholePeriod(scope, closed_fees, closed_days, [c["why"] for c in carried])
+            whole = _WholePeriod(scope, fees, [c["why"] for c in carried])
             writer.add_bytes("report.pdf", report.render(whole, counts, generated_at=started,
                                                          requested_by=requested_by))
             done += 1
@@ -126,6 +139,26 @@ def write(scope, path, *, requested_by="", on_progress=None):
         for leftover in work.iterdir():
             leftover.unlink()
         work.rmdir()
+
+
+@contextlib.contextmanager
+def _beside():
+    """``run(function, *args, **kwargs)`` starts a job and gives back what waits for it and returns its result. On
+    PostgreSQL outside a transaction the jobs run in turn on a thread of their own, with its own connection, beside
+    this one (a connection inside a transaction would see what another cannot: a test's rows); elsewhere each runs
+    here when it is waited for."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield lambda function, *args, **kwargs: partial(function, *args, **kwargs)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="export-beside") as pool:
+        yield lambda function, *args, **kwargs: pool.submit(_apart, partial(function, *args, **kwargs)).result
+
+
+def _apart(job):
+    try:
+        return job()
+    finally:
+        connection.close()  # the thread's own connection
 
 
 def _carried(scope, closed, first, last, bundles):
@@ -170,36 +203,36 @@ def _closed_bundle(writer, closed, entry, work):
     if not source.is_file():
         raise StateConflict(f"The bundle of {month} for {entry['establishment']}, {source}, is not there: a closed "
                             f"month is exported from the bundle signed when it was closed. Nothing was exported.")
-    digest, copy = hashlib.sha256(), work / entry["file"]
-    with open(source, "rb") as f, open(copy, "wb") as kept:
-        with writer.open(f"bundles/{entry['file']}") as into:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-                into.write(chunk)
-                kept.write(chunk)
-    if digest.hexdigest() != entry["sha256"]:
-        raise StateConflict(f"{source} has SHA-256 {digest.hexdigest()}, not the {entry['sha256']} its closing "
+    name, copy = f"bundles/{entry['file']}", work / entry["file"]
+    sha256, size = _put(writer, name, source, copy)
+    if sha256 != entry["sha256"]:
+        raise StateConflict(f"{source} has SHA-256 {sha256}, not the {entry['sha256']} its closing "
                             f"recorded: it is not the bundle of {month}. Nothing was exported.")
-    return {**_entry(f"bundles/{entry['file']}", copy), "closed_month": month}
+    return _entry(name, copy, sha256, size, closed)
 
 
 def _add(writer, name, path, closed):
-    with open(path, "rb") as f, writer.open(name) as into:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+    return _entry(name, path, *_put(writer, name, path), closed)
+
+
+def _put(writer, name, path, copy=None):
+    """An inner bundle put into the outer one as it is (stored: a zip is compressed already), and written to
+    ``copy`` on the way when given; (its SHA-256, its size)."""
+    with open(path, "rb") as f, writer.open(name, stored=True) as into, \
+            (open(copy, "wb") if copy else contextlib.nullcontext()) as kept:
+        for chunk in iter(lambda: f.read(CHUNK), b""):
             into.write(chunk)
-    return {**_entry(name, path), **({"closed_month": f"{closed.month:%Y-%m}"} if closed is not None else {})}
+            if kept:
+                kept.write(chunk)
+    return into.sha256, into.bytes
 
 
-def _entry(name, path):
+def _entry(name, path, sha256, size, closed):
     """The outer manifest's entry of an inner bundle, with its own manifest (dropped from what is written)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
     with zipfile.ZipFile(path) as archive:
         manifest = json.loads(archive.read("manifest.json"))
-    return {"name": name, "period": manifest["period"], "sha256": digest.hexdigest(),
-            "bytes": os.path.getsize(path), "manifest": manifest}
+    return {"name": name, "period": manifest["period"], "sha256": sha256, "bytes": size, "manifest": manifest,
+            **({"closed_month": f"{closed.month:%Y-%m}"} if closed is not None else {})}
 
 
 def _links(writer, inners):
@@ -226,14 +259,14 @@ def _links(writer, inners):
 
 
 def _fee_rows(path, scope, first, last):
-    """A closed month's fees per table and day, read from its bundle as ``fee_day_rows`` gives them."""
+    """The fees per table and day of an inner bundle, read from it as ``fee_day_rows`` gives them."""
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
         if f"{FEES}.csv" not in names or "columns.json" not in names:
             return []  # a format-1 bundle: its fees are in its own report
         columns = bundle_reading.columns_of(archive.read("columns.json").decode(), FEES)
         records = bundle_reading.records(f"{FEES}.csv", archive.read(f"{FEES}.csv").decode(), columns)
-    start = max(first, scope.start) if scope.start else first
+    start = max(first or datetime.date.min, scope.start or datetime.date.min)  # None: from the beginning
     rows = []
     for r in records:
         day = datetime.date.fromisoformat(r["gaming_day"])
@@ -244,19 +277,18 @@ def _fee_rows(path, scope, first, last):
 
 
 class _WholePeriod:
-    """The whole period as the report reads it: the database's rows, but the fees per table and day of the closed
-    months from their bundles (their rounds and entries are no longer in the database)."""
+    """The whole period as the report reads it: the database's rows, but the fees per table and day read from the
+    inner bundles (a closed month's rounds and entries are no longer in the database; the open days' were summed
+    once, into their bundle)."""
 
-    def __init__(self, scope, closed_fees, closed_days, closed_notes=()):
-        self._scope, self._closed_fees, self._closed_days = scope, closed_fees, closed_days
+    def __init__(self, scope, fees, closed_notes=()):
+        self._scope, self._fees = scope, fees
         self.closed_notes = list(closed_notes)  # why each closed month is carried whole (the report's summary)
 
     def __getattr__(self, name):
         return getattr(self._scope, name)
 
     def rows(self, kind):
-        rows = self._scope.rows(kind)
         if kind.name != FEES:
-            return rows
-        open_rows = [r for r in rows if not any(first <= r[0] <= last for first, last in self._closed_days)]
-        return sorted(open_rows + self._closed_fees, key=lambda r: (r[0], r[1], r[2]))
+            return self._scope.rows(kind)
+        return sorted(self._fees, key=lambda r: (r[0], r[1], r[2]))

@@ -3,7 +3,8 @@
 Plain Python (no Django), so a bundle can be checked anywhere with this file, ``cryptography`` and the
 installation's public key. The format (docs/exports.md, "Bundle format and verification"):
 
-- data files, each a zip entry (deflated), named freely but uniquely (``report.pdf``, ``ledger_entries.csv``...);
+- data files, each a zip entry (deflated; a bundle of bundles' inner bundles stored), named freely but uniquely
+  (``report.pdf``, ``ledger_entries.csv``...);
 - ``manifest.json``: the exporter's fields (period, generator, audit chain heads...) plus ``"format":
   "cardroom-audit-bundle/2"`` (``FORMAT``; ``/1``, the format before it, is still verified: ``FORMATS``; ``/3`` is a
   bundle of bundles, a period with closed months: ``.nesting``) and

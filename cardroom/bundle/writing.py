@@ -84,9 +84,9 @@ class BundleWriter:
         self._finished = True
         self._zip.close()
 
-    def _zipinfo(self, name):
+    def _zipinfo(self, name, stored=False):
         info = zipfile.ZipInfo(name, date_time=time.localtime(time.time())[:6])
-        info.compress_type = zipfile.ZIP_DEFLATED
+        info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
         if hasattr(info, "compress_level"):  # Python 3.13+
             info.compress_level = COMPRESS_LEVEL
         else:
@@ -103,15 +103,17 @@ class BundleWriter:
             raise RuntimeError(f"{self._open_entry} is still being written: close it first")
 
     @contextmanager
-    def open(self, name):
-        """``with writer.open(name) as f: f.write(data)``; set ``f.rows`` to record a row count."""
+    def open(self, name, *, stored=False):
+        """``with writer.open(name) as f: f.write(data)``; set ``f.rows`` to record a row count. ``stored``: put
+        in the zip as it is, not deflated (a file compressed already, such as an inner bundle: deflating it again
+        costs time and saves nothing). After the block ``f.sha256`` and ``f.bytes`` are the file's."""
         check_name(name)
         self._check_writable()
         if name in self._files:
             raise ValueError(f"{name} is already in the bundle")
         self._open_entry = name
         try:
-            with self._zip.open(self._zipinfo(name), "w", force_zip64=True) as stream:
+            with self._zip.open(self._zipinfo(name, stored), "w", force_zip64=True) as stream:
                 entry = _Entry(stream)
                 yield entry
         except BaseException:

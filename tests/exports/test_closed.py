@@ -217,6 +217,9 @@ def test_closed_months_and_open_days_are_one_bundle(quarter, tmp_path):
     path = export(tmp_path, "2024-09-15", "2024-10-20", name="mixed.zip")
     with zipfile.ZipFile(path) as archive:
         manifest = json.loads(archive.read("manifest.json"))
+        # Each inner bundle is put in as it is, stored: a zip deflated again only costs time (issue 43).
+        assert {archive.getinfo(e["name"]).compress_type for e in manifest["bundles"]} == {zipfile.ZIP_STORED}
+        assert archive.getinfo("report.pdf").compress_type == zipfile.ZIP_DEFLATED
     # September whole (a closed month's bundle is never cut), then the open days of October, built now.
     assert [(e["period"], e.get("closed_month")) for e in manifest["bundles"]] == [
         ({"from": "2024-09-01", "to": "2024-09-30"}, "2024-09"), ({"from": "2024-10-01", "to": "2024-10-20"}, None)]
