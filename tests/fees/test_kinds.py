@@ -147,7 +147,7 @@ print(json.dumps({name: answer(read) for name, read in found.items()}))
 def test_a_kind_added_to_the_table_reaches_every_list():
     root = Path(__file__).resolve().parents[2]
     found = subprocess.run([sys.executable, "-c", ADDED], cwd=root, capture_output=True, text=True, check=True,
-                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "cardroom.settings"})
+                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings"})
     assert json.loads(found.stdout) == {
         "tier choices": "Rebate fee (after the river)", "entry choices": "Rebate fee (after the river)",
         "intake": True, "import words": "rebate", "tally": ["rebate", "kind_rebate"],
