@@ -58,24 +58,48 @@ def concerning(establishment, prefix):
         **{f"{prefix}establishment__isnull": True, f"{prefix}jurisdiction_id": establishment.jurisdiction_id})
 
 
-def awaiting(user, establishment=None, scope=None):
-    """What ``user`` may approve now, oldest first; only what concerns ``establishment`` when one is given (its own
-    items and its jurisdiction's shared schedules). One query when nothing awaits (the navigation counts it on
-    every page); ``scope``: the request's, when at hand."""
+def _waiting(user, establishment, scope, one_each=False):
+    """``(kinds, {kind name: pks}, scope)`` of what awaits ``user`` (one query), or None when nothing can;
+    ``one_each``: a pk per item, for the kinds that group their rows (``InboxKind.one_each``)."""
     scope = scope or Scope(user)
     kinds = registry.entries(InboxKind)
     if not (scope.is_admin or scope.compliance_establishments) or not kinds:
-        return []
-    waiting = [kind.waiting(user, scope, establishment).order_by().values_list(Value(kind.name), "pk")
+        return None
+    waiting = [kind.one_each(kind.waiting(user, scope, establishment).order_by()).values_list(Value(kind.name), "first")
+               if one_each and kind.one_each else
+               kind.waiting(user, scope, establishment).order_by().values_list(Value(kind.name), "pk")
                for kind in kinds]
     found = {kind.name: set() for kind in kinds}
     for name, pk in waiting[0].union(*waiting[1:], all=True):
         found[name].add(pk)
+    return kinds, found, scope
+
+
+def awaiting(user, establishment=None, scope=None):
+    """What ``user`` may approve now, oldest first; only what concerns ``establishment`` when one is given (its own
+    items and its jurisdiction's shared schedules). One query when nothing awaits; ``scope``: the request's, when
+    at hand."""
+    waiting = _waiting(user, establishment, scope)
+    if waiting is None:
+        return []
+    kinds, found, scope = waiting
     items = []
     for kind in kinds:
         if found[kind.name]:
             items.extend(kind.items(found[kind.name], user, scope, establishment))
     return sorted(items, key=lambda i: i.asked_at)
+
+
+def awaiting_count(user, scope=None):
+    """``len(awaiting(user))``, as the navigation shows it on every page: a kind that makes one item of many rows
+    counts its items in the same query (``InboxKind.one_each``: a room's open errors are hundreds of rows at 200
+    tables, a few problems)."""
+    waiting = _waiting(user, None, scope, one_each=True)
+    if waiting is None:
+        return 0
+    kinds, found, scope = waiting
+    return sum((len(found[kind.name]) if kind.one_each else len(kind.items(found[kind.name], user, scope, None)))
+               for kind in kinds if found[kind.name])
 
 
 def schedule_approvers(document, exclude=()):

@@ -113,7 +113,9 @@ class InboxKind:
     ``path(obj)``: the thing in words and the page where it is answered; ``approvers(obj)``: who is told it awaits
     them; ``role(obj)``: what they are asked as; ``asked(obj)``: (who asked, their reason); ``answered(obj)``: (who
     answered, their reason); ``outcomes``: what approved and refused mean, in words; ``alert``: a matter that stands
-    until it is put right (a witness that refused, a month left open), not a request a second person answers.
+    until it is put right (a witness that refused, a month left open), not a request a second person answers;
+    ``one_each(rows)``: the ``waiting`` rows grouped one per item ``items`` would make, each group's first row as
+    ``first``, where a kind makes one item of many rows (the navigation counts the items without making them).
     """
 
     name: str
@@ -128,6 +130,7 @@ class InboxKind:
     answered: Callable
     outcomes: tuple = ("approved", "refused")
     alert: bool = False
+    one_each: Callable | None = None
 
     @property
     def key(self):

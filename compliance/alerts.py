@@ -8,6 +8,8 @@ store of its own: the kind is registered with the inbox (``cardroom.registry.Inb
 condition outstanding at two tables is one thing to do, at tables OFM-1 and OFM-2.
 """
 
+from django.db.models import Min
+
 from cardroom import permissions
 from cardroom.inbox import Awaiting
 from cardroom.ordering import natural
@@ -67,11 +69,16 @@ def _items(pks, user, scope, establishment):
             for (room_id, rule, message), p in problems.items()]
 
 
+def _one_each(rows):
+    """The rows grouped as ``_items`` groups them, one per problem (``InboxKind.one_each``)."""
+    return rows.values("establishment_id", "finding__rule", "finding__message").annotate(first=Min("pk"))
+
+
 FINDING_ERROR_KIND = InboxKind(
     name=KIND, label="Error to put right", waiting=_waiting, items=_items,
     what=lambda row: what(row.finding.rule, row.finding.message, [row.table.label if row.table_id else None]),
     path=lambda row: path(row.establishment), approvers=lambda row: [],
     role=lambda row: f"a compliance officer of {row.establishment.name}",
     asked=lambda row: (None, ""), answered=lambda row: (None, ""),
-    outcomes=("put right", "acknowledged"), alert=True,
+    outcomes=("put right", "acknowledged"), alert=True, one_each=_one_each,
 )

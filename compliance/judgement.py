@@ -14,7 +14,8 @@ runs themselves (``compliance.checking``), which store a record of it. Any numbe
 few queries (the catalog, the postings, their schedules' published versions and the postings still to come).
 
 What is judged for today is kept (``compliance.kept``) and read back in one query while the data it was judged from
-and the day stay the same, so a page of 200 tables judges only what changed since it was last judged.
+and the day stay the same, so a page of 200 tables judges only what changed since it was last judged; the pages that
+show many tables read only what they show of each (``glance_postings``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from fees.models import TablePosting
 
 from . import identity, kept
 from .facts import Catalog, posting_facts
+from .glance import Glance
 from .rules import ERROR, WARNING, check_posting
 from .rules.base import Finding
 
@@ -262,6 +264,19 @@ def judge(table, at=None, *, catalog=None, fresh=False):
     return None if posting is None else judge_postings([posting], at, catalog=catalog, fresh=fresh)[posting.pk]
 
 
+def glance_postings(postings, at=None):
+    """``{posting id: Glance}`` (``compliance.glance``: what the pages show of a judgement) of ``postings`` (their
+    ids) at ``at`` (now), in the order given. Two queries when every one is kept for the day under the data as it
+    stands; the rest are judged (``judge_postings``, which keeps them) and glanced at."""
+    at = at or timezone.now()
+    ids = list(dict.fromkeys(postings))
+    found = kept.glances(ids, generation.read(), at) if ids else {}
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        found.update({pk: Glance.of(j.findings, j.upcoming) for pk, j in judge_postings(missing, at).items()})
+    return {pk: found[pk] for pk in ids if pk in found}
+
+
 def judge_tables(tables, at=None, *, catalog=None):
     """``{table id: Judgement}`` of the postings in force at ``tables`` at ``at`` (tables with none left out)."""
     at = at or timezone.now()
@@ -270,4 +285,4 @@ def judge_tables(tables, at=None, *, catalog=None):
             for judgement in judge_postings(list(postings), at, catalog=catalog).values()}
 
 
-__all__ = ["HORIZON", "Dated", "Judgement", "day_words", "judge", "judge_postings", "judge_tables"]
+__all__ = ["HORIZON", "Dated", "Judgement", "day_words", "glance_postings", "judge", "judge_postings", "judge_tables"]

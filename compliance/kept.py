@@ -26,9 +26,11 @@ import logging
 
 from django.db import DatabaseError, transaction
 from django.db.models.signals import m2m_changed
+from django.utils import timezone
 
 from cardroom import generation
 
+from .glance import Glance
 from .models import KeptJudgement
 from .rules.base import Finding
 
@@ -58,7 +60,7 @@ def register():
 
 def read(days, number):
     """``{posting id: (findings, upcoming, judged)}`` kept under ``number`` for ``days`` ({posting id: day})."""
-    rows = KeptJudgement.objects.filter(posting_id__in=list(days), generation=number).values_list(
+    rows = KeptJudgement.objects.filter(posting_id__in=list(days), generation=number, glance__isnull=False).values_list(
         "posting_id", "day", "findings", "upcoming", "judged")
     return {posting: (tuple(Finding.from_dict(f) for f in findings),
                       tuple((datetime.date.fromisoformat(d["day"]), Finding.from_dict(d["finding"])) for d in upcoming),
@@ -66,12 +68,22 @@ def read(days, number):
             for posting, day, findings, upcoming, judged in rows if days[posting] == day}
 
 
+def glances(ids, number, at):
+    """``{posting id: Glance}`` kept under ``number`` for the day each of ``ids`` is judged as of at ``at`` (its own
+    first day for a posting still to come), in one query: only the glances are read, not the whole judgements."""
+    rows = KeptJudgement.objects.filter(posting_id__in=list(ids), generation=number, glance__isnull=False).values_list(
+        "posting_id", "day", "posting__effective_from", "glance")
+    zone = timezone.get_current_timezone()  # once: asking for it per row was half the time
+    return {posting: Glance.from_dict(glance) for posting, day, starts, glance in rows
+            if day == max(at, starts).astimezone(zone).date()}
+
+
 def keep(judgements, number):
     """Keep ``judgements`` (judged under ``number``), replacing what each posting had kept."""
     rows = [KeptJudgement(posting_id=j.posting_id, generation=number, day=j.day,
                           findings=[f.as_dict() for f in j.findings],
                           upcoming=[{"day": d.day.isoformat(), "finding": d.finding.as_dict()} for d in j.upcoming],
-                          judged=j.judged)
+                          judged=j.judged, glance=Glance.of(j.findings, j.upcoming).as_dict())
             for j in sorted(judgements, key=lambda j: j.posting_id)]  # one order: concurrent keeps do not deadlock
     if not rows:
         return
@@ -79,6 +91,6 @@ def keep(judgements, number):
         with transaction.atomic():
             KeptJudgement.objects.bulk_create(
                 rows, update_conflicts=True, unique_fields=["posting"],
-                update_fields=["generation", "day", "findings", "upcoming", "judged", "judged_at"])
+                update_fields=["generation", "day", "findings", "upcoming", "judged", "glance", "judged_at"])
     except DatabaseError as error:  # a lock held elsewhere: the answer stands, it is only not kept
         log.warning("Judgements of %d postings not kept: %s", len(rows), error)

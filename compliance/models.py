@@ -215,6 +215,8 @@ class KeptJudgement(models.Model):
     findings = models.JSONField(help_text="The findings on that day (compliance.rules.base.Finding.as_dict).")
     upcoming = models.JSONField(help_text="The problems first appearing within the next 30 days: [{day, finding}].")
     judged = models.JSONField(help_text="The posting's values judged, in words (compliance.identity.posting_facts).")
+    glance = models.JSONField(null=True, help_text="What the pages show of it (compliance.glance.Glance.as_dict); "
+                                                   "none in a row kept before glances were (judged again).")
     judged_at = models.DateTimeField(auto_now=True)
 
     class Meta:

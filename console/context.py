@@ -1,5 +1,5 @@
 from cardroom.access import scope_of
-from cardroom.inbox import awaiting
+from cardroom.inbox import awaiting_count
 
 from .access import roles_of
 
@@ -11,5 +11,5 @@ def navigation(request):
         return {"nav_roles": []}
     scope = scope_of(request)
     roles = roles_of(scope)
-    return {"nav_roles": roles, "nav_awaiting": len(awaiting(request.user, scope=scope)) if "compliance" in roles
+    return {"nav_roles": roles, "nav_awaiting": awaiting_count(request.user, scope=scope) if "compliance" in roles
             else 0}

@@ -4,7 +4,7 @@ the view marks a finished cell safe (``cell``)."""
 
 from html import escape
 
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeData, mark_safe
 
 
 def e(value):
@@ -26,3 +26,18 @@ def plural(count, word):
 def badge(tone, text):
     """``<span class="badge error">2 errors</span>``."""
     return f'<span class="badge {tone}">{e(text)}</span>'
+
+
+def _written(value):
+    return value if isinstance(value, SafeData) else e(value)
+
+
+def td(label, value, css=""):
+    """A cell of a stacked table (``<td data-label>``), its value escaped unless marked safe (``cell``)."""
+    return f'<td data-label="{label}"{f" class={chr(34)}{css}{chr(34)}" if css else ""}>{_written(value)}</td>'
+
+
+def rows_html(rows):
+    """Whole rows (each a list of ``td``'s) as one finished piece for the template: a 200-row table written cell by
+    cell in the template cost ~10 µs a cell, ~25 ms of cpu a look under load at 200 tables (issue 43)."""
+    return mark_safe("".join(f"<tr>{''.join(row)}</tr>" for row in rows))

@@ -4,6 +4,9 @@ One function, ``print_signs``, serves the API, the admin, the command and the ba
 sign is recorded the same way. A preview is watermarked and records nothing.
 """
 
+import dataclasses
+import datetime
+
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.utils import timezone
@@ -108,14 +111,30 @@ def _changed_words(changed, zone):
             f"{day(changed[-1][1])}) change its notices: reprint it")
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class OverrideInUse:
+    """An approved override a sign prints under, as the pages show it: plain values, not model objects (a 200-table
+    floor read 200 overrides, their overridden findings and 400 users on every look)."""
+
+    pk: int
+    posting_id: int
+    reason: str
+    requested_by_name: str
+    decided_by_name: str
+    decided_at: datetime.datetime
+    decision_reason: str
+
+
 def overrides_in_use(posting_ids):
-    """``{posting id: the approved override its sign prints under}`` for many postings (one query; the latest
-    approved where, unusually, there are several), with who asked and who approved."""
+    """``{posting id: the approved override its sign prints under}`` (``OverrideInUse``) for many postings (one
+    query; the latest approved where, unusually, there are several), with who asked and who approved."""
     found = {}
-    for override in (PrintOverride.objects.filter(posting__in=list(posting_ids),
-                                                  status=PrintOverride.Status.APPROVED)
-                     .select_related("requested_by", "decided_by").order_by("posting", "-decided_at", "-id")):
-        found.setdefault(override.posting_id, override)
+    for row in (PrintOverride.objects.filter(posting__in=list(posting_ids), status=PrintOverride.Status.APPROVED)
+                .order_by("posting", "-decided_at", "-id")
+                .values_list("pk", "posting_id", "reason", "requested_by__username", "decided_by__username",
+                             "decided_at", "decision_reason")):
+        if row[1] not in found:
+            found[row[1]] = OverrideInUse(*row)
     return found
 
 
@@ -210,5 +229,5 @@ def filename(establishment, tables, layout, now=None):
     return f"signs-{establishment.slug}-{what}-{layout}-{now:%Y%m%d-%H%M}.pdf"
 
 
-__all__ = ["PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overrides_in_use", "postings_in_force",
+__all__ = ["OverrideInUse", "PREVIEW_BANNER", "PrintBlocked", "SignDoesNotFit", "filename", "overrides_in_use", "postings_in_force",
            "print_signs", "sign_states", "upcoming_versions"]

@@ -17,7 +17,7 @@ from cardroom import forms as strict_forms
 from cardroom import permissions
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.ordering import natural
-from compliance.judgement import day_words, judge_postings
+from compliance.judgement import day_words, glance_postings, judge_postings
 from compliance.models import ValidationRun
 from fees.models import TablePosting
 from signage import content, printing, render as sign_render, services as sign_services
@@ -26,7 +26,7 @@ from signage.models import SignPrint
 from signage.tasks import start_batch
 
 from ..access import establishment_or_404, floor_establishments, page
-from ..rows import badge, cell, e, plural
+from ..rows import badge, cell, e, plural, rows_html, td
 from ..templatetags.console import money, posted_as, room_time
 
 
@@ -53,7 +53,7 @@ def _floor_rows(establishment, now):
     postings = {p.table_id: p for p in (
         TablePosting.objects.in_force_at(now).filter(table__establishment=establishment, table__active=True)
         .display_rows())}
-    judged = judge_postings([p.pk for p in postings.values()], now)
+    judged = glance_postings([p.pk for p in postings.values()], now)
     states = printing.sign_states(postings.values(), now, establishment.zone)
     with_errors = [pk for pk, judgement in judged.items() if judgement.blocked]
     overrides = printing.overrides_in_use(with_errors) if with_errors else {}
@@ -64,7 +64,7 @@ def _floor_rows(establishment, now):
         override = posting and overrides.get(posting.pk)
         rows.append({"table": table, "posting": posting, "judgement": judgement,
                      "errors": len(judgement.errors) if judgement else 0,
-                     "warnings": len(judgement.warnings) if judgement else 0,
+                     "warnings": judgement.warnings if judgement else 0,
                      # an error with no approved override: the print gate refuses its sign (signage.postings)
                      "blocked": bool(judgement and judgement.blocked and not override),
                      "override": override, "sign": posting and states[posting.pk]})
@@ -86,7 +86,7 @@ def _upcoming(versions, rows):
             else:
                 reprint.append(label)
         out.append({"version": version, "tables": _listed(reprint) if reprint else "", "count": len(reprint),
-                    "blocked": [{"table": label, "why": "; ".join(d.finding.message for d in errors)}
+                    "blocked": [{"table": label, "why": "; ".join(errors)}
                                 for label, errors in blocked]})
     return out
 
@@ -106,7 +106,9 @@ def _floor_page(request, establishment, scope, print_error=None, ticked=(), stat
         row["cells"] = _floor_cells(row, establishment, may_print, ticked, tables_url)
     return render(request, "console/floor/floor.html", {
         "section": "floor", "establishment": establishment, "rows": rows, "now": now,
-        "may_print": may_print,
+        "may_print": may_print, "rows_html": rows_html(_floor_line(r["cells"], r["posting"], may_print) for r in rows),
+        "table_options": cell("".join(f'<option value="{r["table"].pk}">Table {e(r["table"].label)}</option>'
+                                      for r in rows)),
         "layouts": sign_render.LAYOUTS,
         "to_reprint": [r for r in rows if r["sign"] and r["sign"]["reprint"] and not r["blocked"]],
         "blocked": [r for r in rows if r["blocked"]],
@@ -115,6 +117,16 @@ def _floor_page(request, establishment, scope, print_error=None, ticked=(), stat
         "lookup": LookupForm(tables=[r["table"] for r in rows], zone=establishment.zone),
         "print_error": print_error,
     }, status=status)
+
+
+def _floor_line(c, posting, may_print):
+    """A row of the floor's table, its cells written (``console.rows.rows_html``)."""
+    line = [td("Print", c["print"])] if may_print else []
+    line.append(td("Table", c["table"]))
+    if posting is None:
+        return [*line, '<td data-label="Game" colspan="6"><span class="muted">No posting in force.</span></td>']
+    return [*line, td("Game", c["game"]), td("Option", c["option"]), td("Minimum", c["minimum"], "num"),
+            td("Maximum", c["maximum"], "num"), td("Findings", c["findings"]), td("Sign", c["sign"])]
 
 
 def _floor_cells(row, establishment, may_print, ticked, tables_url):
@@ -136,11 +148,11 @@ def _floor_cells(row, establishment, may_print, ticked, tables_url):
         findings = badge("ok", "none")
     for dated in row["judgement"].upcoming if row["judgement"] else ():
         findings += (f'<br><span class="badge {"error" if dated.blocks else "warning"}">from '
-                     f'{e(day_words(dated.day))}</span> <span class="small upcoming">{e(dated.finding.message)}'
+                     f'{e(day_words(dated.day))}</span> <span class="small upcoming">{e(dated.message)}'
                      f"</span>")
     if override := row["override"]:
         findings += (f'<br><span class="small override">Prints under an override approved by '
-                     f"{e(override.decided_by.get_username())} on {e(room_time(override.decided_at, establishment))}: "
+                     f"{e(override.decided_by_name)} on {e(room_time(override.decided_at, establishment))}: "
                      f"“{e(override.reason)}”</span>")
     if row["blocked"]:
         state = (f'{badge("error", "may not print")} <span class="small">until its error is put right or an override '

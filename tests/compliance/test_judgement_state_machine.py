@@ -27,7 +27,8 @@ from cardroom import conditions, generation
 from cardroom.exceptions import BadInput, StateConflict
 from cardroom.models import ApprovalCondition, Game
 from compliance import checking
-from compliance.judgement import day_words, judge
+from compliance.glance import Glance
+from compliance.judgement import day_words, glance_postings, judge
 from compliance.models import KeptJudgement, RuleParameter
 from fees.models import FeeOption, Interpretation, ScheduleDocument, ScheduleVersion
 from fees.schedules import services as fee_services
@@ -235,6 +236,8 @@ class Judged(RuleBasedStateMachine):
         again = judge(table)
         assert (again.findings, again.upcoming, again.judged) == (judgement.findings, judgement.upcoming,
                                                                   judgement.judged)
+        # And what the pages show of it (the glance kept beside it) is the fresh answer's.
+        assert glance_postings([posting.pk])[posting.pk] == Glance.of(judgement.findings, judgement.upcoming)
 
 
 @pytest.mark.long

@@ -15,14 +15,15 @@ from cardroom.exceptions import BadInput, StateConflict
 from cardroom.forms import show_error
 from cardroom.models import Table
 from cardroom.ordering import natural
-from compliance.judgement import day_words, judge_postings
+from compliance.judgement import day_words, glance_postings, judge_postings
 from fees.models import TablePosting
+from fees.models.postings import posted_as as describe
 from signage import services as signage_services
 from signage.models import PrintOverride
 from signage.reviews import OVERRIDE
 
 from ...access import page
-from ...rows import e as _e, plural as _plural
+from ...rows import e as _e, plural as _plural, rows_html, td
 from ...templatetags.console import money, posted_as, room_time
 from .base import render_page, room_or_404
 from .forms import OverrideForm
@@ -40,7 +41,7 @@ def posting_rows(establishment, now):
         TablePosting.objects.filter(table__in=list(order)).filter(Q(pk__in=in_force) | Q(effective_from__gt=now))
         .display_rows(),
         key=lambda p: (order[p.table_id], p.effective_from))
-    judged = judge_postings([p.pk for p in postings], now)
+    judged = glance_postings([p.pk for p in postings], now)
     overrides = {}
     for answer in (PrintOverride.objects.filter(posting__in=[p.pk for p in postings])
                    .exclude(status=PrintOverride.Status.REFUSED)
@@ -50,10 +51,10 @@ def posting_rows(establishment, now):
     rows = []
     for posting in postings:
         judgement = judged[posting.pk]
-        found = [f.message for f in judgement.errors]
+        found = list(judgement.errors)
         granted = overrides.get((posting.pk, PrintOverride.Status.APPROVED)) if found else None
         rows.append({"posting": posting, "judgement": judgement, "errors": found, "error_count": len(found),
-                     "warnings": len(judgement.warnings), "upcoming_problems": judgement.upcoming,
+                     "warnings": judgement.warnings, "upcoming_problems": judgement.upcoming,
                      "override": granted,
                      "pending": overrides.get((posting.pk, PrintOverride.Status.REQUESTED)) if found and not granted
                      else None,
@@ -79,7 +80,7 @@ def _posting_cells(row, establishment, user, may_override, urls):
     check = " ".join(badges) or '<span class="badge ok">no error or warning</span>'
     check += "".join(f'<br><span class="small">{_e(error)}</span>' for error in row["errors"])
     check += "".join(f'<br><span class="badge {"error" if dated.blocks else "warning"}">from '
-                     f'{_e(day_words(dated.day))}</span> <span class="small">{_e(dated.finding.message)}</span>'
+                     f'{_e(day_words(dated.day))}</span> <span class="small">{_e(dated.message)}</span>'
                      for dated in row["upcoming_problems"])
     link = f"{urls['postings']}{posting.pk}/override/"
     if row["override"]:
@@ -108,20 +109,30 @@ def _posting_cells(row, establishment, user, may_override, urls):
             "limits": limits, "check": mark_safe(check), "printing": mark_safe(printing)}
 
 
+HISTORY_FIELDS = ("status", "requested_at", "reason", "findings", "decided_at", "decision_reason",
+                  "requested_by__username", "decided_by__username", "posting__table__label", "posting__effective_from",
+                  "posting__schedule__code", "posting__option_number", "posting__rules__version", "posting__decks")
+
+
 def _history_cells(override, establishment):
-    """A row of the overrides asked for, formatted once (as the postings' rows)."""
-    zone, posting = establishment, override.posting
-    badge = {"approved": "ok", "refused": "error"}.get(override.status, "warning")
-    answer = f'<span class="badge {badge}">{_e(override.get_status_display())}</span>'
-    if override.decided_by:
-        answer += (f" {_e(room_time(override.decided_at, zone))} by {_e(override.decided_by.get_username())}: "
-                   f"{_e(override.decision_reason)}")
+    """A row of the overrides asked for (one of ``HISTORY_FIELDS``' rows: plain values, as the postings'), formatted
+    once."""
+    zone = establishment
+    status = override["status"]
+    badge = {"approved": "ok", "refused": "error"}.get(status, "warning")
+    answer = f'<span class="badge {badge}">{_e(PrintOverride.Status(status).label)}</span>'
+    if override["decided_by__username"] is not None:
+        answer += (f" {_e(room_time(override['decided_at'], zone))} by {_e(override['decided_by__username'])}: "
+                   f"{_e(override['decision_reason'])}")
+    posted = describe(override["posting__schedule__code"], override["posting__option_number"],
+                      override["posting__rules__version"], override["posting__decks"])
     return {
-        "asked": room_time(override.requested_at, zone),
-        "posting": f"Table {posting.table.label}, {posting.posted_as} from {room_time(posting.effective_from, zone)}",
-        "by": f"{override.requested_by.get_username()}: {override.reason}",
+        "asked": room_time(override["requested_at"], zone),
+        "posting": f"Table {override['posting__table__label']}, {posted} from "
+                   f"{room_time(override['posting__effective_from'], zone)}",
+        "by": f"{override['requested_by__username']}: {override['reason']}",
         "answer": mark_safe(answer),
-        "errors": mark_safe("<br>".join(_e(e["message"]) for e in override.findings)),
+        "errors": mark_safe("<br>".join(_e(e["message"]) for e in override["findings"])),
     }
 
 
@@ -137,12 +148,16 @@ def postings(request, establishment, scope):
             "postings": reverse("console:compliance-postings", args=[establishment.slug])}
     for row in rows:
         row["cells"] = _posting_cells(row, establishment, request.user, may_override, urls)
+    lines = [[td("Table", c["table"]), td("From", c["from"]), td("Option", c["option"]),
+              td("Limits", c["limits"], "num"), td("Check", c["check"]), td("Printing", c["printing"])]
+             for c in (r["cells"] for r in rows)]
     history = [_history_cells(o, establishment) for o in
-               PrintOverride.objects.filter(posting__table__establishment=establishment)
-               .select_related("posting__table", "posting__schedule", "posting__rules", "requested_by",
-                               "decided_by")[:100]]
+               PrintOverride.objects.filter(posting__table__establishment=establishment).values(*HISTORY_FIELDS)[:100]]
+    answered = [[td("Asked", o["asked"]), td("Posting", o["posting"]), td("Asked by", o["by"]),
+                 td("Answer", o["answer"]), td("Errors", o["errors"], "small")] for o in history]
     return render_page(request, "postings.html", establishment, {
-        "rows": rows, "pending": [r for r in rows if r["pending"]], "history": history, "now": now,
+        "rows": rows, "rows_html": rows_html(lines), "history": history, "history_html": rows_html(answered),
+        "pending": [r for r in rows if r["pending"]], "now": now,
         "may_override": may_override})
 
 

@@ -8,6 +8,7 @@ import datetime
 import pytest
 from django.urls import reverse
 
+from cardroom.inbox import awaiting, awaiting_count
 from cardroom.models import ConditionFulfilment, Game
 from tests.compliance.test_judgement import MARCH_1, wa_table  # noqa: F401 (the fixture)
 from tests.factories import make_table, post_as
@@ -63,6 +64,8 @@ def test_awaiting_you_lists_the_problem_once_with_the_tables_it_touches(client, 
     page = home.content.decode()
     assert "Nothing awaits you" not in page and "Error to put right: Approval conditions outstanding" in page
     assert client.get(reverse("console:floor", args=[people.wa_room.slug])).context["nav_awaiting"] == 1
+    # The navigation counts the problems in the database (review.Kind.count), as many as the home lists.
+    assert awaiting_count(people.compliance_wa) == len(awaiting(people.compliance_wa)) == 1
 
 
 def test_the_findings_inbox_counts_and_lists_each_problem_once(client, people, withdrawn):
