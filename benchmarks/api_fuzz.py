@@ -150,7 +150,7 @@ def main():
         stdout=(directory / "gunicorn.log").open("w"), stderr=subprocess.STDOUT,
     )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "cardroom", "worker", "--concurrency", "1", "-n",
+        [sys.executable, "-m", "celery", "-A", "project", "worker", "--concurrency", "1", "-n",
          f"bench-fuzz-{os.getpid()}@%h", "-l", "warning"], cwd=ROOT, env=env,
         stdout=(directory / "worker.log").open("w"), stderr=subprocess.STDOUT,
     )

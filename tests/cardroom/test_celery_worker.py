@@ -29,7 +29,7 @@ def start_worker(queue, **env):
     url = urlsplit(os.environ["DATABASE_URL"])
     test_db_url = urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "cardroom", "worker", "--pool=solo", "-Q", queue,
+        [sys.executable, "-m", "celery", "-A", "project", "worker", "--pool=solo", "-Q", queue,
          "--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "warning"],
         cwd=ROOT, env={**os.environ, "DATABASE_URL": test_db_url, "CONN_MAX_AGE": "0", **env},
         start_new_session=True,

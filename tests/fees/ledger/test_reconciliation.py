@@ -240,7 +240,7 @@ def worker(seeded):
     test_db_url = urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
     queue = f"cardroom-ledger-test-{uuid.uuid4().hex[:8]}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "cardroom", "worker", "--pool=solo", "-Q", queue,
+        [sys.executable, "-m", "celery", "-A", "project", "worker", "--pool=solo", "-Q", queue,
          "--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "warning"],
         cwd=Path(__file__).resolve().parents[3],
         env={**os.environ, "DATABASE_URL": test_db_url, "CONN_MAX_AGE": "0"},
