@@ -59,7 +59,10 @@ def main():
     from fees.months import nightly
     from fees.tasks import reconcile_as_scheduler
 
-    generated_s = year.ensure(user, tables, DAYS)
+    # A second run finds months closed: their days are archived, not missing, so the year is not made again
+    # (ledger_year.ensure would take the gap for a year that is not there and start clearing the tables).
+    closed_before = ClosedMonth.objects.filter(reopened_at__isnull=True).exists()
+    generated_s = 0 if closed_before else year.ensure(user, tables, DAYS)
     last = year.FIRST_DAY + datetime.timedelta(days=DAYS - 1)
     if generated_s:
         print(f"generated the year in {generated_s:.0f} s")
