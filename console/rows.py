@@ -34,7 +34,8 @@ def _written(value):
 
 def td(label, value, css=""):
     """A cell of a stacked table (``<td data-label>``), its value escaped unless marked safe (``cell``)."""
-    return f'<td data-label="{label}"{f" class={chr(34)}{css}{chr(34)}" if css else ""}>{_written(value)}</td>'
+    attributes = f' class="{css}"' if css else ""
+    return f'<td data-label="{label}"{attributes}>{_written(value)}</td>'
 
 
 def rows_html(rows):
